@@ -1,0 +1,322 @@
+package playbook
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"gopkg.in/yaml.v3"
+)
+
+func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (Item, error) {
+	t := &Task{Pos: value.NodePos(file, n), File: file, Dir: dir, Role: role, ArgPos: map[string]value.Pos{}}
+	var actionKeys []*yaml.Node
+	var actionVals []*yaml.Node
+	var argsNode *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := k.Value
+		switch {
+		case key == "action" || key == "local_action":
+			actionKeys = append(actionKeys, k)
+			actionVals = append(actionVals, v)
+		case strings.HasPrefix(key, "with_"):
+			if err := l.setLoop(t, file, key, v); err != nil {
+				return nil, err
+			}
+		case taskKeywords[key]:
+			if err := l.taskKeyword(t, file, k, v); err != nil {
+				return nil, err
+			}
+			if key == "args" {
+				argsNode = v
+			}
+		default:
+			actionKeys = append(actionKeys, k)
+			actionVals = append(actionVals, v)
+		}
+	}
+	switch len(actionKeys) {
+	case 0:
+		return nil, parseErr(t.Pos, "no module/action detected in task.")
+	case 1:
+	default:
+		names := make([]string, len(actionKeys))
+		for i, k := range actionKeys {
+			names[i] = k.Value
+		}
+		return nil, parseErr(t.Pos, "conflicting action statements: %s", strings.Join(names, ", "))
+	}
+	if err := l.setAction(t, file, actionKeys[0], actionVals[0]); err != nil {
+		return nil, err
+	}
+	if argsNode != nil {
+		extra, err := value.FromYAML(file, argsNode)
+		if err != nil {
+			return nil, err
+		}
+		if d, ok := extra.(*value.Dict); ok {
+			recordArgPos(t, file, argsNode)
+			d.Each(func(k string, v any) bool {
+				if !t.Args.Has(k) {
+					t.Args.Set(k, v)
+				}
+				return true
+			})
+		}
+	}
+	return l.expandImport(t)
+}
+
+func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
+	val, err := value.FromYAML(file, v)
+	if err != nil {
+		return err
+	}
+	switch k.Value {
+	case "name":
+		t.Name = value.Str(val)
+		if val == nil {
+			t.Name = ""
+		}
+	case "loop":
+		t.Loop, t.LoopKind, t.LoopPos, t.HasLoop = val, "loop", value.NodePos(file, v), true
+	case "loop_control":
+		d, ok := val.(*value.Dict)
+		if !ok && val != nil {
+			return parseErr(value.NodePos(file, v), "loop_control must be a dictionary")
+		}
+		t.LoopControl = d
+	case "register":
+		t.Register = value.Str(val)
+	case "until":
+		t.Until = parseConds(file, v, val)
+	case "retries":
+		t.Retries = val
+	case "delay":
+		t.Delay = val
+	case "failed_when":
+		t.FailedWhen = parseConds(file, v, val)
+	case "changed_when":
+		t.ChangedWhen = parseConds(file, v, val)
+	case "notify":
+		t.Notify = stringListKeep(val)
+	case "listen":
+		t.Listen = stringListKeep(val)
+	case "args":
+	default:
+		return parseKeyword(&t.Keywords, file, k, v)
+	}
+	return nil
+}
+
+func stringListKeep(v any) []string {
+	if s, ok := v.(string); ok {
+		return []string{s}
+	}
+	return stringList(v)
+}
+
+func (l *Loader) setLoop(t *Task, file, key string, v *yaml.Node) error {
+	if t.HasLoop {
+		return parseErr(value.NodePos(file, v), "duplicate loop in task: %s", strings.TrimPrefix(key, "with_"))
+	}
+	val, err := value.FromYAML(file, v)
+	if err != nil {
+		return err
+	}
+	t.Loop, t.LoopKind, t.LoopPos, t.HasLoop = val, key, value.NodePos(file, v), true
+	return nil
+}
+
+func recordArgPos(t *Task, file string, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		t.ArgPos[n.Content[i].Value] = value.NodePos(file, n.Content[i+1])
+	}
+}
+
+func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
+	name := k.Value
+	argNode := v
+	if name == "action" || name == "local_action" {
+		val, err := value.FromYAML(file, v)
+		if err != nil {
+			return err
+		}
+		switch a := val.(type) {
+		case string:
+			mod, rest, _ := strings.Cut(strings.TrimSpace(a), " ")
+			name = mod
+			t.Args = ParseKV(rest)
+			argNode = nil
+		case *value.Dict:
+			m, _ := a.Get("module")
+			name = value.Str(m)
+			a = a.Copy()
+			a.Delete("module")
+			t.Args = a
+			argNode = nil
+		}
+		if k.Value == "local_action" {
+			t.DelegateTo = "localhost"
+		}
+	}
+	canon, ok := l.Resolve(name)
+	if !ok {
+		return &LoadError{Code: 4, Pos: t.Pos,
+			Msg:  fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name),
+			Help: suggest(name, l.Resolve)}
+	}
+	t.Module, t.Action, t.ModulePos = canon, name, value.NodePos(file, k)
+	if argNode == nil {
+		if t.Args == nil {
+			t.Args = value.NewDict(0)
+		}
+		return nil
+	}
+	val, err := value.FromYAML(file, argNode)
+	if err != nil {
+		return err
+	}
+	switch a := val.(type) {
+	case *value.Dict:
+		t.Args = a
+		recordArgPos(t, file, argNode)
+	case string:
+		if freeFormModules[canon] {
+			t.Args = value.DictOf("_raw_params", a)
+		} else {
+			t.Args = ParseKV(a)
+		}
+		for _, key := range t.Args.Keys() {
+			t.ArgPos[key] = value.NodePos(file, argNode)
+		}
+	case nil:
+		t.Args = value.NewDict(0)
+	default:
+		t.Args = value.DictOf("_raw_params", a)
+	}
+	return nil
+}
+
+// freeFormModules take their whole string argument as _raw_params.
+var freeFormModules = map[string]bool{
+	"include_tasks": true, "import_tasks": true, "include_vars": true, "meta": true,
+	"command": true, "shell": true, "raw": true, "script": true, "import_playbook": true,
+}
+
+// knownNames is filled by the executor's registry for suggestions.
+var knownNames []string
+
+// SetKnownModules records the module names used for "did you mean".
+func SetKnownModules(names []string) {
+	knownNames = append([]string(nil), names...)
+	sort.Strings(knownNames)
+}
+
+func suggest(name string, _ func(string) (string, bool)) string {
+	best, bestD := "", 4
+	for _, k := range knownNames {
+		if d := editDistance(name, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf("Did you mean '%s'?", best)
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// expandImport turns import_tasks/import_role into a static block.
+func (l *Loader) expandImport(t *Task) (Item, error) {
+	switch t.Module {
+	case "import_tasks":
+		raw := value.Str(firstArg(t.Args, "_raw_params", "file"))
+		path := l.findTasksFile(t, raw)
+		items, err := l.LoadTasksFile(path, t.Role)
+		if err != nil {
+			if le, ok := err.(*LoadError); ok && le.Pos.IsZero() {
+				le.Pos = t.Pos
+				le.Msg = fmt.Sprintf("Could not find or access '%s'", raw)
+			}
+			return nil, err
+		}
+		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil
+	case "import_role":
+		ref := &RoleRef{Name: value.Str(firstArg(t.Args, "name", "")), Params: value.NewDict(0), Pos: t.Pos, Keywords: t.Keywords}
+		if p, ok := t.ArgPos["name"]; ok {
+			ref.Pos = p
+		}
+		ref.TasksFrom = value.Str(firstArg(t.Args, "tasks_from", ""))
+		ref.VarsFrom = value.Str(firstArg(t.Args, "vars_from", ""))
+		ref.DefaultsFrom = value.Str(firstArg(t.Args, "defaults_from", ""))
+		ref.HandlersFrom = value.Str(firstArg(t.Args, "handlers_from", ""))
+		ri, err := l.LoadRole(ref, t.Role)
+		if err != nil {
+			return nil, err
+		}
+		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{&Block{Block: ri.Tasks, Role: ri}}, Role: ri, Static: true}, nil
+	}
+	return t, nil
+}
+
+func firstArg(d *value.Dict, keys ...string) any {
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if v, ok := d.Get(k); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// findTasksFile resolves a task file path as Ansible does: relative to the
+// including file's directory, then the role's tasks/, then the playbook.
+func (l *Loader) findTasksFile(t *Task, raw string) string {
+	return l.FindTasksFile(t.Dir, t.Role, raw)
+}
+
+// FindTasksFile resolves a task file named in include_tasks/import_tasks.
+func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) string {
+	if filepath.IsAbs(raw) {
+		return raw
+	}
+	var cands []string
+	if role != nil {
+		cands = append(cands, filepath.Join(role.Role.Path, "tasks", raw))
+	}
+	cands = append(cands, filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw))
+	for _, c := range cands {
+		if fileExists(c) {
+			return c
+		}
+	}
+	return cands[0]
+}

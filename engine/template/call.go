@@ -1,0 +1,234 @@
+package template
+
+import (
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// Args are the evaluated arguments of a filter, test, lookup or call.
+type Args struct {
+	Pos []any
+	Kw  *value.Dict
+}
+
+// Len returns the number of positional arguments.
+func (a *Args) Len() int { return len(a.Pos) }
+
+// Get returns positional argument i, or else the keyword argument name.
+func (a *Args) Get(i int, name string) (any, bool) {
+	if i >= 0 && i < len(a.Pos) {
+		return a.Pos[i], true
+	}
+	if a.Kw != nil && name != "" {
+		return a.Kw.Get(name)
+	}
+	return nil, false
+}
+
+// Default returns argument i/name, or def when it is absent.
+func (a *Args) Default(i int, name string, def any) any {
+	if v, ok := a.Get(i, name); ok {
+		return v
+	}
+	return def
+}
+
+// Bool returns argument i/name as a Python truth value, or def.
+func (a *Args) Bool(i int, name string, def bool) bool {
+	if v, ok := a.Get(i, name); ok {
+		return value.Truthy(v)
+	}
+	return def
+}
+
+// String returns argument i/name as a string (str()), or def.
+func (a *Args) String(i int, name string, def string) string {
+	if v, ok := a.Get(i, name); ok {
+		return value.Str(v)
+	}
+	return def
+}
+
+// FilterFunc implements a filter: `in | name(args)`.
+type FilterFunc func(c *Ctx, in any, a *Args) (any, error)
+
+// TestFunc implements a test: `in is name(args)`.
+type TestFunc func(c *Ctx, in any, a *Args) (bool, error)
+
+// LookupFunc implements a lookup plugin: lookup(name, terms..., kw...).
+type LookupFunc func(c *Ctx, terms []any, a *Args) ([]any, error)
+
+// undefinedOK lists filters and tests that accept an undefined input.
+var undefinedOK = map[string]bool{
+	"default": true, "d": true, "mandatory": true, "defined": true, "undefined": true,
+	"ansible.builtin.default": true, "ansible.builtin.mandatory": true,
+}
+
+func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar expr) (*Args, error) {
+	a := &Args{Pos: make([]any, 0, len(args))}
+	for _, e := range args {
+		v, err := c.evalDefined(e)
+		if err != nil {
+			return nil, err
+		}
+		a.Pos = append(a.Pos, v)
+	}
+	if star != nil {
+		v, err := c.evalDefined(star)
+		if err != nil {
+			return nil, err
+		}
+		items, err := iterate(v)
+		if err != nil {
+			return nil, err
+		}
+		a.Pos = append(a.Pos, items...)
+	}
+	if len(kwNames) > 0 || dstar != nil {
+		a.Kw = value.NewDict(len(kwNames))
+		for i, n := range kwNames {
+			v, err := c.evalDefined(kwVals[i])
+			if err != nil {
+				return nil, err
+			}
+			a.Kw.Set(n, v)
+		}
+		if dstar != nil {
+			v, err := c.evalDefined(dstar)
+			if err != nil {
+				return nil, err
+			}
+			if d, ok := v.(*value.Dict); ok {
+				a.Kw.Update(d)
+			}
+		}
+	}
+	return a, nil
+}
+
+func (c *Ctx) evalFilters(x *filterExpr) (any, error) {
+	v, err := c.eval(x.e)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range x.filters {
+		if v, err = c.applyFilter(f, v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+func (c *Ctx) applyFilter(f *filterCall, in any) (any, error) {
+	fn, ok := c.eng.lookupFilter(f.name)
+	if !ok {
+		return nil, &TemplateSyntaxError{Msg: "No filter named '" + f.name + "'."}
+	}
+	if u, isU := in.(value.Undefined); isU && !undefinedOK[f.name] {
+		return nil, undefinedErr(u)
+	}
+	a, err := c.evalArgs(f.args, f.kwNames, f.kwVals, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return fn(c, in, a)
+}
+
+// Filter applies a named filter from Go code.
+func (c *Ctx) Filter(name string, in any, args ...any) (any, error) {
+	fn, ok := c.eng.lookupFilter(name)
+	if !ok {
+		return nil, &TemplateSyntaxError{Msg: "No filter named '" + name + "'."}
+	}
+	return fn(c, in, &Args{Pos: args})
+}
+
+// Test applies a named test from Go code.
+func (c *Ctx) Test(name string, in any, args ...any) (bool, error) {
+	fn, ok := c.eng.lookupTest(name)
+	if !ok {
+		return false, &TemplateSyntaxError{Msg: "No test named '" + name + "'."}
+	}
+	return fn(c, in, &Args{Pos: args})
+}
+
+func (c *Ctx) evalTest(x *testExpr) (any, error) {
+	fn, ok := c.eng.lookupTest(x.name)
+	if !ok {
+		return nil, &TemplateSyntaxError{Msg: "No test named '" + x.name + "'."}
+	}
+	in, err := c.eval(x.e)
+	if err != nil {
+		return nil, err
+	}
+	if u, isU := in.(value.Undefined); isU && !undefinedOK[x.name] {
+		return nil, undefinedErr(u)
+	}
+	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	r, err := fn(c, in, a)
+	if err != nil {
+		return nil, err
+	}
+	return r != x.negate, nil
+}
+
+var fqcnPrefixes = []string{"ansible.builtin.", "ansible.utils.", "community.general.", "ansible.netcommon.", "kubernetes.core."}
+
+func stripFQCN(name string) string {
+	for _, p := range fqcnPrefixes {
+		if len(name) > len(p) && name[:len(p)] == p {
+			return name[len(p):]
+		}
+	}
+	return name
+}
+
+func (e *Engine) lookupFilter(name string) (FilterFunc, bool) {
+	if f, ok := e.filters[name]; ok {
+		return f, true
+	}
+	f, ok := e.filters[stripFQCN(name)]
+	return f, ok
+}
+
+func (e *Engine) lookupTest(name string) (TestFunc, bool) {
+	if t, ok := e.tests[name]; ok {
+		return t, true
+	}
+	t, ok := e.tests[stripFQCN(name)]
+	return t, ok
+}
+
+func (c *Ctx) evalCall(x *callExpr) (any, error) {
+	fn, err := c.eval(x.fn)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := fn.(value.Undefined); ok {
+		return nil, undefinedErr(u)
+	}
+	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, x.star, x.dstar)
+	if err != nil {
+		return nil, err
+	}
+	switch f := fn.(type) {
+	case *boundMethod:
+		res, mutated, err := callMethod(c, f, a)
+		if err != nil {
+			return nil, err
+		}
+		if mutated != nil {
+			if attr, ok := x.fn.(*attrExpr); ok {
+				c.writeBack(attr.obj, mutated)
+			}
+		}
+		return res, nil
+	case globalFunc:
+		return f(c, a)
+	case *macro:
+		return f.call(a.Pos, a.Kw)
+	}
+	return nil, typeErrorf("'%s' object is not callable", value.TypeName(fn))
+}

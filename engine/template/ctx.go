@@ -1,0 +1,268 @@
+package template
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// Ctx is the state of one render: the variable source, local scopes opened
+// by {% for %} and {% set %}, and the variables already resolved.
+type Ctx struct {
+	eng       *Engine
+	vars      Vars
+	opt       Options
+	scopes    []*value.Dict
+	resolved  map[string]any
+	resolving map[string]bool
+	depth     int
+}
+
+// Engine returns the engine of the render.
+func (c *Ctx) Engine() *Engine { return c.eng }
+
+// SearchPaths returns the directories for file lookups.
+func (c *Ctx) SearchPaths() []string { return c.opt.SearchPaths }
+
+// Var returns a variable, rendering it if it holds templates.
+func (c *Ctx) Var(name string) (any, error) {
+	v := c.lookupName(name)
+	if u, ok := v.(value.Undefined); ok {
+		return nil, undefinedErr(u)
+	}
+	return v, nil
+}
+
+// Vars returns the variable source.
+func (c *Ctx) Vars() Vars { return c.vars }
+
+func (c *Ctx) lookupName(name string) any {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if v, ok := c.scopes[i].Get(name); ok {
+			return v
+		}
+	}
+	if v, ok := c.resolved[name]; ok {
+		return v
+	}
+	raw, templated, ok := c.vars.Lookup(name)
+	if !ok {
+		if g, ok := globals[name]; ok {
+			return g
+		}
+		return undefinedName(name)
+	}
+	if !templated {
+		if u, ok := raw.(value.Unsafe); ok {
+			return string(u)
+		}
+		return raw
+	}
+	if c.resolving[name] {
+		return value.Undefined{Msg: fmt.Sprintf("Recursive loop detected in template: '%s' refers to itself", name)}
+	}
+	c.resolving[name] = true
+	v, err := c.resolveDeep(raw, true)
+	delete(c.resolving, name)
+	if err != nil {
+		v = value.Undefined{Msg: err.Error()}
+	}
+	c.resolved[name] = v
+	return v
+}
+
+// resolveDeep renders the templates inside a value from a playbook source.
+// With lazy set, a failing element becomes an Undefined carrying the error,
+// so that only its use fails, as with ansible-core's lazy containers.
+func (c *Ctx) resolveDeep(v any, lazy bool) (any, error) {
+	switch x := v.(type) {
+	case string:
+		if !HasMarkers(x) {
+			return x, nil
+		}
+		sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1}
+		if sub.depth > 200 {
+			return nil, typeErrorf("maximum template recursion depth exceeded")
+		}
+		return sub.render(x)
+	case value.Unsafe:
+		return string(x), nil
+	case []any:
+		var out []any
+		for i, e := range x {
+			r, err := c.resolveDeep(e, lazy)
+			if err != nil {
+				if !lazy {
+					return nil, err
+				}
+				r = errUndefined(err)
+			}
+			if out == nil && !sameScalar(r, e) {
+				out = make([]any, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = r
+			}
+		}
+		if out == nil {
+			return x, nil
+		}
+		return out, nil
+	case *value.Dict:
+		var out *value.Dict
+		var err error
+		keys := x.Keys()
+		for i, k := range keys {
+			e, _ := x.Get(k)
+			rk := k
+			if HasMarkers(k) {
+				var kv any
+				if kv, err = c.resolveDeep(k, false); err != nil {
+					return nil, err
+				}
+				rk = value.Str(kv)
+			}
+			r, rerr := c.resolveDeep(e, lazy)
+			if rerr != nil {
+				if !lazy {
+					return nil, rerr
+				}
+				r = errUndefined(rerr)
+			}
+			if out == nil && (rk != k || !sameScalar(r, e)) {
+				out = value.NewDict(len(keys))
+				for _, pk := range keys[:i] {
+					pv, _ := x.Get(pk)
+					out.Set(pk, pv)
+				}
+			}
+			if out != nil {
+				out.Set(rk, r)
+			}
+		}
+		if out == nil {
+			return x, nil
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// sameScalar reports whether a resolved element is the original one, so
+// that unchanged containers are shared rather than copied.
+func sameScalar(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case *value.Dict:
+		y, ok := b.(*value.Dict)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	}
+	return false
+}
+
+func errUndefined(err error) value.Undefined {
+	return value.Undefined{Msg: err.Error()}
+}
+
+// render evaluates a template in this context.
+func (c *Ctx) render(src string) (any, error) {
+	nodes, err := c.eng.parse(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(nodes) == 1 {
+		if o, ok := nodes[0].(*outputNode); ok {
+			return c.eval(o.e)
+		}
+	}
+	var b strings.Builder
+	if err := c.execBody(nodes, &b); err != nil {
+		return nil, err
+	}
+	return b.String(), nil
+}
+
+// Render renders a template string from a filter or lookup.
+func (c *Ctx) Render(src string) (any, error) {
+	if !HasMarkers(src) {
+		return src, nil
+	}
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1}
+	v, err := sub.render(src)
+	if err != nil {
+		return nil, err
+	}
+	return finalize(v)
+}
+
+// RenderWith renders src with extra local variables.
+func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1}
+	sub.scopes = []*value.Dict{locals}
+	v, err := sub.render(src)
+	if err != nil {
+		return nil, err
+	}
+	return finalize(v)
+}
+
+func (c *Ctx) pushScope() *value.Dict {
+	d := value.NewDict(2)
+	c.scopes = append(c.scopes, d)
+	return d
+}
+
+func (c *Ctx) popScope() { c.scopes = c.scopes[:len(c.scopes)-1] }
+
+// assign sets a template-local variable in the innermost scope.
+func (c *Ctx) assign(name string, v any) {
+	if len(c.scopes) == 0 {
+		c.pushScope()
+	}
+	c.scopes[len(c.scopes)-1].Set(name, v)
+}
+
+// writeBack stores a mutated list where the expression e reads it from, so
+// that `{% do l.append(x) %}` inside a loop changes the outer variable.
+func (c *Ctx) writeBack(e expr, v any) {
+	switch x := e.(type) {
+	case *nameExpr:
+		for i := len(c.scopes) - 1; i >= 0; i-- {
+			if c.scopes[i].Has(x.name) {
+				c.scopes[i].Set(x.name, v)
+				return
+			}
+		}
+		c.resolved[x.name] = v
+	case *attrExpr:
+		if d, ok := c.evalQuiet(x.obj).(*value.Dict); ok {
+			d.Set(x.attr, v)
+		}
+	case *itemExpr:
+		obj := c.evalQuiet(x.obj)
+		key := c.evalQuiet(x.key)
+		switch o := obj.(type) {
+		case *value.Dict:
+			o.Set(value.Str(key), v)
+		case []any:
+			if i, ok := value.AsInt(key); ok && i >= 0 && i < len(o) {
+				o[i] = v
+			}
+		}
+	}
+}
+
+func (c *Ctx) evalQuiet(e expr) any {
+	v, err := c.eval(e)
+	if err != nil {
+		return nil
+	}
+	return v
+}

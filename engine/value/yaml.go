@@ -1,0 +1,255 @@
+package value
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Pos is a position in a source file, 1-based.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// String renders the position as file:line:col.
+func (p Pos) String() string {
+	if p.File == "" {
+		return "<unknown>"
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// IsZero reports whether the position is unknown.
+func (p Pos) IsZero() bool { return p.File == "" && p.Line == 0 }
+
+// NodePos returns the position of a YAML node in file.
+func NodePos(file string, n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: file}
+	}
+	return Pos{File: file, Line: n.Line, Col: n.Column}
+}
+
+// Unsafe is a string tagged `!unsafe`: it is never templated.
+type Unsafe string
+
+// YAML 1.1 resolution as PyYAML implements it, which is what Ansible uses.
+var (
+	yamlBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	yamlNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+	yamlInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$`)
+	yamlFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+)
+
+// DecodeYAML parses YAML source into model values, one per document.
+func DecodeYAML(file string, src []byte) ([]any, []*yaml.Node, error) {
+	dec := yaml.NewDecoder(strings.NewReader(string(src)))
+	var docs []any
+	var nodes []*yaml.Node
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err != nil {
+			if err.Error() == "EOF" {
+				break
+			}
+			return nil, nil, err
+		}
+		v, err := FromYAML(file, &n)
+		if err != nil {
+			return nil, nil, err
+		}
+		docs = append(docs, v)
+		nodes = append(nodes, &n)
+	}
+	return docs, nodes, nil
+}
+
+// FromYAML converts a decoded YAML node to a model value using YAML 1.1
+// scalar resolution.
+func FromYAML(file string, n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return FromYAML(file, n.Content[0])
+	case yaml.AliasNode:
+		return FromYAML(file, n.Alias)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := FromYAML(file, c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		return mappingFromYAML(file, n)
+	case yaml.ScalarNode:
+		return ScalarFromYAML(n)
+	}
+	return nil, nil
+}
+
+func mappingFromYAML(file string, n *yaml.Node) (any, error) {
+	d := NewDict(len(n.Content) / 2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, vn := n.Content[i], n.Content[i+1]
+		if k.Tag == "!!merge" || (k.Value == "<<" && k.Style == 0) {
+			if err := mergeInto(file, d, vn); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		kv, err := FromYAML(file, k)
+		if err != nil {
+			return nil, err
+		}
+		v, err := FromYAML(file, vn)
+		if err != nil {
+			return nil, err
+		}
+		d.Set(keyString(kv), v)
+	}
+	return d, nil
+}
+
+func keyString(k any) string {
+	switch x := k.(type) {
+	case string:
+		return x
+	case Unsafe:
+		return string(x)
+	case nil:
+		return "None"
+	}
+	return Str(k)
+}
+
+func mergeInto(file string, d *Dict, vn *yaml.Node) error {
+	v, err := FromYAML(file, vn)
+	if err != nil {
+		return err
+	}
+	var srcs []any
+	if l, ok := v.([]any); ok {
+		srcs = l
+	} else {
+		srcs = []any{v}
+	}
+	for _, s := range srcs {
+		if m, ok := s.(*Dict); ok {
+			m.Each(func(k string, e any) bool {
+				if !d.Has(k) {
+					d.Set(k, e)
+				}
+				return true
+			})
+		}
+	}
+	return nil
+}
+
+// ScalarFromYAML resolves one scalar node.
+func ScalarFromYAML(n *yaml.Node) (any, error) {
+	s := n.Value
+	switch n.Tag {
+	case "!unsafe":
+		return Unsafe(s), nil
+	case "!!str", "!vault":
+		return s, nil
+	case "!!binary":
+		return s, nil
+	}
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return s, nil
+	}
+	switch n.Tag {
+	case "!!int":
+		return parseYAMLInt(s)
+	case "!!float":
+		return parseYAMLFloat(s)
+	case "!!bool":
+		return yamlBoolValue(s), nil
+	case "!!null":
+		return nil, nil
+	}
+	return ResolvePlain(s), nil
+}
+
+// ResolvePlain applies YAML 1.1 implicit typing to an unquoted scalar.
+func ResolvePlain(s string) any {
+	switch {
+	case yamlNull.MatchString(s):
+		return nil
+	case yamlBool.MatchString(s):
+		return yamlBoolValue(s)
+	case yamlInt.MatchString(s):
+		if v, err := parseYAMLInt(s); err == nil {
+			return v
+		}
+	case yamlFloat.MatchString(s):
+		if v, err := parseYAMLFloat(s); err == nil {
+			return v
+		}
+	}
+	return s
+}
+
+func yamlBoolValue(s string) bool {
+	switch strings.ToLower(s) {
+	case "yes", "true", "on":
+		return true
+	}
+	return false
+}
+
+func parseYAMLInt(s string) (any, error) {
+	t := strings.ReplaceAll(s, "_", "")
+	neg := false
+	if strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	base := 10
+	switch {
+	case strings.HasPrefix(t, "0b"):
+		base, t = 2, t[2:]
+	case strings.HasPrefix(t, "0x"):
+		base, t = 16, t[2:]
+	case strings.HasPrefix(t, "0o"):
+		base, t = 8, t[2:]
+	case len(t) > 1 && t[0] == '0':
+		base, t = 8, t[1:]
+	}
+	v, err := strconv.ParseInt(t, base, 64)
+	if err != nil {
+		return nil, err
+	}
+	if neg {
+		v = -v
+	}
+	return int(v), nil
+}
+
+func parseYAMLFloat(s string) (any, error) {
+	t := strings.ReplaceAll(s, "_", "")
+	switch strings.ToLower(strings.TrimLeft(t, "+-")) {
+	case ".inf":
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1), nil
+		}
+		return math.Inf(1), nil
+	case ".nan":
+		return math.NaN(), nil
+	}
+	return strconv.ParseFloat(t, 64)
+}
