@@ -1,41 +1,1091 @@
 package template
 
 import (
+	"fmt"
+	"html"
+	"math"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// coreFilters returns Jinja2's built-in filters.
+// coreFilters returns Jinja2's built-in filters, with the semantics and
+// error wording they have under ansible-core 2.19.
 func coreFilters() map[string]FilterFunc {
-	return map[string]FilterFunc{
-		"default": filterDefault,
-		"d":       filterDefault,
-		"list":    filterList,
-		"length":  filterLength,
-		"count":   filterLength,
-		"string":  func(_ *Ctx, in any, _ *Args) (any, error) { return value.Str(in), nil },
+	m := map[string]FilterFunc{
+		"abs":            filterAbs,
+		"attr":           filterAttr,
+		"batch":          filterBatch,
+		"capitalize":     filterCapitalize,
+		"center":         filterCenter,
+		"count":          filterLength,
+		"d":              filterDefault,
+		"default":        filterDefault,
+		"dictsort":       filterDictsort,
+		"e":              filterEscape,
+		"escape":         filterEscape,
+		"filesizeformat": filterFilesizeformat,
+		"first":          filterFirst,
+		"float":          filterFloat,
+		"forceescape":    filterForceescape,
+		"format":         filterFormat,
+		"groupby":        filterGroupby,
+		"indent":         filterIndent,
+		"int":            filterInt,
+		"items":          filterItems,
+		"join":           filterJoin,
+		"last":           filterLast,
+		"length":         filterLength,
+		"list":           filterList,
+		"lower":          filterLower,
+		"map":            filterMap,
+		"max":            filterMax,
+		"min":            filterMin,
+		"pprint":         filterPprint,
+		"reject":         filterReject,
+		"rejectattr":     filterRejectattr,
+		"replace":        filterReplace,
+		"reverse":        filterReverse,
+		"round":          filterRound,
+		"safe":           filterSafe,
+		"select":         filterSelect,
+		"selectattr":     filterSelectattr,
+		"slice":          filterSlice,
+		"sort":           filterSort,
+		"string":         filterString,
+		"striptags":      filterStriptags,
+		"sum":            filterSum,
+		"title":          filterTitle,
+		"tojson":         filterTojson,
+		"trim":           filterTrim,
+		"truncate":       filterTruncate,
+		"upper":          filterUpper,
+		"urlencode":      filterUrlencode,
+		"urlize":         filterUrlize,
+		"wordcount":      filterWordcount,
+		"wordwrap":       filterWordwrap,
+		"xmlattr":        filterXmlattr,
+	}
+	for k, f := range m {
+		m[k] = wrapFilter("ansible.builtin."+k, f)
+	}
+	return m
+}
+
+// ---------------------------------------------------------------------------
+// Plugin error wrapping.
+
+// wrapFilter makes a filter's failures read as ansible-core 2.19 reports
+// them: "The filter plugin 'ansible.builtin.X' failed: <message>". Undefined
+// errors pass through unchanged, as do failures already attributed to a
+// plugin (a filter called by map, a test called by select).
+func wrapFilter(fqcn string, f FilterFunc) FilterFunc {
+	return func(c *Ctx, in any, a *Args) (any, error) {
+		v, err := f(c, in, a)
+		if err != nil {
+			return nil, pluginErr("filter", fqcn, err)
+		}
+		return v, nil
 	}
 }
 
-func filterDefault(_ *Ctx, in any, a *Args) (any, error) {
-	def := a.Default(0, "default_value", "")
-	if _, ok := in.(value.Undefined); ok {
-		return def, nil
+func wrapTest(fqcn string, f TestFunc) TestFunc {
+	return func(c *Ctx, in any, a *Args) (bool, error) {
+		v, err := f(c, in, a)
+		if err != nil {
+			return false, pluginErr("test", fqcn, err)
+		}
+		return v, nil
 	}
-	if a.Bool(1, "boolean", false) && !value.Truthy(in) {
-		return def, nil
-	}
-	return in, nil
 }
 
-func filterList(_ *Ctx, in any, _ *Args) (any, error) {
+func wrapLookup(name string, f LookupFunc) LookupFunc {
+	return func(c *Ctx, terms []any, a *Args) ([]any, error) {
+		v, err := f(c, terms, a)
+		if err != nil {
+			return nil, pluginErr("lookup", name, err)
+		}
+		return v, nil
+	}
+}
+
+func isPluginMsg(msg string) bool {
+	for _, k := range []string{"The filter plugin '", "The test plugin '", "The lookup plugin '"} {
+		if strings.HasPrefix(msg, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func pluginErr(kind, name string, err error) error {
+	var msg string
+	switch e := err.(type) {
+	case *UndefinedError:
+		return err
+	case *FilterError:
+		if isPluginMsg(e.Msg) {
+			return err
+		}
+		msg = e.Msg
+	case *RuntimeError:
+		msg = e.Msg
+	case *TemplateSyntaxError:
+		msg = e.Msg
+	default:
+		msg = err.Error()
+	}
+	return &FilterError{Msg: fmt.Sprintf("The %s plugin '%s' failed: %s", kind, name, msg)}
+}
+
+// ---------------------------------------------------------------------------
+// Python-style argument binding.
+
+// param is one parameter of a Python function after the filtered value.
+type param struct {
+	name string
+	def  any
+	req  bool
+}
+
+func req(name string) param            { return param{name: name, req: true} }
+func opt(name string, def any) param   { return param{name: name, def: def} }
+func optNone(name string) param        { return param{name: name} }
+func sigOf(fn string, ps ...param) sig { return sig{fn: fn, params: ps} }
+
+// sig describes a Python function so that arguments bind, and fail, the
+// way CPython reports it.
+type sig struct {
+	fn     string
+	hidden int  // implicit leading parameters (environment, context)
+	inOpt  bool // the filtered value itself has a default
+	params []param
+	varkw  bool // accepts **kwargs (returned by bindKw)
+}
+
+func (s sig) env() sig { s.hidden = 1; return s }
+
+// bind returns the value of every parameter, defaults filled in.
+func (s sig) bind(a *Args) ([]any, error) {
+	vals, _, err := s.bindKw(a)
+	return vals, err
+}
+
+func (s sig) bindKw(a *Args) ([]any, *value.Dict, error) {
+	vals := make([]any, len(s.params))
+	set := make([]bool, len(s.params))
+	for i := range a.Pos {
+		if i < len(s.params) {
+			vals[i], set[i] = a.Pos[i], true
+		}
+	}
+	var extra *value.Dict
+	if a.Kw != nil {
+		for _, k := range a.Kw.Keys() {
+			v, _ := a.Kw.Get(k)
+			idx := -1
+			for i, p := range s.params {
+				if p.name == k {
+					idx = i
+					break
+				}
+			}
+			if idx < 0 {
+				if !s.varkw {
+					return nil, nil, typeErrorf("%s() got an unexpected keyword argument '%s'", s.fn, k)
+				}
+				if extra == nil {
+					extra = value.NewDict(1)
+				}
+				extra.Set(k, v)
+				continue
+			}
+			if set[idx] {
+				return nil, nil, typeErrorf("%s() got multiple values for argument '%s'", s.fn, k)
+			}
+			vals[idx], set[idx] = v, true
+		}
+	}
+	if len(a.Pos) > len(s.params) {
+		total := s.hidden + 1 + len(s.params)
+		min := s.hidden + 1
+		if s.inOpt {
+			min = s.hidden
+		}
+		for _, p := range s.params {
+			if p.req {
+				min++
+			}
+		}
+		given := s.hidden + 1 + len(a.Pos)
+		if min == total {
+			plural := "s"
+			if total == 1 {
+				plural = ""
+			}
+			return nil, nil, typeErrorf("%s() takes %d positional argument%s but %d were given", s.fn, total, plural, given)
+		}
+		return nil, nil, typeErrorf("%s() takes from %d to %d positional arguments but %d were given", s.fn, min, total, given)
+	}
+	var missing []string
+	for i, p := range s.params {
+		if !set[i] {
+			if p.req {
+				missing = append(missing, "'"+p.name+"'")
+			}
+			vals[i] = p.def
+		}
+	}
+	if len(missing) > 0 {
+		plural := "s"
+		if len(missing) == 1 {
+			plural = ""
+		}
+		var names string
+		switch len(missing) {
+		case 1:
+			names = missing[0]
+		case 2:
+			names = missing[0] + " and " + missing[1]
+		default:
+			names = strings.Join(missing[:len(missing)-1], ", ") + ", and " + missing[len(missing)-1]
+		}
+		return nil, nil, typeErrorf("%s() missing %d required positional argument%s: %s", s.fn, len(missing), plural, names)
+	}
+	return vals, extra, nil
+}
+
+// oneArg checks the arguments of a C builtin taking exactly one argument.
+func oneArg(fn string, a *Args) error {
+	if a.Kw != nil && a.Kw.Len() > 0 {
+		return typeErrorf("%s() takes no keyword arguments", fn)
+	}
+	if len(a.Pos) > 0 {
+		return typeErrorf("%s() takes exactly one argument (%d given)", fn, len(a.Pos)+1)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Conversions shared by filters.
+
+// toInt converts an argument that Python would use as an index.
+func toIndex(v any) (int, error) {
+	if i, ok := value.AsInt(v); ok {
+		return i, nil
+	}
+	return 0, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v))
+}
+
+// softStr is markupsafe's soft_str: str() of the value.
+func softStr(v any) string { return value.Str(v) }
+
+func pyIsSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x1f, 0x85:
+		return true
+	}
+	return r > 0x7f && unicode.IsSpace(r)
+}
+
+// pyStrip implements str.strip/lstrip/rstrip with optional chars.
+func pyStrip(s string, chars any, left, right bool) string {
+	if chars == nil {
+		if left {
+			s = strings.TrimLeftFunc(s, pyIsSpace)
+		}
+		if right {
+			s = strings.TrimRightFunc(s, pyIsSpace)
+		}
+		return s
+	}
+	cut := value.Str(chars)
+	if left {
+		s = strings.TrimLeft(s, cut)
+	}
+	if right {
+		s = strings.TrimRight(s, cut)
+	}
+	return s
+}
+
+// pySplitlines implements str.splitlines(keepends).
+func pySplitlines(s string, keep bool) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+		default:
+			continue
+		}
+		end := i + 1
+		if r == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
+			end = i + 2
+		}
+		if keep {
+			out = append(out, string(rs[start:end]))
+		} else {
+			out = append(out, string(rs[start:i]))
+		}
+		start = end
+		i = end - 1
+	}
+	if start < len(rs) {
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+// pyParseFloat implements float(str).
+func pyParseFloat(s string) (float64, bool) {
+	t := strings.TrimFunc(s, pyIsSpace)
+	if t == "" {
+		return 0, false
+	}
+	low := strings.ToLower(strings.TrimLeft(t, "+-"))
+	switch low {
+	case "inf", "infinity", "nan":
+		f, _ := strconv.ParseFloat(strings.Replace(t, "infinity", "inf", 1), 64)
+		if low == "nan" {
+			return math.NaN(), true
+		}
+		if strings.HasPrefix(t, "-") {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), f == f
+	}
+	if strings.Contains(t, "_") {
+		if !validUnderscores(t) {
+			return 0, false
+		}
+		t = strings.ReplaceAll(t, "_", "")
+	}
+	for _, r := range t {
+		if !strings.ContainsRune("0123456789+-.eE", r) {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return f, true
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// validUnderscores checks that underscores only separate digits.
+func validUnderscores(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' {
+			if i == 0 || i == len(s)-1 || !isHexDigit(s[i-1]) || !isHexDigit(s[i+1]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isHexDigit(b byte) bool {
+	return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F')
+}
+
+// pyParseInt implements int(str, base).
+func pyParseInt(s string, base int) (int, bool) {
+	t := strings.TrimFunc(s, pyIsSpace)
+	neg := false
+	if strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	lt := strings.ToLower(t)
+	prefixed := false
+	switch {
+	case (base == 16 || base == 0) && strings.HasPrefix(lt, "0x"):
+		base, t, prefixed = 16, t[2:], true
+	case (base == 8 || base == 0) && strings.HasPrefix(lt, "0o"):
+		base, t, prefixed = 8, t[2:], true
+	case (base == 2 || base == 0) && strings.HasPrefix(lt, "0b"):
+		base, t, prefixed = 2, t[2:], true
+	case base == 0:
+		base = 10
+		if len(t) > 1 && strings.Trim(t, "0_") != "" && t[0] == '0' {
+			return 0, false
+		}
+	}
+	if prefixed && strings.HasPrefix(t, "_") {
+		t = t[1:]
+	}
+	if t == "" || !validUnderscores(t) {
+		return 0, false
+	}
+	t = strings.ReplaceAll(t, "_", "")
+	n, err := strconv.ParseInt(t, base, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return int(n), true
+}
+
+// ---------------------------------------------------------------------------
+// Attribute access as Jinja2's make_attrgetter does it.
+
+func attrParts(attr any) []any {
+	if attr == nil {
+		return nil
+	}
+	if s, ok := attr.(string); ok {
+		parts := strings.Split(s, ".")
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			if p != "" && strings.Trim(p, "0123456789") == "" {
+				n, err := strconv.Atoi(p)
+				if err == nil {
+					out[i] = n
+					continue
+				}
+			}
+			out[i] = p
+		}
+		return out
+	}
+	return []any{attr}
+}
+
+func lookupParts(item any, parts []any, def any) (any, error) {
+	var err error
+	for _, p := range parts {
+		if item, err = getItem(item, p); err != nil {
+			return nil, err
+		}
+		if def != nil {
+			if _, u := item.(value.Undefined); u {
+				item = def
+			}
+		}
+	}
+	return item, nil
+}
+
+// attrGetter returns Jinja2's make_attrgetter(attribute, postprocess, default).
+func attrGetter(attribute any, lower bool, def any) func(any) (any, error) {
+	parts := attrParts(attribute)
+	return func(item any) (any, error) {
+		v, err := lookupParts(item, parts, def)
+		if err != nil {
+			return nil, err
+		}
+		if lower {
+			v = ignoreCase(v)
+		}
+		return v, nil
+	}
+}
+
+// multiAttrGetter returns Jinja2's make_multi_attrgetter: a list of keys.
+func multiAttrGetter(attribute any, lower bool) func(any) (any, error) {
+	var split []any
+	if s, ok := attribute.(string); ok {
+		for _, p := range strings.Split(s, ",") {
+			split = append(split, p)
+		}
+	} else {
+		split = []any{attribute}
+	}
+	getters := make([]func(any) (any, error), len(split))
+	for i, s := range split {
+		getters[i] = attrGetter(s, lower, nil)
+	}
+	return func(item any) (any, error) {
+		out := make([]any, len(getters))
+		for i, g := range getters {
+			v, err := g(item)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+}
+
+func ignoreCase(v any) any {
+	if s, ok := v.(string); ok {
+		return strings.ToLower(s)
+	}
+	return v
+}
+
+// firstUndefined returns the first Undefined inside v (lists included).
+func firstUndefined(v any) (value.Undefined, bool) {
+	switch x := v.(type) {
+	case value.Undefined:
+		return x, true
+	case []any:
+		for _, e := range x {
+			if u, ok := firstUndefined(e); ok {
+				return u, true
+			}
+		}
+	}
+	return value.Undefined{}, false
+}
+
+// sortByKeys sorts items stably by keys with Python's < (reverse keeps the
+// stability, as sorted(reverse=True) does).
+func sortByKeys(items, keys []any, reverse bool) ([]any, error) {
+	for _, k := range keys {
+		if u, ok := firstUndefined(k); ok {
+			return nil, undefinedErr(u)
+		}
+	}
+	idx := make([]int, len(items))
+	for i := range idx {
+		idx[i] = i
+	}
+	var err error
+	sort.SliceStable(idx, func(i, j int) bool {
+		a, b := keys[idx[i]], keys[idx[j]]
+		if reverse {
+			a, b = b, a
+		}
+		n, e := value.Compare(a, b)
+		if e != nil && err == nil {
+			err = typeErrorf("%s", e.Error())
+		}
+		return n < 0
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(items))
+	for i, k := range idx {
+		out[i] = items[k]
+	}
+	return out, nil
+}
+
+// ---------------------------------------------------------------------------
+// Hashing as Python sets and dicts see it.
+
+// hashKey returns a canonical key for a hashable value so that values
+// equal in Python (1, 1.0, True) share it; ok is false for unhashable ones.
+func hashKey(v any) (string, bool) {
+	switch x := v.(type) {
+	case nil:
+		return "N", true
+	case bool, int:
+		i, _ := value.AsInt(x)
+		return "n" + strconv.Itoa(i), true
+	case float64:
+		if value.IsIntegral(x) {
+			return "n" + strconv.FormatInt(int64(x), 10), true
+		}
+		return "f" + strconv.FormatFloat(x, 'g', -1, 64), true
+	case string:
+		return "s" + x, true
+	case value.Tuple:
+		var b strings.Builder
+		b.WriteString("t(")
+		for _, e := range x {
+			k, ok := hashKey(e)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(strconv.Itoa(len(k)))
+			b.WriteByte(':')
+			b.WriteString(k)
+		}
+		b.WriteByte(')')
+		return b.String(), true
+	case []any, *value.Dict:
+		return "", false
+	}
+	return fmt.Sprintf("o%p", v), true
+}
+
+// ---------------------------------------------------------------------------
+// The filters.
+
+func filterAbs(_ *Ctx, in any, a *Args) (any, error) {
+	if err := oneArg("abs", a); err != nil {
+		return nil, err
+	}
+	switch x := in.(type) {
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case int:
+		if x < 0 {
+			return -x, nil
+		}
+		return x, nil
+	case float64:
+		return math.Abs(x), nil
+	}
+	return nil, typeErrorf("bad operand type for abs(): '%s'", value.TypeName(in))
+}
+
+func filterAttr(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_attr", req("name")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	name, ok := v[0].(string)
+	if !ok {
+		return nil, typeErrorf("attribute name must be string, not '%s'", value.TypeName(v[0]))
+	}
+	if isMethod(in, name) {
+		return &boundMethod{recv: in, name: name}, nil
+	}
+	switch o := in.(type) {
+	case *namespace:
+		if x, ok := o.d.Get(name); ok {
+			return x, nil
+		}
+	case *loopInfo:
+		if x, ok := o.attr(name); ok {
+			return x, nil
+		}
+	}
+	return noAttr(in, name), nil
+}
+
+func filterBatch(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_batch", req("linecount"), optNone("fill_with")).bind(a)
+	if err != nil {
+		return nil, err
+	}
 	items, err := iterate(in)
 	if err != nil {
 		return nil, err
 	}
-	return append([]any{}, items...), nil
+	out := []any{}
+	var tmp []any
+	for _, it := range items {
+		if value.Equal(len(tmp), v[0]) {
+			out = append(out, tmp)
+			tmp = nil
+		}
+		tmp = append(tmp, it)
+	}
+	if len(tmp) > 0 {
+		if v[1] != nil {
+			n, ok := value.AsInt(v[0])
+			if !ok {
+				return nil, typeErrorf("unsupported operand type(s) for -: '%s' and 'int'", value.TypeName(v[0]))
+			}
+			for len(tmp) < n {
+				tmp = append(tmp, v[1])
+			}
+		}
+		out = append(out, tmp)
+	}
+	return out, nil
 }
 
-func filterLength(_ *Ctx, in any, _ *Args) (any, error) {
+func filterCapitalize(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_capitalize").bind(a); err != nil {
+		return nil, err
+	}
+	r := []rune(strings.ToLower(softStr(in)))
+	if len(r) > 0 {
+		r[0] = unicode.ToTitle(r[0])
+	}
+	return string(r), nil
+}
+
+func filterCenter(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_center", opt("width", 80)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	w, err := toIndex(v[0])
+	if err != nil {
+		return nil, err
+	}
+	s := softStr(in)
+	n := w - utf8.RuneCountInString(s)
+	if n <= 0 {
+		return s, nil
+	}
+	left := n/2 + (n & w & 1)
+	return strings.Repeat(" ", left) + s + strings.Repeat(" ", n-left), nil
+}
+
+func filterDefault(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("ansible_default", opt("default_value", ""), opt("boolean", false)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v[1].(bool); !ok {
+		return nil, Errorf("The 'boolean' argument must be of type 'bool', not '%s'.", value.TypeName(v[1]))
+	}
+	if _, ok := in.(value.Undefined); ok {
+		return v[0], nil
+	}
+	if v[1].(bool) && !value.Truthy(in) {
+		return v[0], nil
+	}
+	return in, nil
+}
+
+func filterDictsort(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_dictsort", opt("case_sensitive", false), opt("by", "key"), opt("reverse", false)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	pos := 0
+	switch {
+	case value.Equal(v[1], "key"):
+	case value.Equal(v[1], "value"):
+		pos = 1
+	default:
+		return nil, Errorf(`You can only sort by either "key" or "value"`)
+	}
+	d, ok := in.(*value.Dict)
+	if !ok {
+		return nil, typeErrorf("'%s' object has no attribute 'items'", value.TypeName(in))
+	}
+	items := make([]any, 0, d.Len())
+	keys := make([]any, 0, d.Len())
+	d.Each(func(k string, x any) bool {
+		items = append(items, value.Tuple{k, x})
+		key := []any{k, x}[pos]
+		if !value.Truthy(v[0]) {
+			key = ignoreCase(key)
+		}
+		keys = append(keys, key)
+		return true
+	})
+	return sortByKeys(items, keys, value.Truthy(v[2]))
+}
+
+// htmlEscape is markupsafe.escape.
+func htmlEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", ">", "&gt;", "<", "&lt;", "'", "&#39;", `"`, "&#34;")
+	return r.Replace(s)
+}
+
+func filterEscape(_ *Ctx, in any, a *Args) (any, error) {
+	if err := oneArg("markupsafe._speedups.escape", a); err != nil {
+		return nil, err
+	}
+	if in == nil {
+		return "None", nil
+	}
+	return htmlEscape(softStr(in)), nil
+}
+
+func filterForceescape(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_forceescape").bind(a); err != nil {
+		return nil, err
+	}
+	return htmlEscape(softStr(in)), nil
+}
+
+func filterFilesizeformat(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_filesizeformat", opt("binary", false)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	bytes, err := pyFloat(in)
+	if err != nil {
+		return nil, err
+	}
+	binary := value.Truthy(v[0])
+	base := 1000.0
+	prefixes := []string{"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"}
+	if binary {
+		base = 1024
+		prefixes = []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"}
+	}
+	switch {
+	case bytes == 1:
+		return "1 Byte", nil
+	case bytes < base:
+		return fmt.Sprintf("%d Bytes", int(bytes)), nil
+	}
+	var unit float64
+	var prefix string
+	for i, p := range prefixes {
+		unit = math.Pow(base, float64(i+2))
+		prefix = p
+		if bytes < unit {
+			break
+		}
+	}
+	return strconv.FormatFloat(base*bytes/unit, 'f', 1, 64) + " " + prefix, nil
+}
+
+// pyFloat is Python's float(v), failing as it does.
+func pyFloat(v any) (float64, error) {
+	switch x := v.(type) {
+	case string:
+		f, ok := pyParseFloat(x)
+		if !ok {
+			return 0, typeErrorf("could not convert string to float: %s", value.Repr(x))
+		}
+		return f, nil
+	default:
+		if f, ok := value.AsFloat(v); ok {
+			return f, nil
+		}
+	}
+	return 0, typeErrorf("float() argument must be a string or a real number, not '%s'", value.TypeName(v))
+}
+
+func filterFirst(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("sync_do_first").env().bind(a); err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return value.Undefined{Msg: "No first item, sequence was empty."}, nil
+	}
+	return items[0], nil
+}
+
+func filterLast(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_last").env().bind(a); err != nil {
+		return nil, err
+	}
+	switch in.(type) {
+	case []any, value.Tuple, string, *value.Dict, *rangeVal:
+	default:
+		return nil, typeErrorf("'%s' object is not reversible", value.TypeName(in))
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return value.Undefined{Msg: "No last item, sequence was empty."}, nil
+	}
+	return items[len(items)-1], nil
+}
+
+func filterFloat(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_float", opt("default", 0.0)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	f, err := pyFloat(in)
+	if err != nil {
+		return v[0], nil
+	}
+	return f, nil
+}
+
+func filterFormat(_ *Ctx, in any, a *Args) (any, error) {
+	if len(a.Pos) > 0 && a.Kw != nil && a.Kw.Len() > 0 {
+		return nil, Errorf("can't handle positional and keyword arguments at the same time")
+	}
+	var arg any = value.Tuple(a.Pos)
+	if a.Kw != nil && a.Kw.Len() > 0 {
+		arg = a.Kw
+	}
+	return percentFormat(softStr(in), arg)
+}
+
+func filterGroupby(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("sync_do_groupby", req("attribute"), optNone("default"), opt("case_sensitive", false)).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	cs := value.Truthy(v[2])
+	keyOf := attrGetter(v[0], !cs, v[1])
+	keys := make([]any, len(items))
+	for i, it := range items {
+		if keys[i], err = keyOf(it); err != nil {
+			return nil, err
+		}
+	}
+	sorted, err := sortByKeys(items, keys, false)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	var cur []any
+	var curKey any
+	for _, it := range sorted {
+		k, _ := keyOf(it)
+		if cur != nil && value.Equal(k, curKey) {
+			cur = append(cur, it)
+			continue
+		}
+		if cur != nil {
+			out = append(out, value.Tuple{curKey, cur})
+		}
+		cur, curKey = []any{it}, k
+	}
+	if cur != nil {
+		out = append(out, value.Tuple{curKey, cur})
+	}
+	if !cs {
+		real := attrGetter(v[0], false, v[1])
+		for i, g := range out {
+			t := g.(value.Tuple)
+			k, err := real(t[1].([]any)[0])
+			if err != nil {
+				return nil, err
+			}
+			out[i] = value.Tuple{k, t[1]}
+		}
+	}
+	return out, nil
+}
+
+func filterIndent(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_indent", opt("width", 4), opt("first", false), opt("blank", false)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := in.(string)
+	if !ok {
+		return nil, typeErrorf("unsupported operand type(s) for +=: '%s' and 'str'", value.TypeName(in))
+	}
+	var ind string
+	if w, ok := v[0].(string); ok {
+		ind = w
+	} else {
+		n, err := toIndex(v[0])
+		if err != nil {
+			return nil, typeErrorf("can't multiply sequence by non-int of type '%s'", value.TypeName(v[0]))
+		}
+		ind = strings.Repeat(" ", max(n, 0))
+	}
+	lines := pySplitlines(s+"\n", false)
+	var rv string
+	if value.Truthy(v[2]) {
+		rv = strings.Join(lines, "\n"+ind)
+	} else {
+		rv = lines[0]
+		if len(lines) > 1 {
+			rest := make([]string, len(lines)-1)
+			for i, l := range lines[1:] {
+				if l != "" {
+					l = ind + l
+				}
+				rest[i] = l
+			}
+			rv += "\n" + strings.Join(rest, "\n")
+		}
+	}
+	if value.Truthy(v[1]) {
+		rv = ind + rv
+	}
+	return rv, nil
+}
+
+func filterInt(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_int", opt("default", 0), opt("base", 10)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	switch x := in.(type) {
+	case string:
+		base, ok := value.AsInt(v[1])
+		if !ok {
+			return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v[1]))
+		}
+		if base != 0 && (base < 2 || base > 36) {
+			return nil, typeErrorf("int() base must be >= 2 and <= 36, or 0")
+		}
+		if n, ok := pyParseInt(x, base); ok {
+			return n, nil
+		}
+		f, ok := pyParseFloat(x)
+		if !ok || math.IsNaN(f) {
+			return v[0], nil
+		}
+		if math.IsInf(f, 0) {
+			return nil, typeErrorf("cannot convert float infinity to integer")
+		}
+		return int(f), nil
+	case bool, int:
+		n, _ := value.AsInt(x)
+		return n, nil
+	case float64:
+		if math.IsNaN(x) {
+			return v[0], nil
+		}
+		if math.IsInf(x, 0) {
+			return nil, typeErrorf("cannot convert float infinity to integer")
+		}
+		return int(x), nil
+	}
+	return v[0], nil
+}
+
+func filterItems(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_items").bind(a); err != nil {
+		return nil, err
+	}
+	d, ok := in.(*value.Dict)
+	if !ok {
+		return nil, typeErrorf("Can only get item pairs from a mapping.")
+	}
+	out := make([]any, 0, d.Len())
+	d.Each(func(k string, v any) bool { out = append(out, value.Tuple{k, v}); return true })
+	return out, nil
+}
+
+func filterJoin(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("sync_do_join", opt("d", ""), optNone("attribute")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	var get func(any) (any, error)
+	if v[1] != nil {
+		get = attrGetter(v[1], false, nil)
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		if get != nil {
+			if it, err = get(it); err != nil {
+				return nil, err
+			}
+		}
+		s, err := toText(it)
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, softStr(v[0])), nil
+}
+
+func filterLength(_ *Ctx, in any, a *Args) (any, error) {
+	if err := oneArg("len", a); err != nil {
+		return nil, err
+	}
 	switch x := in.(type) {
 	case *value.Dict:
 		return x.Len(), nil
@@ -45,4 +1095,978 @@ func filterLength(_ *Ctx, in any, _ *Args) (any, error) {
 		return len(x.list()), nil
 	}
 	return nil, typeErrorf("object of type '%s' has no len()", value.TypeName(in))
+}
+
+func filterList(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("sync_do_list").bind(a); err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	return append([]any{}, items...), nil
+}
+
+func filterLower(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_lower").bind(a); err != nil {
+		return nil, err
+	}
+	return strings.ToLower(softStr(in)), nil
+}
+
+func filterUpper(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_upper").bind(a); err != nil {
+		return nil, err
+	}
+	return strings.ToUpper(softStr(in)), nil
+}
+
+// callFilterByName applies a filter named in map() to one item.
+func callFilterByName(c *Ctx, name any, in any, pos []any, kw *value.Dict) (any, error) {
+	n, _ := name.(string)
+	fn, ok := c.eng.lookupFilter(n)
+	if !ok {
+		return nil, Errorf("No filter named %s.", value.Repr(name))
+	}
+	if u, isU := in.(value.Undefined); isU && !undefinedOK[n] && !undefinedOK[stripFQCN(n)] {
+		return nil, undefinedErr(u)
+	}
+	return fn(c, in, &Args{Pos: pos, Kw: kw})
+}
+
+// callTestByName applies a test named in select() to one item.
+func callTestByName(c *Ctx, name any, in any, pos []any, kw *value.Dict) (bool, error) {
+	n, _ := name.(string)
+	fn, ok := c.eng.lookupTest(n)
+	if !ok {
+		return false, Errorf("No test named %s.", value.Repr(name))
+	}
+	if u, isU := in.(value.Undefined); isU && !undefinedOK[n] && !undefinedOK[stripFQCN(n)] {
+		return false, undefinedErr(u)
+	}
+	return fn(c, in, &Args{Pos: pos, Kw: kw})
+}
+
+func filterMap(c *Ctx, in any, a *Args) (any, error) {
+	if !value.Truthy(in) {
+		return []any{}, nil
+	}
+	var fn func(any) (any, error)
+	if len(a.Pos) == 0 && a.Kw.Has("attribute") {
+		kw := a.Kw.Copy()
+		attr, _ := kw.Get("attribute")
+		kw.Delete("attribute")
+		def, _ := kw.Get("default")
+		kw.Delete("default")
+		if kw.Len() > 0 {
+			return nil, Errorf("Unexpected keyword argument %s", value.Repr(kw.Keys()[0]))
+		}
+		fn = attrGetter(attr, false, def)
+	} else {
+		if len(a.Pos) == 0 {
+			return nil, Errorf("map requires a filter argument")
+		}
+		name, rest := a.Pos[0], a.Pos[1:]
+		fn = func(it any) (any, error) { return callFilterByName(c, name, it, rest, a.Kw) }
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		if out[i], err = fn(it); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func selectOrReject(c *Ctx, in any, a *Args, keep bool, lookupAttr bool) (any, error) {
+	if !value.Truthy(in) {
+		return []any{}, nil
+	}
+	args := a.Pos
+	trans := func(x any) (any, error) { return x, nil }
+	if lookupAttr {
+		if len(args) == 0 {
+			return nil, Errorf("Missing parameter for attribute name")
+		}
+		trans = attrGetter(args[0], false, nil)
+		args = args[1:]
+	}
+	var test func(any) (bool, error)
+	if len(args) == 0 {
+		test = func(x any) (bool, error) {
+			if u, ok := x.(value.Undefined); ok {
+				return false, undefinedErr(u)
+			}
+			return value.Truthy(x), nil
+		}
+	} else {
+		name, rest := args[0], args[1:]
+		test = func(x any) (bool, error) { return callTestByName(c, name, x, rest, a.Kw) }
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, it := range items {
+		x, err := trans(it)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := test(x)
+		if err != nil {
+			return nil, err
+		}
+		if ok == keep {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+func filterSelect(c *Ctx, in any, a *Args) (any, error) { return selectOrReject(c, in, a, true, false) }
+func filterReject(c *Ctx, in any, a *Args) (any, error) {
+	return selectOrReject(c, in, a, false, false)
+}
+func filterSelectattr(c *Ctx, in any, a *Args) (any, error) {
+	return selectOrReject(c, in, a, true, true)
+}
+func filterRejectattr(c *Ctx, in any, a *Args) (any, error) {
+	return selectOrReject(c, in, a, false, true)
+}
+
+func minOrMax(in any, a *Args, fn string, isMax bool) (any, error) {
+	v, err := sigOf(fn, opt("case_sensitive", false), optNone("attribute")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 {
+		return value.Undefined{Msg: "No aggregated item, sequence was empty."}, nil
+	}
+	key := attrGetter(v[1], !value.Truthy(v[0]), nil)
+	best := items[0]
+	bestKey, err := key(best)
+	if err != nil {
+		return nil, err
+	}
+	op := "<"
+	if isMax {
+		op = ">"
+	}
+	for _, it := range items[1:] {
+		k, err := key(it)
+		if err != nil {
+			return nil, err
+		}
+		if u, ok := firstUndefined(k); ok {
+			return nil, undefinedErr(u)
+		}
+		if u, ok := firstUndefined(bestKey); ok {
+			return nil, undefinedErr(u)
+		}
+		better, err := compare(op, k, bestKey)
+		if err != nil {
+			return nil, err
+		}
+		if better {
+			best, bestKey = it, k
+		}
+	}
+	return best, nil
+}
+
+func filterMax(_ *Ctx, in any, a *Args) (any, error) { return minOrMax(in, a, "do_max", true) }
+func filterMin(_ *Ctx, in any, a *Args) (any, error) { return minOrMax(in, a, "do_min", false) }
+
+// filterPprint is pprint.pformat as ansible-core 2.19 shows it: template
+// containers print as their repr on one line; long strings are split.
+func filterPprint(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_pprint").bind(a); err != nil {
+		return nil, err
+	}
+	s, ok := in.(string)
+	if !ok {
+		return value.Repr(in), nil
+	}
+	rep := value.Repr(s)
+	if len(rep) <= 80 || s == "" {
+		return rep, nil
+	}
+	var chunks []string
+	lines := pySplitlines(s, true)
+	const indent, allowance = 1, 1
+	maxWidth := 80 - indent
+	maxWidth1 := maxWidth
+	wsRe := regexp.MustCompile(`\S*\s*`)
+	for i, line := range lines {
+		r := value.Repr(line)
+		if i == len(lines)-1 {
+			maxWidth1 -= allowance
+		}
+		if len([]rune(r)) <= maxWidth1 {
+			chunks = append(chunks, r)
+			continue
+		}
+		parts := wsRe.FindAllString(line, -1)
+		if n := len(parts); n > 0 && parts[n-1] == "" {
+			parts = parts[:n-1]
+		}
+		maxWidth2 := maxWidth
+		current := ""
+		for j, part := range parts {
+			cand := current + part
+			if j == len(parts)-1 && i == len(lines)-1 {
+				maxWidth2 -= allowance
+			}
+			if len([]rune(value.Repr(cand))) > maxWidth2 {
+				if current != "" {
+					chunks = append(chunks, value.Repr(current))
+				}
+				current = part
+			} else {
+				current = cand
+			}
+		}
+		if current != "" {
+			chunks = append(chunks, value.Repr(current))
+		}
+	}
+	if len(chunks) == 1 {
+		return rep, nil
+	}
+	return "(" + strings.Join(chunks, "\n"+strings.Repeat(" ", indent)) + ")", nil
+}
+
+func filterReplace(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_replace", req("old"), req("new"), optNone("count")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	n := -1
+	if v[2] != nil {
+		if n, err = toIndex(v[2]); err != nil {
+			return nil, err
+		}
+	}
+	return strings.Replace(softStr(in), softStr(v[0]), softStr(v[1]), n), nil
+}
+
+func filterReverse(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_reverse").bind(a); err != nil {
+		return nil, err
+	}
+	if s, ok := in.(string); ok {
+		r := []rune(s)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return string(r), nil
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, Errorf("argument must be iterable")
+	}
+	out := make([]any, len(items))
+	for i, it := range items {
+		out[len(items)-1-i] = it
+	}
+	return out, nil
+}
+
+// pyRoundFloat is Python's round(x, ndigits) for floats: the exact binary
+// value rounded half-even at the decimal position.
+func pyRoundFloat(x float64, nd int) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) || x == 0 {
+		return x
+	}
+	if nd > 320 {
+		return x
+	}
+	r := new(big.Rat).SetFloat64(x)
+	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(absInt(nd))), nil))
+	if nd >= 0 {
+		r.Mul(r, scale)
+	} else {
+		r.Quo(r, scale)
+	}
+	n := roundHalfEven(r)
+	res := new(big.Rat).SetInt(n)
+	if nd >= 0 {
+		res.Quo(res, scale)
+	} else {
+		res.Mul(res, scale)
+	}
+	f, _ := res.Float64()
+	if f == 0 && math.Signbit(x) {
+		return math.Copysign(0, -1)
+	}
+	return f
+}
+
+func absInt(i int) int {
+	if i < 0 {
+		return -i
+	}
+	return i
+}
+
+func roundHalfEven(r *big.Rat) *big.Int {
+	num, den := r.Num(), r.Denom()
+	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
+	// q truncates toward zero; m has num's sign.
+	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
+	switch twice.Cmp(den) {
+	case 1:
+		if num.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	case 0:
+		if q.Bit(0) == 1 {
+			if num.Sign() < 0 {
+				q.Sub(q, big.NewInt(1))
+			} else {
+				q.Add(q, big.NewInt(1))
+			}
+		}
+	}
+	return q
+}
+
+func pyRoundInt(x, nd int) int {
+	if nd >= 0 {
+		return x
+	}
+	r := new(big.Rat).SetFrac(big.NewInt(int64(x)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
+	n := roundHalfEven(r)
+	n.Mul(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
+	return int(n.Int64())
+}
+
+func filterRound(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_round", opt("precision", 0), opt("method", "common")).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	method, _ := v[1].(string)
+	if method != "common" && method != "ceil" && method != "floor" {
+		return nil, Errorf("method must be common, ceil or floor")
+	}
+	if !value.IsNumber(in) {
+		return nil, typeErrorf("type %s doesn't define __round__ method", value.TypeName(in))
+	}
+	prec, ok := value.AsInt(v[0])
+	if !ok {
+		return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v[0]))
+	}
+	if method == "common" {
+		if f, isF := in.(float64); isF {
+			return pyRoundFloat(f, prec), nil
+		}
+		i, _ := value.AsInt(in)
+		return pyRoundInt(i, prec), nil
+	}
+	f, _ := value.AsFloat(in)
+	p := math.Pow(10, float64(prec))
+	var r float64
+	if method == "ceil" {
+		r = math.Ceil(f * p)
+	} else {
+		r = math.Floor(f * p)
+	}
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return nil, typeErrorf("cannot convert float infinity to integer")
+	}
+	return r / p, nil
+}
+
+func filterSafe(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_mark_safe").bind(a); err != nil {
+		return nil, err
+	}
+	return softStr(in), nil
+}
+
+func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("sync_do_slice", req("slices"), optNone("fill_with")).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	seq, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	slices, err := toIndex(v[0])
+	if err != nil {
+		return nil, err
+	}
+	if slices == 0 {
+		return nil, typeErrorf("integer division or modulo by zero")
+	}
+	n := len(seq)
+	per := floorDiv(n, slices)
+	extra := n - per*slices
+	offset := 0
+	out := []any{}
+	for i := 0; i < slices; i++ {
+		start := offset + i*per
+		if i < extra {
+			offset++
+		}
+		end := offset + (i+1)*per
+		var tmp []any
+		for _, j := range sliceIndices(n, start, end, 1, true, true) {
+			tmp = append(tmp, seq[j])
+		}
+		if tmp == nil {
+			tmp = []any{}
+		}
+		if v[1] != nil && i >= extra {
+			tmp = append(tmp, v[1])
+		}
+		out = append(out, tmp)
+	}
+	return out, nil
+}
+
+func filterSort(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_sort", opt("reverse", false), opt("case_sensitive", false), optNone("attribute")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	key := multiAttrGetter(v[2], !value.Truthy(v[1]))
+	keys := make([]any, len(items))
+	for i, it := range items {
+		if keys[i], err = key(it); err != nil {
+			return nil, err
+		}
+	}
+	return sortByKeys(items, keys, value.Truthy(v[0]))
+}
+
+func filterString(_ *Ctx, in any, a *Args) (any, error) {
+	if err := oneArg("markupsafe._speedups.soft_str", a); err != nil {
+		return nil, err
+	}
+	return softStr(in), nil
+}
+
+var (
+	stripCommentsRe = regexp.MustCompile(`(?s)<!--.*?-->`)
+	stripTagsRe     = regexp.MustCompile(`(?s)<.*?>`)
+)
+
+func filterStriptags(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_striptags").bind(a); err != nil {
+		return nil, err
+	}
+	s := stripCommentsRe.ReplaceAllString(softStr(in), "")
+	s = stripTagsRe.ReplaceAllString(s, "")
+	s = strings.Join(strings.FieldsFunc(s, pyIsSpace), " ")
+	return html.UnescapeString(s), nil
+}
+
+func filterSum(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("sync_do_sum", optNone("attribute"), opt("start", 0)).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	acc := v[1]
+	if _, isStr := acc.(string); isStr {
+		return nil, typeErrorf("sum() can't sum strings [use ''.join(seq) instead]")
+	}
+	var get func(any) (any, error)
+	if v[0] != nil {
+		get = attrGetter(v[0], false, nil)
+	}
+	for _, it := range items {
+		if get != nil {
+			if it, err = get(it); err != nil {
+				return nil, err
+			}
+		}
+		if u, ok := it.(value.Undefined); ok {
+			return nil, undefinedErr(u)
+		}
+		if acc, err = binaryOp("+", acc, it); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+var titleSplitRe = regexp.MustCompile(`([-\s({\[<]+)`)
+
+func filterTitle(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_title").bind(a); err != nil {
+		return nil, err
+	}
+	s := softStr(in)
+	var b strings.Builder
+	last := 0
+	emit := func(item string) {
+		if item == "" {
+			return
+		}
+		r, size := utf8.DecodeRuneInString(item)
+		b.WriteString(strings.ToUpper(string(r)))
+		b.WriteString(strings.ToLower(item[size:]))
+	}
+	for _, m := range titleSplitRe.FindAllStringIndex(s, -1) {
+		emit(s[last:m[0]])
+		emit(s[m[0]:m[1]])
+		last = m[1]
+	}
+	emit(s[last:])
+	return b.String(), nil
+}
+
+func filterTojson(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_tojson", optNone("indent")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	o := pyJSONOpts{sortKeys: true, ensureASCII: true, itemSep: ", ", keySep: ": "}
+	if v[0] != nil {
+		if err := o.setIndent(v[0]); err != nil {
+			return nil, err
+		}
+	}
+	s, err := pyJSONDumps(in, o)
+	if err != nil {
+		return nil, err
+	}
+	r := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`, "'", `\u0027`)
+	return r.Replace(s), nil
+}
+
+func filterTrim(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_trim", optNone("chars")).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	return pyStrip(softStr(in), v[0], true, true), nil
+}
+
+func filterTruncate(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_truncate", opt("length", 255), opt("killwords", false), opt("end", "..."), optNone("leeway")).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	s := []rune(softStr(in))
+	length, err := toIndex(v[0])
+	if err != nil {
+		return nil, err
+	}
+	end := softStr(v[2])
+	leeway := 5
+	if v[3] != nil {
+		if leeway, err = toIndex(v[3]); err != nil {
+			return nil, err
+		}
+	}
+	endLen := utf8.RuneCountInString(end)
+	if length < endLen {
+		return nil, typeErrorf("expected length >= %d, got %d", endLen, length)
+	}
+	if leeway < 0 {
+		return nil, typeErrorf("expected leeway >= 0, got %d", leeway)
+	}
+	if len(s) <= length+leeway {
+		return string(s), nil
+	}
+	cut := string(s[:length-endLen])
+	if value.Truthy(v[1]) {
+		return cut + end, nil
+	}
+	if i := strings.LastIndex(cut, " "); i >= 0 {
+		cut = cut[:i]
+	}
+	return cut + end, nil
+}
+
+// urlQuote is jinja2.utils.url_quote.
+func urlQuote(v any, forQS bool) string {
+	s := softStr(v)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_', c == '.', c == '-', c == '~':
+			b.WriteByte(c)
+		case c == '/' && !forQS:
+			b.WriteByte(c)
+		case c == ' ' && forQS:
+			b.WriteByte('+')
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+func filterUrlencode(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_urlencode").bind(a); err != nil {
+		return nil, err
+	}
+	var pairs []any
+	switch x := in.(type) {
+	case *value.Dict:
+		x.Each(func(k string, v any) bool { pairs = append(pairs, value.Tuple{k, v}); return true })
+	case []any, value.Tuple:
+		pairs, _ = iterate(x)
+	default:
+		return urlQuote(in, false), nil
+	}
+	parts := make([]string, 0, len(pairs))
+	for _, p := range pairs {
+		kv, err := iterate(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(kv) != 2 {
+			return nil, typeErrorf("too many values to unpack (expected 2)")
+		}
+		parts = append(parts, urlQuote(kv[0], true)+"="+urlQuote(kv[1], true))
+	}
+	return strings.Join(parts, "&"), nil
+}
+
+var (
+	urlizeHTTPRe   = regexp.MustCompile(`(?i)^(?:(?:https?://|www\.)(?:(?:[\p{L}\p{N}_%-]+\.)+)?(?:[a-z]{2,63}|xn--[\p{L}\p{N}_%]{2,59})|(?:[\p{L}\p{N}_%-]{2,63}\.)+(?:com|net|int|edu|gov|org|info|mil)|(?:https?://)(?:(?:[\d]{1,3})(?:\.[\d]{1,3}){3}|\[(?:[\da-f]{0,4}:){2}(?:[\da-f]{0,4}:?){1,6}\]))(?::[\d]{1,5})?(?:[/?#]\S*)?$`)
+	urlizeEmailRe  = regexp.MustCompile(`^\S+@[\p{L}\p{N}_][\p{L}\p{N}_.-]*\.[\p{L}\p{N}_]+$`)
+	urlizeSchemeRe = regexp.MustCompile(`^[\p{L}\p{N}_.+-]{2,}:(/){0,2}$`)
+	urlizeWordsRe  = regexp.MustCompile(`\s+`)
+	urlizeHeadRe   = regexp.MustCompile(`^(?:[(<]|&lt;)+`)
+	urlizeTailRe   = regexp.MustCompile(`(?:[)>.,\n]|&gt;)+$`)
+)
+
+func filterUrlize(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_urlize", optNone("trim_url_limit"), opt("nofollow", false), optNone("target"), optNone("rel"), optNone("extra_schemes")).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	relParts := map[string]bool{"noopener": true}
+	if v[3] != nil {
+		for _, r := range strings.Fields(softStr(v[3])) {
+			relParts[r] = true
+		}
+	}
+	if value.Truthy(v[1]) {
+		relParts["nofollow"] = true
+	}
+	var rels []string
+	for r := range relParts {
+		rels = append(rels, r)
+	}
+	sort.Strings(rels)
+	rel := strings.Join(rels, " ")
+	var schemes []string
+	if v[4] != nil {
+		items, err := iterate(v[4])
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range items {
+			if !urlizeSchemeRe.MatchString(softStr(s)) {
+				return nil, Errorf("%s is not a valid URI scheme prefix.", value.Repr(s))
+			}
+			schemes = append(schemes, softStr(s))
+		}
+	}
+	limit := -1
+	if v[0] != nil {
+		if limit, err = toIndex(v[0]); err != nil {
+			return nil, err
+		}
+	}
+	trim := func(x string) string {
+		if r := []rune(x); limit >= 0 && len(r) > limit {
+			return string(r[:limit]) + "..."
+		}
+		return x
+	}
+	relAttr := ""
+	if rel != "" {
+		relAttr = ` rel="` + htmlEscape(rel) + `"`
+	}
+	targetAttr := ""
+	if v[2] != nil && value.Truthy(v[2]) {
+		targetAttr = ` target="` + htmlEscape(softStr(v[2])) + `"`
+	}
+	text := htmlEscape(softStr(in))
+	var b strings.Builder
+	last := 0
+	process := func(word string) string {
+		head, middle, tail := "", word, ""
+		if m := urlizeHeadRe.FindString(middle); m != "" {
+			head, middle = m, middle[len(m):]
+		}
+		if m := urlizeTailRe.FindStringIndex(middle); m != nil {
+			tail, middle = middle[m[0]:], middle[:m[0]]
+		}
+		for _, pair := range [][2]string{{"(", ")"}, {"<", ">"}, {"&lt;", "&gt;"}} {
+			sc := strings.Count(middle, pair[0])
+			if sc <= strings.Count(middle, pair[1]) {
+				continue
+			}
+			n := min(sc, strings.Count(tail, pair[1]))
+			for i := 0; i < n; i++ {
+				end := strings.Index(tail, pair[1]) + len(pair[1])
+				middle += tail[:end]
+				tail = tail[end:]
+			}
+		}
+		switch {
+		case urlizeHTTPRe.MatchString(middle):
+			href := middle
+			if !strings.HasPrefix(middle, "https://") && !strings.HasPrefix(middle, "http://") {
+				href = "https://" + middle
+			}
+			middle = `<a href="` + href + `"` + relAttr + targetAttr + `>` + trim(middle) + `</a>`
+		case strings.HasPrefix(middle, "mailto:") && urlizeEmailRe.MatchString(middle[7:]):
+			middle = `<a href="` + middle + `">` + middle[7:] + `</a>`
+		case strings.Contains(middle, "@") && !strings.HasPrefix(middle, "www.") && !strings.Contains(middle, ":") && urlizeEmailRe.MatchString(middle):
+			middle = `<a href="mailto:` + middle + `">` + middle + `</a>`
+		default:
+			for _, sch := range schemes {
+				if middle != sch && strings.HasPrefix(middle, sch) {
+					middle = `<a href="` + middle + `"` + relAttr + targetAttr + `>` + middle + `</a>`
+				}
+			}
+		}
+		return head + middle + tail
+	}
+	for _, m := range urlizeWordsRe.FindAllStringIndex(text, -1) {
+		b.WriteString(process(text[last:m[0]]))
+		b.WriteString(text[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(process(text[last:]))
+	return b.String(), nil
+}
+
+var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+
+func filterWordcount(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := sigOf("do_wordcount").bind(a); err != nil {
+		return nil, err
+	}
+	return len(wordRe.FindAllString(softStr(in), -1)), nil
+}
+
+func filterWordwrap(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_wordwrap", opt("width", 79), opt("break_long_words", true), optNone("wrapstring"), opt("break_on_hyphens", true)).env().bind(a)
+	if err != nil {
+		return nil, err
+	}
+	width, err := toIndex(v[0])
+	if err != nil {
+		return nil, err
+	}
+	if width <= 0 {
+		return nil, typeErrorf("invalid width %d (must be > 0)", width)
+	}
+	wrap := "\n"
+	if v[2] != nil {
+		wrap = softStr(v[2])
+	}
+	var paras []string
+	for _, line := range pySplitlines(softStr(in), false) {
+		paras = append(paras, strings.Join(textWrap(line, width, value.Truthy(v[1]), value.Truthy(v[3])), wrap))
+	}
+	return strings.Join(paras, wrap), nil
+}
+
+// textWrap is Python's textwrap.wrap with expand_tabs and
+// replace_whitespace off, as Jinja2's wordwrap calls it.
+func textWrap(text string, width int, breakLong, breakHyphens bool) []string {
+	chunks := wrapChunks(text, breakHyphens)
+	// chunks are consumed from the front.
+	var lines []string
+	rlen := func(s string) int { return utf8.RuneCountInString(s) }
+	isWS := func(s string) bool { return strings.TrimFunc(s, pyIsSpace) == "" }
+	for len(chunks) > 0 {
+		var cur []string
+		curLen := 0
+		if isWS(chunks[0]) && len(lines) > 0 {
+			chunks = chunks[1:]
+		}
+		for len(chunks) > 0 {
+			l := rlen(chunks[0])
+			if curLen+l > width {
+				break
+			}
+			cur = append(cur, chunks[0])
+			curLen += l
+			chunks = chunks[1:]
+		}
+		if len(chunks) > 0 && rlen(chunks[0]) > width {
+			spaceLeft := width - curLen
+			if width < 1 {
+				spaceLeft = 1
+			}
+			if breakLong {
+				chunk := []rune(chunks[0])
+				end := spaceLeft
+				if breakHyphens && len(chunk) > spaceLeft {
+					hy := -1
+					for i := min(spaceLeft, len(chunk)) - 1; i >= 0; i-- {
+						if chunk[i] == '-' {
+							hy = i
+							break
+						}
+					}
+					if hy > 0 && strings.Trim(string(chunk[:hy]), "-") != "" {
+						end = hy + 1
+					}
+				}
+				cur = append(cur, string(chunk[:end]))
+				chunks[0] = string(chunk[end:])
+			} else if len(cur) == 0 {
+				cur = append(cur, chunks[0])
+				chunks = chunks[1:]
+			}
+		}
+		if len(cur) > 0 && isWS(cur[len(cur)-1]) {
+			cur = cur[:len(cur)-1]
+		}
+		if len(cur) > 0 {
+			lines = append(lines, strings.Join(cur, ""))
+		}
+	}
+	return lines
+}
+
+func wrapIsWS(r rune) bool { return strings.ContainsRune("\t\n\v\f\r ", r) }
+func wrapIsWordChar(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+func wrapIsLetter(r rune) bool { return wrapIsWordChar(r) && !unicode.IsDigit(r) }
+func wrapIsPunct(r rune) bool  { return wrapIsWordChar(r) || strings.ContainsRune("!\"'&.,?", r) }
+
+// wrapChunks splits text the way textwrap's wordsep_re does.
+func wrapChunks(text string, hyphens bool) []string {
+	rs := []rune(text)
+	n := len(rs)
+	var out []string
+	at := func(i int) rune {
+		if i < 0 || i >= n {
+			return -1
+		}
+		return rs[i]
+	}
+	i := 0
+	for i < n {
+		if wrapIsWS(rs[i]) {
+			j := i
+			for j < n && wrapIsWS(rs[j]) {
+				j++
+			}
+			out = append(out, string(rs[i:j]))
+			i = j
+			continue
+		}
+		if !hyphens {
+			j := i
+			for j < n && !wrapIsWS(rs[j]) {
+				j++
+			}
+			out = append(out, string(rs[i:j]))
+			i = j
+			continue
+		}
+		// em-dash between words
+		if rs[i] == '-' && i > 0 && wrapIsPunct(rs[i-1]) {
+			j := i
+			for j < n && rs[j] == '-' {
+				j++
+			}
+			if j-i >= 2 && j < n && wrapIsWordChar(rs[j]) {
+				out = append(out, string(rs[i:j]))
+				i = j
+				continue
+			}
+		}
+		j := i + 1
+		for {
+			// hyphenated word: text[i:j] followed by '-'
+			if at(j) == '-' && j+1 <= n {
+				k := j + 1 // position after the hyphen
+				behind := (wrapIsLetter(at(k-3)) && wrapIsLetter(at(k-2))) ||
+					(wrapIsLetter(at(k-4)) && at(k-3) == '-' && wrapIsLetter(at(k-2)))
+				ahead := wrapIsLetter(at(k)) && (wrapIsLetter(at(k+1)) || (at(k+1) == '-' && wrapIsLetter(at(k+2))))
+				if behind && ahead && (j-i) >= 1 {
+					j = k
+					break
+				}
+			}
+			if j >= n || wrapIsWS(rs[j]) {
+				break
+			}
+			if wrapIsPunct(at(j-1)) && at(j) == '-' && at(j+1) == '-' {
+				k := j
+				for k < n && rs[k] == '-' {
+					k++
+				}
+				if k < n && wrapIsWordChar(rs[k]) {
+					break
+				}
+			}
+			j++
+		}
+		out = append(out, string(rs[i:j]))
+		i = j
+	}
+	return out
+}
+
+var xmlAttrKeyRe = regexp.MustCompile(`[\s/>=]`)
+
+func filterXmlattr(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := sigOf("do_xmlattr", opt("autospace", true)).bind(a)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := in.(*value.Dict)
+	if !ok {
+		return nil, typeErrorf("'%s' object has no attribute 'items'", value.TypeName(in))
+	}
+	var items []string
+	for _, k := range d.Keys() {
+		x, _ := d.Get(k)
+		if x == nil {
+			continue
+		}
+		if _, u := x.(value.Undefined); u {
+			continue
+		}
+		if xmlAttrKeyRe.MatchString(k) {
+			return nil, typeErrorf("Invalid character in attribute name: %s", value.Repr(k))
+		}
+		items = append(items, htmlEscape(k)+`="`+htmlEscape(softStr(x))+`"`)
+	}
+	rv := strings.Join(items, " ")
+	if value.Truthy(v[0]) && rv != "" {
+		rv = " " + rv
+	}
+	return rv, nil
 }

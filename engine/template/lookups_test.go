@@ -1,0 +1,84 @@
+package template
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
+)
+
+func le(name, msg string) string { return "The lookup plugin '" + name + "' failed: " + msg }
+
+func TestLookups(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "files"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "files", "f.txt"), []byte("  file content  \n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates", "t.j2"), []byte("hello {{ who | default('x') }}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain.txt"), []byte("plain"), 0o644))
+
+	e := New()
+	e.Getenv = func(k string) (string, bool) {
+		if k == "MY_HOME" {
+			return "/home/me", true
+		}
+		return "", false
+	}
+	vars := MapVars{D: value.DictOf("myvar", 42, "who", "you")}
+	cases := []tcase{
+		{"{{ lookup('env', 'MY_HOME') }}", "/home/me", ""},
+		{"{{ lookup('env', 'NOPE_NOT_SET') }}", "", ""},
+		{"{{ lookup('env', 'NOPE_NOT_SET', default='d') }}", "d", ""},
+		{"{{ lookup('env', 5) }}", nil, le("env", "'int' object has no attribute 'split'")},
+		{"{{ lookup('file', 'f.txt') }}", "  file content", ""},
+		{"{{ lookup('file', 'f.txt', rstrip=false) }}", "  file content  \n", ""},
+		{"{{ lookup('file', 'f.txt', lstrip=true) }}", "file content", ""},
+		{"{{ lookup('ansible.builtin.file', 'plain.txt') }}", "plain", ""},
+		{"{{ lookup('file', 'nope.txt') }}", nil, le("file", "Unable to access the file 'nope.txt': File not found. Use -vvvvv to see paths searched.")},
+		{"{{ lookup('file', 'f.txt', bad=1) }}", nil, le("file", "Unrecognized argument(s) for file: bad")},
+		{"{{ lookup('template', 't.j2') }}", "hello you\n", ""},
+		{"{{ lookup('template', 't.j2', template_vars={'who': 'bob'}) }}", "hello bob\n", ""},
+		{"{{ lookup('template', 'nope.j2') }}", nil, le("template", "the template file nope.j2 could not be found for the lookup")},
+		{"{{ lookup('vars', 'myvar') }}", 42, ""},
+		{"{{ lookup('vars', 'nope', default='d') }}", "d", ""},
+		{"{{ lookup('vars', 'nope') }}", nil, "No variable named 'nope' was found."},
+		{"{{ lookup('vars', 5) }}", nil, le("vars", "Variable name must be 'str' not 'int'.")},
+		{"{{ query('items', [1, [2, 3]], 4) }}", L(1, L(2, 3), 4), ""},
+		{"{{ query('items', [1, 2], [3]) }}", L(1, 2, 3), ""},
+		{"{{ query('list', [1, [2]], 3) }}", L(L(1, L(2)), 3), ""},
+		{"{{ query('indexed_items', ['a', 'b']) }}", L(T(0, "a"), T(1, "b")), ""},
+		{"{{ query('dict', {'a': 1, 'b': 2}) }}", L(D("key", "a", "value", 1), D("key", "b", "value", 2)), ""},
+		{"{{ lookup('dict', 'x') }}", nil, le("dict", "the 'dict' lookup plugin expects a dictionary, got 'x' of type <class 'str'>)")},
+		{"{{ query('sequence', 'start=1 end=5') }}", L("1", "2", "3", "4", "5"), ""},
+		{"{{ query('sequence', '4:host%02d') }}", L("host01", "host02", "host03", "host04"), ""},
+		{"{{ query('sequence', '2-10/2') }}", L("2", "4", "6", "8", "10"), ""},
+		{"{{ query('sequence', 'start=0 count=5 stride=2') }}", L("0", "2", "4", "6", "8"), ""},
+		{"{{ query('sequence', start=5, end=7) }}", L("5", "6", "7"), ""},
+		{"{{ query('sequence', 'start=10 end=1') }}", nil, le("sequence", "to count backwards make stride negative")},
+		{"{{ query('sequence', 'start=1 end=5 bad=1') }}", nil, le("sequence", "unrecognized arguments to with_sequence: ['bad']")},
+		{"{{ query('sequence', 'end=5 count=2') }}", nil, le("sequence", "can't specify both count and end in with_sequence")},
+		{"{{ query('sequence', 'start=a end=2') }}", nil, le("sequence", "Config 'start' for 'sequence' lookup plugin from 'Direct' has an invalid value: Invalid value provided for 'integer': 'a'")},
+		{"{{ query('sequence', 'count=0') }}", []any{}, ""},
+		{"{{ query('first_found', ['nope.txt', 'plain.txt']) }}", L(filepath.Join(dir, "plain.txt")), ""},
+		{"{{ query('first_found', ['nope.txt', 'f.txt']) }}", nil, le("first_found", "No file was found when using first_found.")},
+		{"{{ query('first_found', files=['nope.txt', 'f.txt'], paths=['" + filepath.Join(dir, "files") + "']) }}", L(filepath.Join(dir, "files", "f.txt")), ""},
+		{"{{ query('first_found', ['nope.txt'], skip=true) }}", []any{}, ""},
+		{"{{ lookup('first_found', ['a', 'b']) }}", nil, le("first_found", "No file was found when using first_found.")},
+		{"{{ query('together', [1, 2], ['a']) }}", L(L(1, "a"), L(2, nil)), ""},
+		{"{{ query('nested', [1, 2], ['a']) }}", L(L(1, "a"), L(2, "a")), ""},
+		{"{{ query('fileglob', '*.txt') }}", L(filepath.Join(dir, "files", "f.txt")), ""},
+		{"{{ query('subelements', [{'n': 1, 'l': [5, 6]}], 'l') | map('last') | list }}", L(5, 6), ""},
+	}
+	for _, c := range cases {
+		got, err := e.Render(c.src, vars, Options{SearchPaths: []string{dir}})
+		if c.err != "" {
+			require.Error(t, err, c.src)
+			require.Equal(t, c.err, err.Error(), c.src)
+			continue
+		}
+		require.NoError(t, err, c.src)
+		require.Equal(t, c.want, got, c.src)
+	}
+}
