@@ -559,9 +559,9 @@ func writePyJSON(b *strings.Builder, v any, o pyJSONOpts, depth int) error {
 			b.WriteString(value.FormatFloat(x))
 		}
 	case string:
-		writePyJSONString(b, x, o.ensureASCII)
+		value.WriteJSONString(b, x, o.ensureASCII)
 	case value.Omit:
-		writePyJSONString(b, value.OmitPlaceholder, o.ensureASCII)
+		value.WriteJSONString(b, value.OmitPlaceholder, o.ensureASCII)
 	case []any, value.Tuple, *rangeVal:
 		items, _ := iterate(x)
 		if len(items) == 0 {
@@ -596,7 +596,7 @@ func writePyJSON(b *strings.Builder, v any, o pyJSONOpts, depth int) error {
 				b.WriteString(o.itemSep)
 			}
 			jsonNewline(b, o, depth+1)
-			writePyJSONString(b, k, o.ensureASCII)
+			value.WriteJSONString(b, k, o.ensureASCII)
 			b.WriteString(o.keySep)
 			e, _ := x.Get(k)
 			if err := writePyJSON(b, e, o, depth+1); err != nil {
@@ -606,50 +606,13 @@ func writePyJSON(b *strings.Builder, v any, o pyJSONOpts, depth int) error {
 		jsonNewline(b, o, depth)
 		b.WriteByte('}')
 	case *pyDatetime:
-		writePyJSONString(b, x.isoformat(), o.ensureASCII)
+		value.WriteJSONString(b, x.isoformat(), o.ensureASCII)
 	case value.Undefined:
 		return undefinedErr(x)
 	default:
 		return typeErrorf("Object of type %s is not JSON serializable", pyTypeName(v))
 	}
 	return nil
-}
-
-func writePyJSONString(b *strings.Builder, s string, ascii bool) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20:
-				fmt.Fprintf(b, `\u%04x`, r)
-			case ascii && r > 0x7e:
-				if r > 0xffff {
-					r -= 0x10000
-					fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-				} else {
-					fmt.Fprintf(b, `\u%04x`, r)
-				}
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 var jsonDumpsKw = map[string]bool{"indent": true, "sort_keys": true, "ensure_ascii": true, "separators": true,

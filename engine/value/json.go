@@ -51,9 +51,9 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) {
 		}
 		b.WriteString(s)
 	case string:
-		writeJSONString(b, x, o.EnsureASCII)
+		WriteJSONString(b, x, o.EnsureASCII)
 	case Omit:
-		writeJSONString(b, OmitPlaceholder, o.EnsureASCII)
+		WriteJSONString(b, OmitPlaceholder, o.EnsureASCII)
 	case []any:
 		writeJSONList(b, x, o, depth)
 	case Tuple:
@@ -77,7 +77,7 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) {
 				}
 			}
 			newline(b, o, depth+1)
-			writeJSONString(b, k, o.EnsureASCII)
+			WriteJSONString(b, k, o.EnsureASCII)
 			b.WriteString(": ")
 			e, _ := x.Get(k)
 			writeJSON(b, e, o, depth+1)
@@ -85,7 +85,7 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) {
 		newline(b, o, depth)
 		b.WriteByte('}')
 	default:
-		writeJSONString(b, fmt.Sprint(x), o.EnsureASCII)
+		WriteJSONString(b, fmt.Sprint(x), o.EnsureASCII)
 	}
 }
 
@@ -116,7 +116,9 @@ func newline(b *strings.Builder, o JSONOptions, depth int) {
 	}
 }
 
-func writeJSONString(b *strings.Builder, s string, ascii bool) {
+// WriteJSONString writes s as a JSON string literal, as Python's
+// json.dumps does; ascii escapes every non-ASCII character.
+func WriteJSONString(b *strings.Builder, s string, ascii bool) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
