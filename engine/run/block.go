@@ -5,8 +5,8 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// runItems runs a list of tasks and blocks on every active host. It
-// returns false once no host can continue.
+// runItems runs a list of tasks and blocks on every active host, stopping
+// once no host can continue.
 func (r *Runner) runItems(ps *playState, f *frame, items []playbook.Item) {
 	for _, it := range items {
 		if ps.endPlay || !r.anyActive(ps) {

@@ -9,7 +9,8 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-func nil2(k *playbook.Keywords) any { return k.IgnoreErrors }
+// ignoreErrorsOf reads the ignore_errors keyword.
+func ignoreErrorsOf(k *playbook.Keywords) any { return k.IgnoreErrors }
 
 // include runs include_tasks or include_role for this host.
 func (tr *taskRun) include(locals *value.Dict) {

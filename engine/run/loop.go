@@ -95,7 +95,6 @@ func (tr *taskRun) runLoop() {
 	}
 	var results []any
 	anyChanged, anyFailed, allSkipped := false, false, true
-	var lastErr error
 	for i, it := range items {
 		locals := value.DictOf(loopVar, it, "ansible_loop_var", loopVar)
 		if indexVar != nil {
@@ -124,7 +123,6 @@ func (tr *taskRun) runLoop() {
 			}
 		}
 		if err != nil {
-			lastErr = err
 			res = value.DictOf("msg", err.Error(), "failed", true)
 		}
 		res.Set(loopVar, it)
@@ -176,9 +174,8 @@ func (tr *taskRun) runLoop() {
 	if anyFailed {
 		agg.Set("msg", "One or more items failed")
 		agg.Set("failed", true)
-		_ = lastErr
 		tr.register(agg)
-		ignored := tr.boolOf(tr.f.keyword(t, "ignore_errors", nil2))
+		ignored := tr.boolOf(tr.f.keyword(t, "ignore_errors", ignoreErrorsOf))
 		st := tr.r.stat(tr.host.name)
 		tr.r.Display.Result(&Event{Host: tr.host.name, Task: t, Name: tr.name, Status: StatusFailed, Result: value.DictOf("msg", "One or more items failed", "changed", anyChanged), Ignored: ignored, NoLog: tr.noLog})
 		if ignored {

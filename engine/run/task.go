@@ -56,7 +56,7 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 			continue
 		}
 		tr := r.newTaskRun(ps, f, t, hs)
-		if !banner && !isInclude(t) || !banner && isInclude(t) {
+		if !banner {
 			r.Display.TaskStart(tr.name, t, false)
 			banner = true
 		}
@@ -65,10 +65,6 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 			return
 		}
 	}
-}
-
-func isInclude(t *playbook.Task) bool {
-	return t.Module == "include_tasks" || t.Module == "include_role"
 }
 
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
@@ -475,7 +471,7 @@ func (tr *taskRun) fail(err error, res *value.Dict) {
 		err = &ChainError{Msg: "Task failed", Origin: &tr.t.Pos, Cause: errors.New("Action failed: " + value.Str(msg))}
 	}
 	tr.register(res)
-	ignored := tr.boolOf(tr.f.keyword(tr.t, "ignore_errors", func(k *playbook.Keywords) any { return k.IgnoreErrors }))
+	ignored := tr.boolOf(tr.f.keyword(tr.t, "ignore_errors", ignoreErrorsOf))
 	st := tr.r.stat(tr.host.name)
 	tr.r.Display.Error(err)
 	tr.r.Display.Result(&Event{Host: tr.host.name, Task: tr.t, Name: tr.name, Status: StatusFailed, Result: res, Ignored: ignored, NoLog: tr.noLog})
