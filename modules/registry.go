@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -33,6 +35,17 @@ type Request struct {
 	TaskDir string
 	// Shared holds per-run clients (Kubernetes, HTTP) that modules reuse.
 	Shared *Shared
+	// Env is the task's merged `environment` keyword, rendered. Modules
+	// read it before the process environment (see Getenv).
+	Env map[string]string
+}
+
+// Getenv looks a variable up in the task environment, then the process's.
+func (r *Request) Getenv(name string) (string, bool) {
+	if v, ok := r.Env[name]; ok {
+		return v, true
+	}
+	return os.LookupEnv(name)
 }
 
 // Module is a native Ansible module.
@@ -99,6 +112,7 @@ func (r *Registry) Names() []string {
 
 // Shared carries per-run state that modules share, such as API clients.
 type Shared struct {
+	mu     sync.Mutex
 	values map[string]any
 }
 
@@ -107,6 +121,8 @@ func NewShared() *Shared { return &Shared{values: map[string]any{}} }
 
 // Get returns a shared value, building it once with mk.
 func (s *Shared) Get(key string, mk func() (any, error)) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if v, ok := s.values[key]; ok {
 		return v, nil
 	}

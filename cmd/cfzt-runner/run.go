@@ -14,6 +14,8 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/mattn/go-isatty"
 )
 
@@ -87,7 +89,7 @@ func runCLI(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "usage: cfzt-runner [options] PLAYBOOK...")
 		return 5
 	}
-	reg, err := modules.NewRegistry(modules.Builtin())
+	reg, err := modules.NewRegistry(modules.Builtin(), k8s.Modules(), uri.Modules())
 	if err != nil {
 		return exitCode(err)
 	}

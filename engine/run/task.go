@@ -234,10 +234,14 @@ func (tr *taskRun) once(sc *scope) (*value.Dict, error) {
 	if t.Module == "include_vars" {
 		return tr.includeVars(args)
 	}
+	env, err := tr.environment(sc)
+	if err != nil {
+		return nil, err
+	}
 	mod := tr.r.Modules.Get(t.Module)
 	req := &modules.Request{Ctx: tr.r.ctx, Args: args, Module: t.Module, Host: tr.host.name,
 		Check: tr.checkMode(), Diff: tr.r.Opts.Diff, Verbosity: tr.r.Opts.Verbosity,
-		Vars: sc, Engine: tr.r.Engine, Opt: tr.opt, Stdout: tr.r.Stdout, TaskDir: t.Dir, Shared: tr.r.Shared}
+		Vars: sc, Engine: tr.r.Engine, Opt: tr.opt, Stdout: tr.r.Stdout, TaskDir: t.Dir, Shared: tr.r.Shared, Env: env}
 	res, err := mod.Run(req)
 	if err != nil {
 		return nil, chain("Task failed", t.Pos, err)
@@ -249,6 +253,48 @@ func (tr *taskRun) once(sc *scope) (*value.Dict, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// environment merges the `environment` keyword of the play, blocks, role
+// and task (inner levels win, as Ansible's prepend-extend does) and renders it.
+func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
+	var levels []any
+	for _, x := range tr.f.chain() {
+		if x.kw != nil && x.kw.Set["environment"] {
+			levels = append(levels, x.kw.Environment)
+		}
+	}
+	if tr.t.Set["environment"] {
+		levels = append(levels, tr.t.Environment)
+	}
+	if len(levels) == 0 {
+		return nil, nil
+	}
+	env := map[string]string{}
+	for _, lv := range levels {
+		rv, err := tr.r.Engine.RenderValue(lv, sc, tr.opt)
+		if err != nil {
+			return nil, chain("Task failed", tr.t.Pos, chain("Error while resolving value for 'environment'", tr.t.Pos, err))
+		}
+		list, ok := rv.([]any)
+		if !ok {
+			list = []any{rv}
+		}
+		for _, e := range list {
+			d, ok := e.(*value.Dict)
+			if !ok {
+				if e == nil {
+					continue
+				}
+				return nil, chain("Task failed", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
+			}
+			d.Each(func(k string, v any) bool {
+				env[k] = value.Str(v)
+				return true
+			})
+		}
+	}
+	return env, nil
 }
 
 func (tr *taskRun) checkMode() bool {
