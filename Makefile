@@ -16,6 +16,7 @@ test: build kube-apiserver
 	$(GO) vet ./...
 	CFZT_KUBE_APISERVER=$$(hack/build-apiserver.sh) $(GO) test -p 2 -count=1 ./...
 	cd internal/cfsim/sdktest && $(GO) test -count=1 ./...
+	cd internal/tools/helmtest && CFZT_KUBE_APISERVER=$$(../../../hack/build-apiserver.sh) $(GO) test -count=1 ./...
 
 kube-apiserver:
 	hack/build-apiserver.sh
@@ -28,16 +29,50 @@ conformance: build
 oracle:
 	sh hack/install-oracle.sh $(ORACLE_DIR)
 
+## lint: gofmt (every Go file of every module), go vet, and staticcheck when
+## it installs from the Go module proxy (a pinned version, never in go.mod).
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK_BIN := .cache/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 lint:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	  if [ -n "$$files" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$files"; exit 1; fi
 	$(GO) vet ./...
+	@if [ -x $(STATICCHECK_BIN) ] || GOBIN=$(CURDIR)/$(dir $(STATICCHECK_BIN)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); then \
+	  echo "staticcheck ($(STATICCHECK_VERSION)) ./..."; $(STATICCHECK_BIN) ./...; \
+	else echo "lint: staticcheck $(STATICCHECK_VERSION) could not be installed from the module proxy; skipping it" >&2; fi
 
-demo:
-	@echo "make demo is not implemented yet: it needs the kube-apiserver harness, the Cloudflare simulator and the operator roles (issues 3-6)." >&2
-	@exit 1
+## demo: the operator end to end on this machine, no cluster and no Cloudflare
+## account: a local kube-apiserver, the Cloudflare simulator and the three
+## tiers (see docs/demo.md). DEMO_FLAGS=-short runs the quick version.
+DEMO_FLAGS ?=
+demo: kube-apiserver
+	$(GO) build -o bin/cfzt-demo ./cmd/cfzt-demo
+	CFZT_KUBE_APISERVER=$$(hack/build-apiserver.sh) bin/cfzt-demo $(DEMO_FLAGS)
 
-bench:
-	$(GO) test -run '^$$' -bench . ./engine/...
+## image: the operator image as an OCI layout tarball, without Docker
+## (container/Dockerfile is the Docker build of the same image).
+IMAGE ?= ghcr.io/cfzt/cfzt-operator:dev
+IMAGE_TAR ?= bin/cfzt-operator-image.tar
+.PHONY: image
+image:
+	$(GO) run ./internal/image/cmd/cfzt-image -o $(IMAGE_TAR) -name $(IMAGE)
+
+## bench: cfzt-runner and the reference ansible-playbook side by side
+## (bench/README.md); BENCH_RUNS=1 BENCH_WARMUP=0 for a quick smoke run.
+bench: build
+	$(GO) build -o bin/cfzt-bench ./cmd/cfzt-bench
+	ORACLE_DIR=$(ORACLE_DIR) bin/cfzt-bench
 
 clean:
 	rm -rf bin
+
+## k8s-goldens: re-record tests/k8s-golden/expected with the reference
+## ansible-playbook (and cfzt-runner for k8s_status) against a fresh apiserver.
+.PHONY: k8s-goldens
+k8s-goldens:
+	hack/record-k8s-goldens.sh
+
+## goldens: re-record tests/golden/cases/*/expected.* from the oracle (installs it if missing).
+.PHONY: goldens
+goldens:
+	hack/record-goldens.sh

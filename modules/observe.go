@@ -2,9 +2,14 @@ package modules
 
 import "sync/atomic"
 
-// RequestObserver is told about every outbound request a module makes:
-// kind is "kubernetes" or "http", code the HTTP status (0 for a transport
-// error). The runtime installs one to feed its metrics.
+// RequestObserver is told about outbound requests modules make: kind is
+// "kubernetes" or "http", code the HTTP status (0 for a transport error).
+// The operator runtime installs one to feed its metrics.
+//
+// Requests sent through a client-go REST client are counted by the runtime
+// itself (client-go's request-result hook), so modules call ObserveRequest
+// with kind "kubernetes" only for requests that bypass client-go; they call
+// it for every HTTP request of their own (uri, the Cloudflare API).
 type RequestObserver func(kind string, code int)
 
 var observer atomic.Pointer[RequestObserver]

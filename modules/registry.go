@@ -38,6 +38,14 @@ type Request struct {
 	// Env is the task's merged `environment` keyword, rendered. Modules
 	// read it before the process environment (see Getenv).
 	Env map[string]string
+	// ArgPos is where each argument was written (zero when unknown); KeyPos
+	// is where its key was written.
+	ArgPos, KeyPos func(key string) value.Pos
+	// Cond evaluates a conditional as `when:` does, with 2.19's strict
+	// boolean results; pos is where it was written. Nil outside a run.
+	Cond func(cond any, pos value.Pos) (bool, error)
+	// WarnAt shows a warning at a source position (zero: none).
+	WarnAt func(msg string, pos value.Pos)
 }
 
 // Getenv looks a variable up in the task environment, then the process's.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -20,55 +22,134 @@ import (
 
 // Default is the default callback.
 type Default struct {
-	Out       io.Writer
-	Err       io.Writer
-	Verbose   int
-	Color     bool
-	ConfigMsg string
-	lastTask  *playbook.Task
-	sources   map[string][]string
+	Out     io.Writer
+	Err     io.Writer
+	Verbose int
+	Color   bool
+	// ConfigMsg is the "Using ... as config file" line shown with -v;
+	// ConfigFile the config file path ("" for none).
+	ConfigMsg  string
+	ConfigFile string
+	// InventoryMsgs are the "Parsed ... inventory source" lines of -vvv.
+	InventoryMsgs []string
+	lastTask      *playbook.Task
+	sources       map[string][]string
+	// shown dedups warnings, as ansible-core's display does.
+	shown map[string]bool
 }
+
+// Ansible's default colours (constants.COLOR_CODES), as SGR attributes.
+var (
+	colorOK          = []color.Attribute{0, color.FgGreen}
+	colorChanged     = []color.Attribute{0, color.FgYellow}
+	colorSkip        = []color.Attribute{0, color.FgCyan}
+	colorError       = []color.Attribute{0, color.FgRed}
+	colorUnreachable = []color.Attribute{color.Bold, color.FgRed}
+	colorWarn        = []color.Attribute{color.Bold, color.FgMagenta}
+	colorDebug       = []color.Attribute{color.Bold, color.FgBlack}
+	colorVerbose     = []color.Attribute{0, color.FgBlue}
+	colorIncluded    = colorSkip
+	colorDeprecate   = []color.Attribute{0, color.FgMagenta}
+)
 
 // Verbosity implements run.Display.
 func (d *Default) Verbosity() int { return d.Verbose }
 
-func (d *Default) paint(c color.Attribute, s string) string {
-	if !d.Color {
+// paint colours every line of s, as ansible.utils.color.stringc does:
+// each line is wrapped in the colour's SGR sequence and a plain reset.
+func (d *Default) paint(c []color.Attribute, s string) string {
+	if !d.Color || c == nil {
 		return s
 	}
-	return color.New(c).Sprint(s)
+	codes := make([]string, len(c))
+	for i, a := range c {
+		codes[i] = fmt.Sprint(int(a))
+	}
+	open := "\x1b[" + strings.Join(codes, ";") + "m"
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = open + l + "\x1b[0m"
+	}
+	return strings.Join(lines, "\n")
 }
 
-func (d *Default) line(c color.Attribute, s string) {
+func (d *Default) line(c []color.Attribute, s string) {
 	fmt.Fprintln(d.Out, d.paint(c, s))
 }
 
+func (d *Default) errOut() io.Writer {
+	if d.Err != nil {
+		return d.Err
+	}
+	return os.Stderr
+}
+
 func (d *Default) banner(msg string) {
-	stars := 79 - utf8.RuneCountInString(msg)
+	msg = strings.TrimSpace(msg)
+	stars := 79 - textWidth(msg)
 	if stars <= 3 {
 		stars = 3
 	}
 	fmt.Fprintf(d.Out, "\n%s %s\n", msg, strings.Repeat("*", stars))
 }
 
+// textWidth approximates the terminal width of s (wide runes count 2).
+func textWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		switch {
+		case r >= 0x1100 && (r <= 0x115f || r == 0x2329 || r == 0x232a ||
+			(r >= 0x2e80 && r <= 0xa4cf && r != 0x303f) || (r >= 0xac00 && r <= 0xd7a3) ||
+			(r >= 0xf900 && r <= 0xfaff) || (r >= 0xfe30 && r <= 0xfe6f) || (r >= 0xff00 && r <= 0xff60) ||
+			(r >= 0xffe0 && r <= 0xffe6) || (r >= 0x1f300 && r <= 0x1faff) || (r >= 0x20000 && r <= 0x3fffd)):
+			w += 2
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		default:
+			w++
+		}
+	}
+	return w
+}
+
+// Header prints the version header of -vv and above.
+func (d *Default) header() {
+	exe, _ := os.Executable()
+	cfg := d.ConfigFile
+	if cfg == "" {
+		cfg = "None"
+	}
+	fmt.Fprintf(d.Out, "cfzt-runner [core 2.19.11]\n  config file = %s\n  executable location = %s\n  go version = %s\n", cfg, exe, runtime.Version())
+}
+
 // PlaybookStart implements run.Display.
 func (d *Default) PlaybookStart(pb *playbook.Playbook) {
 	if d.Verbose >= 2 {
-		fmt.Fprintf(d.Out, "cfzt-runner [core 2.19.11]\n  config file = None\n  executable location = %s\n", os.Args[0])
+		d.header()
 	}
-	if d.Verbose >= 1 {
+	if d.Verbose >= 1 && d.ConfigMsg != "" {
 		fmt.Fprintln(d.Out, d.ConfigMsg)
+	}
+	if d.Verbose >= 3 {
+		for _, m := range d.InventoryMsgs {
+			d.line(colorVerbose, m)
+		}
+	}
+	if d.Verbose >= 2 {
+		for _, m := range pb.Messages {
+			d.line(colorVerbose, m)
+		}
 	}
 	if d.Verbose >= 2 {
 		fmt.Fprintln(d.Out, "Skipping callback 'minimal', as we already have a stdout callback.")
 		fmt.Fprintln(d.Out, "Skipping callback 'oneline', as we already have a stdout callback.")
 		d.banner("PLAYBOOK: " + filepath.Base(pb.Path))
-		fmt.Fprintf(d.Out, "%d plays in %s\n", len(pb.Plays), filepath.Base(pb.Path))
+		fmt.Fprintf(d.Out, "%d plays in %s\n", len(pb.Plays), pb.Arg)
 	}
 }
 
 // PlayStart implements run.Display.
 func (d *Default) PlayStart(name string) {
+	name = strings.TrimSpace(name)
 	if name == "" {
 		d.banner("PLAY")
 		return
@@ -83,41 +164,67 @@ func (d *Default) TaskStart(name string, t *playbook.Task, handler bool) {
 		prefix = "RUNNING HANDLER"
 	}
 	d.banner(fmt.Sprintf("%s [%s]", prefix, strings.TrimSpace(name)))
-	if d.Verbose >= 2 {
-		fmt.Fprintf(d.Out, "task path: %s:%d\n", t.Pos.File, t.Pos.Line)
+	if d.Verbose >= 2 && !t.Pos.IsZero() {
+		d.line(colorDebug, fmt.Sprintf("task path: %s:%d", t.Pos.File, t.Pos.Line))
 	}
 	d.lastTask = t
+}
+
+// Message implements run.Messenger: verbose lines such as handler
+// notifications.
+func (d *Default) Message(level int, msg string) {
+	if d.Verbose >= level {
+		d.line(colorVerbose, msg)
+	}
+}
+
+// NoHostsMatched implements run.NoHostsDisplay.
+func (d *Default) NoHostsMatched() {
+	d.line(colorSkip, "skipping: no hosts matched")
 }
 
 var debugKeep = map[string]bool{"msg": true, "exception": true, "warnings": true, "deprecations": true}
 var hideInDebug = []string{"changed", "failed", "skipped", "invocation", "skip_reason", "ansible_loop_var", "ansible_index_var", "ansible_loop"}
 
-// cleanResult applies ansible-core's callback result filtering.
+// preserved are the keys a no_log result keeps (task_result._PRESERVE).
+var preserved = []string{"attempts", "changed", "retries", "_ansible_no_log", "warnings", "deprecations"}
+
+// keptInternal are the internal keys callbacks still see.
+var keptInternal = map[string]bool{"_ansible_verbose_always": true, "_ansible_item_label": true, "_ansible_no_log": true, "_ansible_verbose_override": true}
+
+func censored(ev *run.Event) bool {
+	return ev.NoLog && !ev.Item || value.Truthy(ev.Result.Default("_ansible_no_log", false))
+}
+
+// cleanResult applies ansible-core's callback result filtering: no_log
+// censoring, internal keys, debug's own trimming, and the loop results
+// the items already showed.
 func (d *Default) cleanResult(ev *run.Event) *value.Dict {
 	res := ev.Result
-	if ev.NoLog || value.Truthy(res.Default("_ansible_no_log", false)) {
-		c := value.NewDict(4)
-		for _, k := range []string{"attempts", "changed", "retries"} {
+	var out *value.Dict
+	if censored(ev) {
+		out = value.NewDict(4)
+		for _, k := range preserved {
 			if v, ok := res.Get(k); ok {
-				c.Set(k, v)
+				out.Set(k, v)
 			}
 		}
-		c.Set("censored", "the output has been hidden due to the fact that 'no_log: true' was specified for this result")
-		return c
+		out.Set("censored", "the output has been hidden due to the fact that 'no_log: true' was specified for this result")
+	} else {
+		out = value.NewDict(res.Len())
+		isDebug := ev.Task.Module == "debug"
+		res.Each(func(k string, v any) bool {
+			switch {
+			case k == "failed" || k == "skipped" || k == "exception":
+			case isDebug && k == "invocation":
+			case strings.HasPrefix(k, "_ansible_") && !keptInternal[k]:
+			default:
+				out.Set(k, stripInternal(v))
+			}
+			return true
+		})
 	}
-	out := value.NewDict(res.Len())
-	isDebug := ev.Task.Module == "debug"
-	res.Each(func(k string, v any) bool {
-		if k == "failed" || k == "skipped" || (isDebug && k == "invocation") {
-			return true
-		}
-		if strings.HasPrefix(k, "_ansible") && k != "_ansible_verbose_always" && k != "_ansible_item_label" && k != "_ansible_no_log" {
-			return true
-		}
-		out.Set(k, v)
-		return true
-	})
-	if isDebug {
+	if ev.Task.Module == "debug" {
 		if out.Has("msg") {
 			for _, k := range append([]string(nil), out.Keys()...) {
 				if !debugKeep[k] && !strings.HasPrefix(k, "_") {
@@ -133,6 +240,62 @@ func (d *Default) cleanResult(ev *run.Event) *value.Dict {
 	return out
 }
 
+// stripInternal removes _ansible_* keys at every level.
+func stripInternal(v any) any {
+	switch x := v.(type) {
+	case *value.Dict:
+		var out *value.Dict
+		for i, k := range x.Keys() {
+			e, _ := x.Get(k)
+			se := stripInternal(e)
+			if out == nil && (strings.HasPrefix(k, "_ansible_") || !sameRef(se, e)) {
+				out = value.NewDict(x.Len())
+				for _, pk := range x.Keys()[:i] {
+					pv, _ := x.Get(pk)
+					out.Set(pk, pv)
+				}
+			}
+			if out != nil && !strings.HasPrefix(k, "_ansible_") {
+				out.Set(k, se)
+			}
+		}
+		if out != nil {
+			return out
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			se := stripInternal(e)
+			if out == nil && !sameRef(se, e) {
+				out = make([]any, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = se
+			}
+		}
+		if out != nil {
+			return out
+		}
+	case *run.ResultError:
+		return "(traceback unavailable)"
+	}
+	return v
+}
+
+func sameRef(a, b any) bool {
+	switch x := a.(type) {
+	case *value.Dict:
+		y, ok := b.(*value.Dict)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	return true
+}
+
+// dump renders a cleaned result as _dump_results does.
 func (d *Default) dump(res *value.Dict) string {
 	indent := 0
 	if value.Truthy(res.Default("_ansible_verbose_always", false)) || d.Verbose > 2 {
@@ -156,59 +319,142 @@ func (d *Default) dump(res *value.Dict) string {
 }
 
 func itemLabel(ev *run.Event) string {
-	if ev.NoLog || value.Truthy(ev.Result.Default("_ansible_no_log", false)) {
+	if value.Truthy(ev.Result.Default("_ansible_no_log", false)) {
 		return "(censored due to no_log)"
 	}
 	if l, ok := ev.Result.Get("_ansible_item_label"); ok {
 		return value.Str(l)
 	}
-	loopVar := value.Str(ev.Result.Default("ansible_loop_var", "item"))
-	return value.Str(ev.Result.Default(loopVar, nil))
+	return value.Str(ev.Result.Default("item", nil))
 }
 
+// verbose is _run_is_verbose: -v or a result that asks to be shown.
 func verbose(ev *run.Event, v int) bool {
-	return v > 0 || value.Truthy(ev.Result.Default("_ansible_verbose_always", false))
+	res := ev.Result
+	if censored(ev) {
+		return v > 0
+	}
+	return (v > 0 || res.Default("_ansible_verbose_always", false) == true) && res.Default("_ansible_verbose_override", false) != true
+}
+
+func hostLabel(ev *run.Event) string {
+	if ev.Delegate != "" && ev.Delegate != ev.Host {
+		return ev.Host + " -> " + ev.Delegate
+	}
+	return ev.Host
+}
+
+// warnings prints a result's warnings and deprecations.
+func (d *Default) warnings(res *value.Dict) {
+	if l, ok := res.Default("warnings", nil).([]any); ok {
+		for _, w := range l {
+			d.Warning(value.Str(w))
+		}
+	}
+	if l, ok := res.Default("deprecations", nil).([]any); ok {
+		for _, w := range l {
+			msg := w
+			if dd, ok := w.(*value.Dict); ok {
+				msg = dd.Default("msg", "")
+			}
+			fmt.Fprintln(d.errOut(), d.paint(colorDeprecate, "[DEPRECATION WARNING]: "+value.Str(msg)))
+		}
+	}
 }
 
 // Result implements run.Display.
 func (d *Default) Result(ev *run.Event) {
-	host := ev.Host
-	if dt, ok := ev.Task.DelegateTo.(string); ok && dt != "" && dt != host && !template.HasMarkers(dt) {
-		host = host + " -> " + dt
+	host := hostLabel(ev)
+	d.warnings(ev.Result)
+	// The cleaned result is only built when something shows it: results
+	// can be large and most lines at -v0 do not.
+	var cleaned *value.Dict
+	clean := func() *value.Dict {
+		if cleaned == nil {
+			cleaned = d.cleanResult(ev)
+		}
+		return cleaned
 	}
-	res := d.cleanResult(ev)
 	switch ev.Status {
 	case run.StatusOK, run.StatusChanged:
-		word, c := "ok", color.FgGreen
+		if ev.Loop || (ev.Task.Module == "include_tasks" || ev.Task.Module == "include_role") {
+			return
+		}
+		word, c := "ok", colorOK
 		if ev.Status == run.StatusChanged {
-			word, c = "changed", color.FgYellow
+			word, c = "changed", colorChanged
 		}
 		msg := fmt.Sprintf("%s: [%s]", word, host)
 		if ev.Item {
 			msg += fmt.Sprintf(" => (item=%s)", itemLabel(ev))
 		}
 		if verbose(ev, d.Verbose) {
-			msg += " => " + d.dump(res)
+			msg += " => " + d.dump(clean())
 		}
 		d.line(c, msg)
+		d.diff(ev)
 	case run.StatusSkipped:
+		if ev.Loop {
+			clean().Delete("results")
+		}
 		msg := fmt.Sprintf("skipping: [%s]", ev.Host)
 		if ev.Item {
 			msg += fmt.Sprintf(" => (item=%s) ", itemLabel(ev))
 		}
-		if d.Verbose > 0 {
-			msg += " => " + d.dump(res)
+		if verbose(ev, d.Verbose) {
+			msg += " => " + d.dump(clean())
 		}
-		d.line(color.FgCyan, msg)
+		d.line(colorSkip, msg)
 	case run.StatusFailed:
 		if ev.Item {
-			d.line(color.FgRed, fmt.Sprintf("failed: [%s] (item=%s) => %s", host, itemLabel(ev), d.dump(res)))
+			d.line(colorError, fmt.Sprintf("failed: [%s] (item=%s) => %s", host, itemLabel(ev), d.dump(clean())))
+		} else if ev.Loop && clean().Has("results") {
+			// The items were shown; only debug's trimming removes the
+			// results and lets the summary through, as in ansible-core.
 		} else {
-			d.line(color.FgRed, fmt.Sprintf("fatal: [%s]: FAILED! => %s", host, d.dump(res)))
+			d.line(colorError, fmt.Sprintf("fatal: [%s]: FAILED! => %s", host, d.dump(clean())))
 		}
 		if ev.Ignored {
-			d.line(color.FgCyan, "...ignoring")
+			d.line(colorSkip, "...ignoring")
 		}
+	}
+}
+
+// diff shows a changed result's diff with --diff.
+func (d *Default) diff(ev *run.Event) {
+	if ev.Status != run.StatusChanged {
+		return
+	}
+	df, ok := ev.Result.Get("diff")
+	if !ok || df == nil || !ev.Diff {
+		return
+	}
+	text := formatDiff(df)
+	if text == "" {
+		return
+	}
+	if d.Color {
+		lines := strings.SplitAfter(text, "\n")
+		for i, l := range lines {
+			body := strings.TrimSuffix(l, "\n")
+			switch {
+			case strings.HasPrefix(body, "+"):
+				body = d.paint(colorOK, body)
+			case strings.HasPrefix(body, "-"):
+				body = d.paint(colorError, body)
+			case strings.HasPrefix(body, "@@"):
+				body = d.paint(colorSkip, body)
+			}
+			if strings.HasSuffix(l, "\n") {
+				body += "\n"
+			}
+			lines[i] = body
+		}
+		text = strings.Join(lines, "")
+	}
+	fmt.Fprint(d.Out, text)
+	if !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(d.Out)
 	}
 }
 
@@ -218,7 +464,7 @@ func (d *Default) Included(file, host string, label any, hasItem bool) {
 	if hasItem {
 		msg += fmt.Sprintf(" => (item=%s)", value.Str(label))
 	}
-	d.line(color.FgCyan, msg)
+	d.line(colorIncluded, msg)
 }
 
 // Retry implements run.Display.
@@ -226,122 +472,259 @@ func (d *Default) Retry(host, taskName string, res *value.Dict) {
 	attempts, _ := value.AsInt(res.Default("attempts", 0))
 	retries, _ := value.AsInt(res.Default("retries", 0))
 	msg := fmt.Sprintf("FAILED - RETRYING: [%s]: %s (%d retries left).", host, taskName, retries-attempts)
-	if d.Verbose >= 2 || value.Truthy(res.Default("_ansible_verbose_always", false)) {
-		msg += "Result was: " + value.JSON(Mask(stripForRetry(res)), value.JSONOptions{Indent: 4, SortKeys: true})
+	if d.Verbose >= 3 || res.Default("_ansible_verbose_always", false) == true {
+		shown := stripForRetry(res)
+		if value.Truthy(res.Default("_ansible_no_log", false)) {
+			shown = value.NewDict(4)
+			for _, k := range preserved {
+				if v, ok := res.Get(k); ok && !strings.HasPrefix(k, "_") {
+					shown.Set(k, v)
+				}
+			}
+			shown.Set("censored", "the output has been hidden due to the fact that 'no_log: true' was specified for this result")
+		}
+		msg += "Result was: " + value.JSON(Mask(shown), value.JSONOptions{Indent: 4, SortKeys: true})
 	}
-	d.line(color.FgHiBlack, msg)
+	d.line(colorDebug, msg)
 }
 
 func stripForRetry(res *value.Dict) *value.Dict {
 	out := value.NewDict(res.Len())
 	res.Each(func(k string, v any) bool {
-		if !strings.HasPrefix(k, "_ansible") && k != "failed" && k != "skipped" && k != "invocation" {
-			out.Set(k, v)
+		if !strings.HasPrefix(k, "_ansible") && k != "failed" && k != "skipped" && k != "invocation" && k != "exception" {
+			out.Set(k, stripInternal(v))
 		}
 		return true
 	})
 	return out
 }
 
-// Warning implements run.Display.
+// Warning implements run.Display: 2.19's [WARNING] line on stderr.
 func (d *Default) Warning(msg string) {
-	d.line(color.FgCyan, msg)
+	d.WarnAt(run.Warning{Msg: msg})
+}
+
+// WarnAt implements run.Warner: a warning with its origin and excerpt, or
+// a deprecation. Like ansible-core's display, each text is shown once.
+func (d *Default) WarnAt(w run.Warning) {
+	msg := w.Msg
+	if w.Deprecated != "" {
+		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Deprecated + "."
+	}
+	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help}))
+	prefix, c := "[WARNING]: ", colorWarn
+	if w.Deprecated != "" {
+		prefix, c = "[DEPRECATION WARNING]: ", colorDeprecate
+	}
+	if strings.Contains(text, "\n") {
+		text += "\n"
+	}
+	if d.shown == nil {
+		d.shown = map[string]bool{}
+	}
+	if d.shown[prefix+text] {
+		return
+	}
+	d.shown[prefix+text] = true
+	if w.Deprecated != "" && !d.shown["deprecation-note"] {
+		d.shown["deprecation-note"] = true
+		fmt.Fprintln(d.errOut(), d.paint(colorWarn, "[WARNING]: Deprecation warnings can be disabled by setting `deprecation_warnings=False` in ansible.cfg."))
+	}
+	fmt.Fprintln(d.errOut(), d.paint(c, prefix+text))
 }
 
 // Error implements run.Display: 2.19's [ERROR] block on stdout.
 func (d *Default) Error(err error) {
-	fmt.Fprint(d.Out, d.paint(color.FgRed, d.FormatError(err)))
+	fmt.Fprint(d.Out, d.paint(colorError, strings.TrimSuffix(d.FormatError(err), "\n"))+"\n")
+}
+
+// ControllerError implements run.ControllerErrorDisplay: the [ERROR]
+// block on stderr.
+func (d *Default) ControllerError(err error) {
+	fmt.Fprint(d.errOut(), d.paint(colorError, strings.TrimSuffix(d.FormatError(err), "\n"))+"\n")
 }
 
 // Recap implements run.Display.
 func (d *Default) Recap(stats []*run.Stats) {
 	d.banner("PLAY RECAP")
-	for _, s := range stats {
-		fmt.Fprintf(d.Out, "%-26s : %s %s %s %s %s %s %s\n", s.Host,
-			counter("ok", s.OK), counter("changed", s.Changed), counter("unreachable", s.Unreachable),
-			counter("failed", s.Failed), counter("skipped", s.Skipped), counter("rescued", s.Rescued), counter("ignored", s.Ignored))
+	sorted := append([]*run.Stats(nil), stats...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Host < sorted[j].Host })
+	for _, s := range sorted {
+		fmt.Fprintf(d.Out, "%s : %s %s %s %s %s %s %s\n", d.hostColor(s),
+			d.counter("ok", s.OK, colorOK), d.counter("changed", s.Changed, colorChanged),
+			d.counter("unreachable", s.Unreachable, colorUnreachable), d.counter("failed", s.Failed, colorError),
+			d.counter("skipped", s.Skipped, colorSkip), d.counter("rescued", s.Rescued, colorOK),
+			d.counter("ignored", s.Ignored, colorWarn))
 	}
 	fmt.Fprintln(d.Out)
 }
 
-func counter(name string, n int) string { return fmt.Sprintf("%s=%-4d", name, n) }
+func (d *Default) hostColor(s *run.Stats) string {
+	if !d.Color {
+		return fmt.Sprintf("%-26s", s.Host)
+	}
+	c := colorOK
+	switch {
+	case s.Failed != 0 || s.Unreachable != 0:
+		c = colorError
+	case s.Changed != 0:
+		c = colorChanged
+	}
+	return fmt.Sprintf("%-37s", d.paint(c, s.Host))
+}
 
-// errLink is one printed section of an error chain.
+func (d *Default) counter(name string, n int, c []color.Attribute) string {
+	s := fmt.Sprintf("%s=%-4d", name, n)
+	if n != 0 {
+		return d.paint(c, s)
+	}
+	return s
+}
+
+// errLink is one event of an error chain.
 type errLink struct {
 	msg    string
 	origin *value.Pos
 	help   string
 	note   string
+	// detached starts its own section even without an origin.
+	detached bool
 }
 
-// FormatError renders an error as ansible-core 2.19 does: the joined
-// message, then each link that has its own origin with a source excerpt.
-func (d *Default) FormatError(err error) string {
+// errLinks flattens an error chain into its events. A ChainError with no
+// message only lends its origin to the next event; template errors expand
+// into their own events (template.Links).
+func errLinks(err error) []errLink {
 	var links []errLink
-	var parts []string
+	var pending *value.Pos
+	add := func(l errLink) {
+		if pending != nil && l.origin == nil {
+			l.origin = pending
+		}
+		pending = nil
+		links = append(links, l)
+	}
 	for e := err; e != nil; {
 		var ce *run.ChainError
 		if errors.As(e, &ce) && ce == e {
-			parts = append(parts, ce.Msg)
-			if ce.Origin != nil || len(links) == 0 {
-				links = append(links, errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note})
-			} else {
-				links[len(links)-1].msg += ": " + ce.Msg
-				if ce.Help != "" {
-					links[len(links)-1].help = ce.Help
+			if ce.Msg == "" {
+				if ce.Origin != nil {
+					pending = ce.Origin
 				}
+			} else {
+				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note})
 			}
 			e = ce.Cause
 			continue
 		}
 		var le *playbook.LoadError
-		msg := e.Error()
 		if errors.As(e, &le) && le == e {
-			msg = le.Msg
+			l := errLink{msg: le.Msg, help: le.Help, note: le.Note}
+			if le.Note != "" {
+				l.origin = &value.Pos{}
+			} else if !le.Pos.IsZero() {
+				p := le.Pos
+				l.origin = &p
+			}
+			add(l)
+			e = le.Err
+			if _, isLoad := e.(*playbook.LoadError); !isLoad {
+				if _, isChain := e.(*run.ChainError); !isChain {
+					break
+				}
+			}
+			continue
 		}
-		parts = append(parts, msg)
-		if len(links) == 0 {
-			links = append(links, errLink{msg: msg})
-		} else {
-			links[len(links)-1].msg += ": " + msg
+		for _, tl := range template.Links(e) {
+			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, detached: tl.Detached})
 		}
 		break
 	}
-	var b strings.Builder
-	b.WriteString("[ERROR]: " + strings.Join(parts, ": ") + "\n")
-	if len(links) == 1 {
-		d.writeOrigin(&b, links[0])
-		return b.String()
-	}
-	b.WriteString("\n")
-	for i, l := range links {
-		if i > 0 {
-			b.WriteString("<<< caused by >>>\n\n")
-		}
-		m := l.msg
-		if i < len(links)-1 {
-			m += "."
-		}
-		b.WriteString(m + "\n")
-		d.writeOrigin(&b, l)
-	}
-	return b.String()
+	return links
 }
 
-func (d *Default) writeOrigin(b *strings.Builder, l errLink) {
-	if l.origin != nil {
-		b.WriteString("Origin: " + l.origin.String() + "\n\n")
-		if ex := d.excerpt(*l.origin); ex != "" {
-			b.WriteString(ex + "\n")
+func (l errLink) hasContext() bool { return l.origin != nil || l.help != "" || l.note != "" }
+
+func sameContext(a, b errLink) bool {
+	if (a.origin == nil) != (b.origin == nil) || a.help != b.help || a.note != b.note {
+		return false
+	}
+	return a.origin == nil || *a.origin == *b.origin
+}
+
+// FormatError renders an error as ansible-core 2.19 does: the brief
+// message, then one section per link that brings its own origin or help,
+// each with a source excerpt, joined by "<<< caused by >>>".
+func (d *Default) FormatError(err error) string {
+	links := errLinks(err)
+	if len(links) == 0 {
+		return ""
+	}
+	var all []string
+	for _, l := range links {
+		all = append(all, l.msg)
+	}
+	var segments []string
+	for i := 0; i < len(links); {
+		seg := links[i]
+		msgs := []string{seg.msg}
+		j := i + 1
+		for ; j < len(links); j++ {
+			c := links[j]
+			if c.detached || (c.hasContext() && !sameContext(c, seg)) {
+				break
+			}
+			msgs = append(msgs, c.msg)
 		}
+		segments = append(segments, d.segment(run.JoinMessages(msgs), seg))
+		i = j
+	}
+	text := strings.Join(segments, "\n<<< caused by >>>\n\n")
+	if len(segments) > 1 {
+		text = run.JoinMessages(all) + "\n\n" + text
+	}
+	text = strings.TrimSpace(text)
+	if strings.Contains(text, "\n") {
+		text += "\n\n"
+	} else {
+		text += "\n"
+	}
+	return "[ERROR]: " + text
+}
+
+// segment renders one section: message, origin with excerpt, help.
+func (d *Default) segment(msg string, l errLink) string {
+	ctx := ""
+	if l.origin != nil {
+		ctx = "Origin: " + l.origin.String()
+		var lines []string
+		if l.origin.File == "" {
+			if l.note != "" {
+				lines = []string{l.note}
+			}
+		} else {
+			lines = d.excerpt(*l.origin)
+		}
+		if len(lines) > 0 {
+			ctx += "\n\n" + strings.Join(lines, "\n")
+		}
+	}
+	if l.help != "" && ctx == "" && !strings.Contains(msg, "\n") && !strings.Contains(l.help, "\n") {
+		return msg + " " + l.help + "\n"
+	}
+	out := []string{msg}
+	if ctx != "" {
+		out = append(out, ctx)
 	}
 	if l.help != "" {
-		b.WriteString(l.help + "\n\n")
+		out = append(out, "", l.help)
 	}
+	return strings.Join(out, "\n") + "\n"
 }
 
-// excerpt shows up to two lines before pos and a caret under its column.
-func (d *Default) excerpt(pos value.Pos) string {
+// excerpt shows up to two lines before pos and a caret under its column,
+// as ansible-core's SourceContext.from_origin.
+func (d *Default) excerpt(pos value.Pos) []string {
 	if d.sources == nil {
 		d.sources = map[string][]string{}
 	}
@@ -349,23 +732,51 @@ func (d *Default) excerpt(pos value.Pos) string {
 	if !ok {
 		data, err := os.ReadFile(pos.File)
 		if err != nil {
-			return ""
+			return []string{"(source not shown: FileNotFoundError)"}
 		}
 		lines = strings.Split(string(data), "\n")
+		if len(lines) > 0 && lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
 		d.sources[pos.File] = lines
 	}
-	if pos.Line < 1 || pos.Line > len(lines) {
-		return ""
+	if pos.Line < 1 {
+		return nil
 	}
+	if pos.Line > len(lines) {
+		return []string{"(source not shown: file truncated)"}
+	}
+	const maxWidth, marker = 120, "..."
 	first := pos.Line - 2
 	if first < 1 {
 		first = 1
 	}
 	w := len(fmt.Sprint(pos.Line))
-	var b strings.Builder
+	maxLen := maxWidth - w - 1
+	usable := maxLen
+	var out []string
 	for n := first; n <= pos.Line; n++ {
-		fmt.Fprintf(&b, "%*d %s\n", w, n, lines[n-1])
+		line := strings.ReplaceAll(lines[n-1], "\t", " ")
+		line = strings.TrimRight(line, "\r")
+		if utf8.RuneCountInString(line) > maxLen {
+			line = string([]rune(line)[:maxLen-len(marker)]) + marker
+			usable = maxLen - len(marker)
+		}
+		sep := ""
+		if line != "" {
+			sep = " "
+		}
+		out = append(out, fmt.Sprintf("%*d%s%s", w, n, sep, line))
 	}
-	fmt.Fprintf(&b, "%s^ column %d\n", strings.Repeat(" ", w+1+pos.Col-1), pos.Col)
-	return b.String()
+	if pos.Col >= 1 && usable >= pos.Col {
+		cm := fmt.Sprintf("column %d", pos.Col)
+		idx := pos.Col - 1
+		if idx+2+len(cm) > maxLen {
+			cm = strings.Repeat(" ", max(0, idx-len(cm)-1)) + cm + " ^"
+		} else {
+			cm = strings.Repeat(" ", idx) + "^ " + cm
+		}
+		out = append(out, strings.Repeat(" ", w)+" "+cm)
+	}
+	return out
 }

@@ -16,7 +16,10 @@ type LoadError struct {
 	Code int
 	// NoSource is set when the source excerpt cannot be shown.
 	NoSource string
-	Err      error
+	// Note, when set, is shown under an unknown origin instead of a
+	// source excerpt (the offending value).
+	Note string
+	Err  error
 }
 
 func (e *LoadError) Error() string {

@@ -22,6 +22,10 @@ type Loader struct {
 	playbookDir string
 	roles       map[string]*Role
 	files       map[string]*fileCache
+	// messages collects -vvv notes while a playbook loads; warnings its
+	// warnings.
+	messages []string
+	warnings []Warning
 }
 
 type fileCache struct {
@@ -57,40 +61,14 @@ func (l *Loader) readYAML(path string) (*yaml.Node, error) {
 	if len(doc.Content) > 0 {
 		root = doc.Content[0]
 	}
+	l.duplicateKeys(path, root)
+	if bad := unhashableKey(root); bad != nil {
+		le := yamlProblem(path, src, "while constructing a mapping", "found unhashable key", bad.Line, bad.Column)
+		l.files[path] = &fileCache{err: le}
+		return nil, le
+	}
 	l.files[path] = &fileCache{node: root}
 	return root, nil
-}
-
-func yamlError(path string, src []byte, err error) *LoadError {
-	msg := err.Error()
-	line := 0
-	if _, rest, ok := strings.Cut(msg, "yaml: line "); ok {
-		fmt.Sscanf(rest, "%d", &line)
-		if _, after, ok := strings.Cut(rest, ": "); ok {
-			msg = after
-		}
-	} else {
-		msg = strings.TrimPrefix(msg, "yaml: ")
-	}
-	lines := strings.Count(string(src), "\n") + 1
-	le := &LoadError{Msg: "YAML parsing failed: " + yamlMessage(msg), Code: 4, Err: err}
-	if line == 0 || line > lines {
-		line = lines
-		le.NoSource = "(source not shown: file truncated)"
-	}
-	le.Pos = value.Pos{File: path, Line: line, Col: 1}
-	return le
-}
-
-func yamlMessage(m string) string {
-	if m == "" {
-		return m
-	}
-	m = strings.ToUpper(m[:1]) + m[1:]
-	if !strings.HasSuffix(m, ".") {
-		m += "."
-	}
-	return m
 }
 
 // LoadPlaybook loads a playbook file.
@@ -103,28 +81,38 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, &LoadError{Msg: fmt.Sprintf("the playbook: %s could not be found", path), Code: 1}
 	}
 	l.playbookDir = filepath.Dir(abs)
+	pb := &Playbook{Arg: path, Path: abs, Dir: l.playbookDir}
+	outer, outerW := l.messages, l.warnings
+	l.messages, l.warnings = nil, nil
+	defer func() {
+		pb.Messages, pb.Warnings = l.messages, l.warnings
+		l.messages = append(outer, l.messages...)
+		l.warnings = append(outerW, l.warnings...)
+	}()
 	root, err := l.readYAML(abs)
 	if err != nil {
 		return nil, err
 	}
-	pb := &Playbook{Path: abs, Dir: l.playbookDir}
-	if root == nil {
-		return pb, nil
+	if root == nil || (root.Kind == yaml.ScalarNode && root.Tag == "!!null") {
+		return nil, &LoadError{Msg: "Empty playbook, nothing to do: " + abs, Code: 4}
 	}
 	if root.Kind != yaml.SequenceNode {
-		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead", kindName(root))
+		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", pyClass(file2value(abs, root)), abs)
+	}
+	if len(root.Content) == 0 {
+		return nil, &LoadError{Msg: "A playbook must contain at least one play: " + abs, Code: 4}
 	}
 	for _, n := range root.Content {
 		if n.Kind != yaml.MappingNode {
-			return nil, parseErr(value.NodePos(abs, n), "A playbook must be a list of plays, got a %s instead", kindName(n))
+			return nil, parseErr(value.NodePos(abs, n), "playbook entries must be either valid plays or 'import_playbook' statements")
 		}
 		if imp := mapGet(n, "import_playbook", "ansible.builtin.import_playbook"); imp != nil {
-			sub, err := l.LoadPlaybook(filepath.Join(l.playbookDir, imp.Value))
+			plays, err := l.importPlaybook(abs, n, imp)
 			l.playbookDir = filepath.Dir(abs)
 			if err != nil {
 				return nil, err
 			}
-			pb.Plays = append(pb.Plays, sub.Plays...)
+			pb.Plays = append(pb.Plays, plays...)
 			continue
 		}
 		play, err := l.parsePlay(abs, n)
@@ -136,14 +124,72 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 	return pb, nil
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "dict"
-	case yaml.SequenceNode:
-		return "list"
+// importPlaybook loads an import_playbook entry: the imported plays get
+// the entry's vars (over their own), tags and conditions.
+func (l *Loader) importPlaybook(file string, n, imp *yaml.Node) ([]*Play, error) {
+	var kw Keywords
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "import_playbook", "ansible.builtin.import_playbook", "name":
+		case "vars", "tags", "when":
+			if err := parseKeyword(&kw, file, k, v, "PlaybookInclude"); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, parseErr(value.NodePos(file, k), "'%s' is not a valid attribute for a PlaybookInclude", k.Value)
+		}
 	}
-	return "str"
+	path := imp.Value
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(l.playbookDir, path)
+	}
+	sub, err := l.LoadPlaybook(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range sub.Plays {
+		if kw.Vars != nil {
+			vars := value.NewDict(0)
+			vars.Update(p.Vars)
+			vars.Update(kw.Vars)
+			p.Vars = vars
+		}
+		p.Tags = append(p.Tags, kw.Tags...)
+		if len(kw.When) > 0 {
+			p.When = append(append([]Cond{}, kw.When...), p.When...)
+		}
+	}
+	return sub.Plays, nil
+}
+
+// file2value converts a node for an error message (errors give nil).
+func file2value(file string, n *yaml.Node) any {
+	v, _ := value.FromYAML(file, n)
+	return v
+}
+
+// pyClass names the Python class ansible-core 2.19 reports for a value
+// loaded from YAML.
+func pyClass(v any) string {
+	const tagged = "<class 'ansible.module_utils._internal._datatag._AnsibleTagged%s'>"
+	switch v.(type) {
+	case *value.Dict:
+		return fmt.Sprintf(tagged, "Dict")
+	case []any:
+		return fmt.Sprintf(tagged, "List")
+	case string:
+		return fmt.Sprintf(tagged, "Str")
+	case int, int64:
+		return fmt.Sprintf(tagged, "Int")
+	case float64:
+		return fmt.Sprintf(tagged, "Float")
+	case bool:
+		return "<class 'bool'>"
+	case nil:
+		return "<class 'NoneType'>"
+	}
+	return "<class '" + value.TypeName(v) + "'>"
 }
 
 func mapGet(n *yaml.Node, keys ...string) *yaml.Node {
@@ -158,7 +204,7 @@ func mapGet(n *yaml.Node, keys ...string) *yaml.Node {
 }
 
 func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
-	p := &Play{Pos: value.NodePos(file, n)}
+	p := &Play{Pos: value.NodePos(file, n), Dir: filepath.Dir(file)}
 	dir := filepath.Dir(file)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -178,6 +224,7 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 		case "force_handlers":
 			p.ForceHandlers, err = value.FromYAML(file, v)
 		case "vars_files":
+			p.VarsFilesPos = value.NodePos(file, v)
 			var vf any
 			vf, err = value.FromYAML(file, v)
 			if l, ok := vf.([]any); ok {
@@ -186,24 +233,24 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 				p.VarsFiles = []any{vf}
 			}
 		case "pre_tasks":
-			p.PreTasks, err = l.parseItems(file, dir, v, nil)
+			p.PreTasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
 		case "tasks":
-			p.Tasks, err = l.parseItems(file, dir, v, nil)
+			p.Tasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
 		case "post_tasks":
-			p.PostTasks, err = l.parseItems(file, dir, v, nil)
+			p.PostTasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
 		case "handlers":
-			p.Handlers, err = l.parseItems(file, dir, v, nil)
+			p.Handlers, err = l.parseItems(file, dir, v, nil, p.Pos, false)
 		case "roles":
 			err = l.parseRoles(file, v, p)
 		default:
-			err = parseKeyword(&p.Keywords, file, k, v)
+			err = parseKeyword(&p.Keywords, file, k, v, "Play")
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if p.Hosts == nil {
-		return nil, parseErr(p.Pos, "the field 'hosts' is required but was not set")
+		return nil, parseErr(p.Pos, "The field 'hosts' is required but was not set.")
 	}
 	// import_role inside tasks registers static roles for the whole play.
 	for _, items := range [][]Item{p.PreTasks, p.Tasks, p.PostTasks} {
@@ -229,7 +276,8 @@ func collectStaticRoles(items []Item, out *[]*RoleInstance) {
 
 func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 	if v.Kind != yaml.SequenceNode {
-		return parseErr(value.NodePos(file, v), "A malformed list of role definitions was encountered.")
+		val := file2value(file, v)
+		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), pyClass(val))
 	}
 	for _, rn := range v.Content {
 		ref, err := parseRoleRef(file, rn)
@@ -261,7 +309,7 @@ func parseRoleRef(file string, rn *yaml.Node) (*RoleRef, error) {
 		case k.Value == "role" || k.Value == "name":
 			ref.Name = v.Value
 		case roleEntryKeywords[k.Value]:
-			if err := parseKeyword(&ref.Keywords, file, k, v); err != nil {
+			if err := parseKeyword(&ref.Keywords, file, k, v, "Role"); err != nil {
 				return nil, err
 			}
 		default:
@@ -279,7 +327,7 @@ func parseRoleRef(file string, rn *yaml.Node) (*RoleRef, error) {
 }
 
 // parseKeyword stores a block/play/task keyword shared through Keywords.
-func parseKeyword(kw *Keywords, file string, k, v *yaml.Node) error {
+func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) error {
 	val, err := value.FromYAML(file, v)
 	if err != nil {
 		return err
@@ -292,12 +340,16 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node) error {
 	case "when":
 		kw.When = parseConds(file, v, val)
 	case "vars":
+		if err := checkVarNames(file, v); err != nil {
+			return err
+		}
 		switch d := val.(type) {
 		case *value.Dict:
 			kw.Vars = d
+			RecordOrigins(file, v, d)
 		case nil:
 		default:
-			return parseErr(value.NodePos(file, v), "Vars in a %s must be specified as a dictionary.", "Task")
+			return parseErr(value.NodePos(file, v), "Vars in a %s must be specified as a dictionary.", owner)
 		}
 	case "tags":
 		kw.Tags = stringList(val)
@@ -322,6 +374,28 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node) error {
 	}
 	return nil
 }
+
+// checkVarNames rejects variable names that are not strings (YAML 1.1
+// turns keys such as "on" into booleans).
+func checkVarNames(file string, n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+			continue
+		}
+		kv, _ := value.ScalarFromYAML(k)
+		if _, isStr := kv.(string); !isStr {
+			return &LoadError{Code: 1, Note: value.Repr(kv), Help: varNameHelp,
+				Msg: fmt.Sprintf("Invalid variable name %s of type '%s'.", value.Repr(value.Repr(kv)), value.TypeName(kv))}
+		}
+	}
+	return nil
+}
+
+const varNameHelp = "Variable names must be strings starting with a letter or underscore character, and contain only letters, numbers and underscores."
 
 func parseConds(file string, n *yaml.Node, v any) []Cond {
 	if l, ok := v.([]any); ok && n.Kind == yaml.SequenceNode {
@@ -359,32 +433,81 @@ func stringList(v any) []string {
 	return []string{value.Str(v)}
 }
 
+// duplicateKeys warns about keys repeated in a mapping, as ansible-core's
+// YAML loader does (the last value wins).
+func (l *Loader) duplicateKeys(file string, n *yaml.Node) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode && k.Value != "<<" {
+				if seen[k.Value] {
+					l.warnings = append(l.warnings, Warning{Msg: fmt.Sprintf("Found duplicate mapping key '%s'.", k.Value),
+						Pos: value.NodePos(file, k), Help: "Using last defined value only."})
+				}
+				seen[k.Value] = true
+			}
+		}
+	}
+	for _, c := range n.Content {
+		l.duplicateKeys(file, c)
+	}
+}
+
+// Warnings returns the warnings of the files loaded since the last call
+// (roles and task files loaded while a playbook runs).
+func (l *Loader) Warnings() []Warning {
+	w := l.warnings
+	l.warnings = nil
+	return w
+}
+
+// FileNotFoundMessage is ansible-core's AnsibleFileNotFound message for a
+// controller file that does not exist.
+func FileNotFoundMessage(path string) string {
+	return fmt.Sprintf("Unable to retrieve file contents.\nCould not find or access '%s' on the Ansible Controller.\n"+
+		"If you are using a module and expect the file to exist on the remote, see the remote_src option: "+
+		"[Errno 2] No such file or directory: '%s'", path, path)
+}
+
 // LoadTasksFile loads a task file for include_tasks/import_tasks.
 func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) {
 	root, err := l.readYAML(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &LoadError{Msg: fmt.Sprintf("Could not find or access '%s'", path), Code: 1, Err: err}
+			return nil, &LoadError{Msg: FileNotFoundMessage(path), Code: 1, Err: err}
 		}
 		return nil, err
 	}
 	if root == nil {
 		return nil, nil
 	}
-	return l.parseItems(path, filepath.Dir(path), root, role)
+	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), false)
 }
 
-func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance) ([]Item, error) {
-	if n.Kind == yaml.ScalarNode && (n.Tag == "!!null" || n.Value == "") {
+// parseItems parses a task list. owner is the play or block it belongs
+// to, where ansible-core places a malformed list's error; inBlock tells a
+// block's sections from a play's.
+func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, owner value.Pos, inBlock bool) ([]Item, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return nil, parseErr(value.NodePos(file, n), "A malformed block was encountered while loading tasks: %s should be a list", kindName(n))
+		v := file2value(file, n)
+		if inBlock {
+			return nil, parseErr(owner, "A malformed block was encountered while loading a block: The ds (%s) should be a list but was a %s", value.Str(v), pyClass(v))
+		}
+		return nil, parseErr(owner, "A malformed block was encountered while loading tasks: %s should be a list or None but is %s", value.Str(v), pyClass(v))
 	}
 	out := make([]Item, 0, len(n.Content))
 	for _, tn := range n.Content {
 		if tn.Kind != yaml.MappingNode {
-			return nil, parseErr(value.NodePos(file, tn), "A malformed block was encountered while loading tasks: %s should be a list or None", kindName(tn))
+			list := file2value(file, n)
+			return nil, &LoadError{Code: 4, Note: value.Repr(list),
+				Msg: fmt.Sprintf("A malformed block was encountered while loading a block: The ds (%s) should be a dict but was a <class 'list'>", value.Repr(list))}
 		}
 		it, err := l.parseItem(file, dir, tn, role)
 		if err != nil {
@@ -414,15 +537,15 @@ func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) 
 		var err error
 		switch k.Value {
 		case "block":
-			b.Block, err = l.parseItems(file, dir, v, role)
+			b.Block, err = l.parseItems(file, dir, v, role, b.Pos, true)
 		case "rescue":
-			b.Rescue, err = l.parseItems(file, dir, v, role)
+			b.Rescue, err = l.parseItems(file, dir, v, role, b.Pos, true)
 		case "always":
-			b.Always, err = l.parseItems(file, dir, v, role)
+			b.Always, err = l.parseItems(file, dir, v, role, b.Pos, true)
 		case "name":
 			b.Name = v.Value
 		default:
-			err = parseKeyword(&b.Keywords, file, k, v)
+			err = parseKeyword(&b.Keywords, file, k, v, "Block")
 		}
 		if err != nil {
 			return nil, err

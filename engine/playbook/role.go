@@ -26,8 +26,20 @@ func (l *Loader) roleSearchPath() []string {
 	return append(out, l.playbookDir)
 }
 
-// findRole locates a role directory by name or path.
+// findRole locates a role directory by name or path; like ansible-core's
+// unfrackpath it resolves symbolic links, so that paths shown are real.
 func (l *Loader) findRole(name string) (string, error) {
+	p, err := l.findRoleDir(name)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	return p, nil
+}
+
+func (l *Loader) findRoleDir(name string) (string, error) {
 	if filepath.IsAbs(name) && dirExists(name) {
 		return name, nil
 	}
@@ -81,6 +93,7 @@ func (l *Loader) loadVarsFile(path string) (*value.Dict, error) {
 	if !ok {
 		return nil, parseErr(value.NodePos(path, root), "Vars in %s must be specified as a dictionary", path)
 	}
+	RecordOrigins(path, root, d)
 	return d, nil
 }
 
@@ -177,11 +190,12 @@ func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, er
 		if err != nil {
 			return nil, err
 		}
+		dep.Dep = true
 		ri.Deps = append(ri.Deps, dep)
 	}
 	tasksFile := yamlFile(filepath.Join(r.Path, "tasks"), ref.TasksFrom)
 	if ref.TasksFrom != "" && tasksFile == "" {
-		return nil, &LoadError{Msg: fmt.Sprintf("Could not find specified file in role: tasks/%s", ref.TasksFrom), Pos: ref.Pos, Code: 1}
+		return nil, &LoadError{Msg: fmt.Sprintf("Could not find specified file in role: tasks/%s", ref.TasksFrom), Code: 4}
 	}
 	if tasksFile != "" {
 		if ri.Tasks, err = l.LoadTasksFile(tasksFile, ri); err != nil {

@@ -57,7 +57,21 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 		if err != nil {
 			return nil, err
 		}
+		if s, ok := extra.(string); ok && strings.Contains(s, "{{") {
+			t.ArgsTemplate, t.ArgsPos = s, value.NodePos(file, argsNode)
+			l.warnings = append(l.warnings, Warning{Pos: t.ArgsPos,
+				Msg: "Using a template for task args is unsafe in some situations (see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe)."})
+		}
 		if d, ok := extra.(*value.Dict); ok {
+			if t.kvPos != nil {
+				var keys []string
+				for _, k := range t.Args.Keys() {
+					keys = append(keys, "'"+k+"'")
+				}
+				l.warnings = append(l.warnings, Warning{Pos: *t.kvPos, Deprecated: "2.23",
+					Msg:  fmt.Sprintf("Merging legacy k=v args (%s) into task args.", strings.Join(keys, ", ")),
+					Help: "Include all task args in the task `args` mapping."})
+			}
 			recordArgPos(t, file, argsNode)
 			d.Each(func(k string, v any) bool {
 				if !t.Args.Has(k) {
@@ -77,6 +91,7 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 	}
 	switch k.Value {
 	case "name":
+		t.NamePos = value.NodePos(file, v)
 		t.Name = value.Str(val)
 		if val == nil {
 			t.Name = ""
@@ -86,7 +101,7 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 	case "loop_control":
 		d, ok := val.(*value.Dict)
 		if !ok && val != nil {
-			return parseErr(value.NodePos(file, v), "loop_control must be a dictionary")
+			return parseErr(value.NodePos(file, v), "the `loop_control` value must be specified as a dictionary and cannot be a variable itself (though it can contain variables)")
 		}
 		t.LoopControl = d
 	case "register":
@@ -107,7 +122,7 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.Listen = stringListKeep(val)
 	case "args":
 	default:
-		return parseKeyword(&t.Keywords, file, k, v)
+		return parseKeyword(&t.Keywords, file, k, v, "Task")
 	}
 	return nil
 }
@@ -160,6 +175,17 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			a = a.Copy()
 			a.Delete("module")
 			t.Args = a
+			pos := t.Pos
+			if mn := mapGet(v, "module"); mn != nil {
+				for i := 0; i+1 < len(v.Content); i += 2 {
+					if v.Content[i].Value == "module" {
+						pos = value.NodePos(file, v.Content[i])
+					}
+				}
+			}
+			l.warnings = append(l.warnings, Warning{Pos: pos, Deprecated: "2.23",
+				Msg: "Using a mapping for `action` is deprecated.", Help: "Use a string value for `action`."})
+			recordArgPos(t, file, v)
 			argNode = nil
 		}
 		if k.Value == "local_action" {
@@ -187,11 +213,14 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	case *value.Dict:
 		t.Args = a
 		recordArgPos(t, file, argNode)
+		RecordOrigins(file, argNode, a)
 	case string:
 		if freeFormModules[canon] {
 			t.Args = value.DictOf("_raw_params", a)
 		} else {
 			t.Args = ParseKV(a)
+			p := value.NodePos(file, argNode)
+			t.kvPos = &p
 		}
 		for _, key := range t.Args.Keys() {
 			t.ArgPos[key] = value.NodePos(file, argNode)
@@ -259,11 +288,10 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 		raw := value.Str(firstArg(t.Args, "_raw_params", "file"))
 		path := l.findTasksFile(t, raw)
 		items, err := l.LoadTasksFile(path, t.Role)
+		if err == nil {
+			l.messages = append(l.messages, "statically imported: "+path)
+		}
 		if err != nil {
-			if le, ok := err.(*LoadError); ok && le.Pos.IsZero() {
-				le.Pos = t.Pos
-				le.Msg = fmt.Sprintf("Could not find or access '%s'", raw)
-			}
 			return nil, err
 		}
 		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil

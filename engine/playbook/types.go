@@ -7,9 +7,24 @@ import "github.com/cfzt/cfzt-runner/engine/value"
 
 // Playbook is one playbook file.
 type Playbook struct {
+	// Arg is the path as given on the command line; Path is absolute.
+	Arg   string
 	Path  string
 	Dir   string
 	Plays []*Play
+	// Messages are the -vvv notes of loading ("statically imported: ...").
+	Messages []string
+	// Warnings are problems found while loading that do not stop it.
+	Warnings []Warning
+}
+
+// Warning is a load-time warning with its position and help text.
+type Warning struct {
+	Msg  string
+	Pos  value.Pos
+	Help string
+	// Deprecated is the ansible-core version that removes the feature.
+	Deprecated string
 }
 
 // Cond is one `when`/`failed_when`/`changed_when`/`until` condition: a
@@ -61,31 +76,38 @@ func (*Block) isItem() {}
 // Task is one task.
 type Task struct {
 	Keywords
-	Name        string
-	Pos         value.Pos
-	File        string
-	Module      string // canonical module name, e.g. "debug"
-	Action      string // the name as written, e.g. "ansible.builtin.debug"
-	ModulePos   value.Pos
-	Args        *value.Dict
-	ArgPos      map[string]value.Pos
-	Loop        any
-	LoopKind    string // "loop", "with_items", "with_dict", ...
-	LoopPos     value.Pos
-	HasLoop     bool
-	LoopControl *value.Dict
-	Register    string
-	Until       []Cond
-	Retries     any
-	Delay       any
-	FailedWhen  []Cond
-	ChangedWhen []Cond
-	Notify      []string
-	Listen      []string
+	Name      string
+	NamePos   value.Pos
+	Pos       value.Pos
+	File      string
+	Module    string // canonical module name, e.g. "debug"
+	Action    string // the name as written, e.g. "ansible.builtin.debug"
+	ModulePos value.Pos
+	Args      *value.Dict
+	ArgPos    map[string]value.Pos
+	// ArgsTemplate is an `args:` keyword given as a template, rendered
+	// into the arguments when the task runs.
+	ArgsTemplate any
+	ArgsPos      value.Pos
+	Loop         any
+	LoopKind     string // "loop", "with_items", "with_dict", ...
+	LoopPos      value.Pos
+	HasLoop      bool
+	LoopControl  *value.Dict
+	Register     string
+	Until        []Cond
+	Retries      any
+	Delay        any
+	FailedWhen   []Cond
+	ChangedWhen  []Cond
+	Notify       []string
+	Listen       []string
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
 	// Dir is the directory relative paths in the task resolve against.
 	Dir string
+	// kvPos is where free-form k=v arguments were written.
+	kvPos *value.Pos
 }
 
 func (*Task) isItem() {}
@@ -93,11 +115,14 @@ func (*Task) isItem() {}
 // Play is one play.
 type Play struct {
 	Keywords
-	Name          string
-	Pos           value.Pos
+	Name string
+	Pos  value.Pos
+	// Dir is the directory of the playbook file the play is written in.
+	Dir           string
 	Hosts         any
 	GatherFacts   any
 	VarsFiles     []any
+	VarsFilesPos  value.Pos
 	PreTasks      []Item
 	Roles         []*RoleInstance
 	Tasks         []Item
@@ -144,6 +169,8 @@ type RoleInstance struct {
 	Tasks    []Item
 	Handlers []Item
 	Parent   *RoleInstance
+	// Dep is set for a role brought in as a meta dependency of Parent.
+	Dep bool
 }
 
 // Name returns the role's name.

@@ -2,14 +2,13 @@ package run
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/playbook"
-	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // runItems runs a list of tasks and blocks on every active host, stopping
 // once no host can continue.
 func (r *Runner) runItems(ps *playState, f *frame, items []playbook.Item) {
 	for _, it := range items {
-		if ps.endPlay || !r.anyActive(ps) {
+		if ps.endPlay || r.abort != 0 || !r.anyActive(ps) || r.stopping() {
 			return
 		}
 		switch x := it.(type) {
@@ -22,69 +21,60 @@ func (r *Runner) runItems(ps *playState, f *frame, items []playbook.Item) {
 }
 
 func (r *Runner) anyActive(ps *playState) bool {
-	for _, h := range ps.hosts {
-		hs := r.host(h)
-		if !hs.failed && !hs.ended {
-			return true
-		}
-	}
-	return false
+	return len(r.activeHosts(ps)) > 0
 }
 
 // runBlock runs block, then rescue for hosts that failed in it, then
-// always.
+// always for every host that entered the block.
 func (r *Runner) runBlock(ps *playState, f *frame, b *playbook.Block) {
-	cf := f.child(b)
-	before := map[string]bool{}
-	for _, h := range ps.hosts {
-		before[h] = r.host(h).failed
+	entered := r.activeHosts(ps)
+	if len(entered) == 0 {
+		return
 	}
+	saved := ps.hosts
+	defer func() { ps.hosts = saved }()
+	ps.hosts = entered
+	cf := f.child(b)
+	cf.rescue = len(b.Rescue) > 0
 	r.runItems(ps, cf, b.Block)
+	if b.Role != nil && !b.Static {
+		for _, h := range entered {
+			if hs := r.host(h); hs.endRole == b.Role {
+				hs.endRole = nil
+			}
+		}
+	}
 	if len(b.Rescue) > 0 {
 		var rescued []string
-		for _, h := range ps.hosts {
-			hs := r.host(h)
-			if hs.failed && !before[h] {
+		for _, h := range entered {
+			if hs := r.host(h); hs.failed && !hs.ended {
 				hs.failed = false
-				st := r.stat(h)
-				st.Failed--
-				st.Rescued++
 				rescued = append(rescued, h)
 			}
 		}
-		if len(rescued) > 0 {
-			rf := f.child(&playbook.Block{Keywords: b.Keywords})
-			rf.rescueVars = r.lastFailure
-			saved := ps.hosts
+		if len(rescued) > 0 && !ps.endPlay {
 			ps.hosts = rescued
-			r.runItems(ps, rf, b.Rescue)
-			ps.hosts = saved
+			r.runItems(ps, f.child(b), b.Rescue)
 		}
 	}
-	if len(b.Always) > 0 {
-		failedNow := map[string]bool{}
-		for _, h := range ps.hosts {
+	if len(b.Always) > 0 && !ps.endPlay {
+		var failed []*hostState
+		var hosts []string
+		for _, h := range entered {
 			hs := r.host(h)
-			failedNow[h] = hs.failed && !before[h]
-			if failedNow[h] {
+			if hs.ended {
+				continue
+			}
+			if hs.failed {
 				hs.failed = false
+				failed = append(failed, hs)
 			}
+			hosts = append(hosts, h)
 		}
-		af := f.child(&playbook.Block{Keywords: b.Keywords})
-		af.rescueVars = r.lastFailure
-		r.runItems(ps, af, b.Always)
-		for h, fl := range failedNow {
-			if fl {
-				r.host(h).failed = true
-			}
+		ps.hosts = hosts
+		r.runItems(ps, f.child(b), b.Always)
+		for _, hs := range failed {
+			hs.failed = true
 		}
 	}
-}
-
-// lastFailureVars builds ansible_failed_task/ansible_failed_result.
-func failureVars(t *playbook.Task, name string, res *value.Dict) *value.Dict {
-	return value.DictOf(
-		"ansible_failed_task", value.DictOf("name", name, "action", t.Action),
-		"ansible_failed_result", res,
-	)
 }

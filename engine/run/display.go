@@ -26,6 +26,25 @@ type Event struct {
 	Item    bool // a loop item result
 	Ignored bool
 	NoLog   bool
+	// Loop marks the aggregate result of a loop task; its items were
+	// shown as they finished.
+	Loop bool
+	// Delegate is the rendered delegate_to host, if any.
+	Delegate string
+	// Diff is set when the task runs with --diff (or `diff: true`).
+	Diff bool
+}
+
+// Messenger is an optional Display method for verbose messages (shown
+// from the given -v level), such as handler notifications.
+type Messenger interface {
+	Message(level int, msg string)
+}
+
+// NoHostsDisplay is an optional Display method for a play whose pattern
+// matched no host.
+type NoHostsDisplay interface {
+	NoHostsMatched()
 }
 
 // Stats are the PLAY RECAP counters of one host.
@@ -48,4 +67,27 @@ type Display interface {
 	Recap(stats []*Stats)
 	// Verbosity returns the -v level.
 	Verbosity() int
+}
+
+// ControllerErrorDisplay is an optional Display method for errors
+// ansible-core reports on stderr rather than through the task callback,
+// such as an included file or role that cannot be loaded.
+type ControllerErrorDisplay interface {
+	ControllerError(err error)
+}
+
+// Warning is a [WARNING] or [DEPRECATION WARNING] with its origin.
+type Warning struct {
+	Msg    string
+	Origin *value.Pos
+	Help   string
+	// Deprecated is the ansible-core version that removes the feature;
+	// it makes the warning a deprecation.
+	Deprecated string
+}
+
+// Warner is an optional Display method for warnings that carry an
+// origin, help text or a deprecation version.
+type Warner interface {
+	WarnAt(w Warning)
 }

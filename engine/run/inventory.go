@@ -5,71 +5,291 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// Inventory holds hosts, groups and their variables.
+// group is an inventory group with its direct hosts and children.
+type group struct {
+	name     string
+	vars     *value.Dict
+	hosts    []string
+	children []*group
+	parents  []*group
+	depth    int
+	priority int
+}
+
+// Inventory holds hosts, groups and their variables, the way ansible-core's
+// InventoryManager sees them.
 type Inventory struct {
 	hosts    []string
 	hostVars map[string]*value.Dict
-	groups   map[string][]string
-	groupVar map[string]*value.Dict
 	files    map[string]string
-	// dirs are where host_vars/ and group_vars/ are read from.
-	dirs   []string
-	merged map[string]*value.Dict
+	groups   map[string]*group
+	order    []*group
+	// invDirs hold group_vars/ and host_vars/ beside inventory files;
+	// pbDirs those beside playbooks (they win).
+	invDirs, pbDirs []string
+	merged          map[string]*value.Dict
+	sources         []string
+	// implicit is the implicit localhost, when a play needed it.
+	implicit bool
+	// listHosts are hosts given as a -i host list.
+	listHosts map[string]bool
+	// Warnings are collected for the display (unmatched patterns).
+	warn func(string)
 }
 
-// NewInventory returns an empty inventory.
+// NewInventory returns an empty inventory with the all and ungrouped
+// groups.
 func NewInventory() *Inventory {
-	return &Inventory{hostVars: map[string]*value.Dict{}, groups: map[string][]string{}, groupVar: map[string]*value.Dict{}, files: map[string]string{}}
+	inv := &Inventory{hostVars: map[string]*value.Dict{}, files: map[string]string{}, groups: map[string]*group{}, listHosts: map[string]bool{}}
+	inv.group("all")
+	inv.link("all", "ungrouped")
+	return inv
 }
 
-// AddSource parses one -i argument: a comma list or a file.
-func (inv *Inventory) AddSource(src string) error {
-	if strings.Contains(src, ",") {
-		if _, err := os.Stat(src); err != nil {
-			for _, h := range strings.Split(src, ",") {
-				if h = strings.TrimSpace(h); h != "" {
-					inv.addHost(h, "ungrouped", "")
-				}
-			}
-			return nil
+// SetWarn sets where inventory warnings go.
+func (inv *Inventory) SetWarn(fn func(string)) { inv.warn = fn }
+
+func (inv *Inventory) warning(msg string) {
+	if inv.warn != nil {
+		inv.warn(msg)
+	}
+}
+
+// group returns (creating) a group.
+func (inv *Inventory) group(name string) *group {
+	g, ok := inv.groups[name]
+	if !ok {
+		g = &group{name: name, vars: value.NewDict(0), priority: 1}
+		inv.groups[name] = g
+		inv.order = append(inv.order, g)
+	}
+	return g
+}
+
+// link makes child a child group of parent.
+func (inv *Inventory) link(parent, child string) {
+	p, c := inv.group(parent), inv.group(child)
+	for _, x := range p.children {
+		if x == c {
+			return
 		}
+	}
+	p.children = append(p.children, c)
+	c.parents = append(c.parents, p)
+	inv.fixDepth(c, p.depth+1, 0)
+}
+
+func (inv *Inventory) fixDepth(g *group, d, guard int) {
+	if d <= g.depth || guard > len(inv.order) {
+		return
+	}
+	g.depth = d
+	for _, c := range g.children {
+		inv.fixDepth(c, d+1, guard+1)
+	}
+}
+
+// Hosts lists every host of the inventory, in definition order.
+func (inv *Inventory) Hosts() []string { return inv.hosts }
+
+// Sources lists the inventory sources given with -i.
+func (inv *Inventory) Sources() []string { return inv.sources }
+
+// ParsedMessage is what ansible-playbook -vvv says about parsing src.
+func (inv *Inventory) ParsedMessage(src string) string {
+	if !fileExists(src) {
+		return "Parsed " + src + " inventory source with host_list plugin"
+	}
+	abs, _ := filepath.Abs(src)
+	declined := func(p string) string {
+		return p + " declined parsing " + abs + " as it did not pass its verify_file() method\n"
+	}
+	if isYAMLInventory(src, nil) {
+		return declined("host_list") + declined("script") + "Parsed " + abs + " inventory source with yaml plugin"
+	}
+	return declined("host_list") + declined("script") + declined("auto") + declined("yaml") + "Parsed " + abs + " inventory source with ini plugin"
+}
+
+func isYAMLInventory(src string, data []byte) bool {
+	for _, ext := range []string{".yml", ".yaml", ".json"} {
+		if strings.HasSuffix(src, ext) {
+			return true
+		}
+	}
+	return data != nil && strings.HasPrefix(strings.TrimSpace(string(data)), "all:")
+}
+
+// AddSource parses one -i argument: a comma list of hosts or a file.
+func (inv *Inventory) AddSource(src string) error {
+	if abs, err := filepath.Abs(src); err == nil && fileExists(src) {
+		inv.sources = append(inv.sources, abs)
+	} else {
+		inv.sources = append(inv.sources, src)
+	}
+	inv.merged = nil
+	if !fileExists(src) && strings.Contains(src, ",") {
+		for _, h := range strings.Split(src, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				inv.addHost(h, "ungrouped", src)
+				inv.listHosts[h] = true
+			}
+		}
+		return nil
 	}
 	data, err := os.ReadFile(src)
 	if err != nil {
 		return fmt.Errorf("Unable to parse %s as an inventory source", src)
 	}
 	abs, _ := filepath.Abs(src)
-	inv.dirs = append(inv.dirs, filepath.Dir(abs))
-	trimmed := strings.TrimSpace(string(data))
-	if strings.HasSuffix(src, ".yml") || strings.HasSuffix(src, ".yaml") || strings.HasPrefix(trimmed, "all:") {
-		return inv.parseYAML(abs, data)
+	inv.invDirs = appendUnique(inv.invDirs, filepath.Dir(abs))
+	if isYAMLInventory(src, data) {
+		err = inv.parseYAML(abs, data)
+	} else {
+		err = inv.parseINI(abs, string(data))
 	}
-	return inv.parseINI(abs, string(data))
+	inv.reconcile()
+	return err
 }
 
-// AddVarsDir adds a directory whose host_vars/group_vars are read (the
-// playbook directory).
-func (inv *Inventory) AddVarsDir(dir string) { inv.dirs = append(inv.dirs, dir) }
+func appendUnique(l []string, s string) []string {
+	for _, x := range l {
+		if x == s {
+			return l
+		}
+	}
+	return append(l, s)
+}
 
-func (inv *Inventory) addHost(h, group, file string) {
+// AddVarsDir adds a playbook directory, whose group_vars/ and host_vars/
+// take precedence over those beside the inventory.
+func (inv *Inventory) AddVarsDir(dir string) {
+	inv.pbDirs = appendUnique(inv.pbDirs, dir)
+	inv.merged = nil
+}
+
+func (inv *Inventory) addHost(h, grp, file string) {
 	if _, ok := inv.hostVars[h]; !ok {
 		inv.hosts = append(inv.hosts, h)
 		inv.hostVars[h] = value.NewDict(0)
 		inv.files[h] = file
 	}
-	for _, m := range inv.groups[group] {
+	g := inv.group(grp)
+	for _, m := range g.hosts {
 		if m == h {
 			return
 		}
 	}
-	inv.groups[group] = append(inv.groups[group], h)
+	g.hosts = append(g.hosts, h)
+}
+
+// reconcile puts parentless groups under all and groupless hosts in
+// ungrouped, as ansible-core's reconcile_inventory does.
+func (inv *Inventory) reconcile() {
+	for _, g := range inv.order {
+		if g.name != "all" && len(g.parents) == 0 {
+			inv.link("all", g.name)
+		}
+	}
+	for _, h := range inv.hosts {
+		only := true
+		for _, g := range inv.order {
+			if g.name != "all" && g.name != "ungrouped" && containsStr(g.hosts, h) {
+				only = false
+				break
+			}
+		}
+		if only {
+			inv.addHost(h, "ungrouped", inv.files[h])
+		} else if ug := inv.groups["ungrouped"]; containsStr(ug.hosts, h) {
+			var keep []string
+			for _, x := range ug.hosts {
+				if x != h {
+					keep = append(keep, x)
+				}
+			}
+			ug.hosts = keep
+		}
+	}
+}
+
+// pyLiteral reads an INI value as ansible's ini plugin does
+// (ast.literal_eval, falling back to the string).
+func pyLiteral(s string) any {
+	switch s {
+	case "True":
+		return true
+	case "False":
+		return false
+	case "None":
+		return nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && strings.ContainsAny(s, ".eE") && !strings.ContainsAny(s, "xX") {
+		return f
+	}
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	if len(s) >= 2 && (s[0] == '[' || s[0] == '{') {
+		if docs, _, err := value.DecodeYAML("", []byte(s)); err == nil && len(docs) == 1 {
+			return docs[0]
+		}
+	}
+	return s
+}
+
+var hostRange = regexp.MustCompile(`^(.*)\[([0-9a-zA-Z]+):([0-9a-zA-Z]+)(?::([0-9]+))?\](.*)$`)
+
+// expandHost expands one host range such as web[01:03].
+func expandHost(name string) []string {
+	m := hostRange.FindStringSubmatch(name)
+	if m == nil {
+		return []string{name}
+	}
+	step := 1
+	if m[4] != "" {
+		step, _ = strconv.Atoi(m[4])
+		if step < 1 {
+			step = 1
+		}
+	}
+	var out []string
+	if a, err := strconv.Atoi(m[2]); err == nil {
+		b, err := strconv.Atoi(m[3])
+		if err != nil {
+			return []string{name}
+		}
+		width := 0
+		if strings.HasPrefix(m[2], "0") && len(m[2]) > 1 {
+			width = len(m[2])
+		}
+		for i := a; i <= b; i += step {
+			for _, rest := range expandHost(m[5]) {
+				out = append(out, fmt.Sprintf("%s%0*d%s", m[1], width, i, rest))
+			}
+		}
+		return out
+	}
+	if len(m[2]) == 1 && len(m[3]) == 1 {
+		for c := m[2][0]; c <= m[3][0]; c += byte(step) {
+			for _, rest := range expandHost(m[5]) {
+				out = append(out, m[1]+string(c)+rest)
+			}
+		}
+		return out
+	}
+	return []string{name}
 }
 
 func (inv *Inventory) parseINI(file, data string) error {
@@ -86,50 +306,39 @@ func (inv *Inventory) parseINI(file, data string) error {
 			if g, k, ok := strings.Cut(name, ":"); ok {
 				section, kind = g, k
 			}
-			if _, ok := inv.groups[section]; !ok && section != "all" {
-				inv.groups[section] = nil
-			}
+			inv.group(section)
 			continue
 		}
 		switch kind {
 		case "vars":
 			k, v, _ := strings.Cut(line, "=")
-			d := inv.groupVars(section)
-			d.Set(strings.TrimSpace(k), value.ResolvePlain(unquoteINI(strings.TrimSpace(v))))
+			inv.setGroupVar(inv.group(section), strings.TrimSpace(k), pyLiteral(strings.TrimSpace(v)))
 		case "children":
-			for _, h := range inv.groups[line] {
-				inv.addHost(h, section, file)
-			}
+			inv.link(section, strings.Fields(line)[0])
 		default:
 			fields := playbook.ParseKV(line)
 			name, _ := fields.Get("_raw_params")
-			host := strings.Fields(value.Str(name))[0]
-			inv.addHost(host, section, file)
-			fields.Each(func(k string, v any) bool {
-				if k != "_raw_params" {
-					inv.hostVars[host].Set(k, value.ResolvePlain(value.Str(v)))
-				}
-				return true
-			})
+			for _, host := range expandHost(strings.Fields(value.Str(name))[0]) {
+				inv.addHost(host, section, file)
+				fields.Each(func(k string, v any) bool {
+					if k != "_raw_params" {
+						inv.hostVars[host].Set(k, pyLiteral(value.Str(v)))
+					}
+					return true
+				})
+			}
 		}
 	}
 	return sc.Err()
 }
 
-func unquoteINI(s string) string {
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
+func (inv *Inventory) setGroupVar(g *group, k string, v any) {
+	g.vars.Set(k, v)
+	if k == "ansible_group_priority" {
+		if n, ok := value.AsInt(v); ok {
+			g.priority = n
+		}
 	}
-	return s
-}
-
-func (inv *Inventory) groupVars(g string) *value.Dict {
-	d, ok := inv.groupVar[g]
-	if !ok {
-		d = value.NewDict(0)
-		inv.groupVar[g] = d
-	}
-	return d
 }
 
 func (inv *Inventory) parseYAML(file string, data []byte) error {
@@ -145,14 +354,17 @@ func (inv *Inventory) parseYAML(file string, data []byte) error {
 	return nil
 }
 
-func (inv *Inventory) parseYAMLGroup(file, g string, v any) {
+func (inv *Inventory) parseYAMLGroup(file, name string, v any) {
+	g := inv.group(name)
 	d, _ := v.(*value.Dict)
 	if hosts, ok := d.Get("hosts"); ok {
 		if hd, ok := hosts.(*value.Dict); ok {
 			hd.Each(func(h string, hv any) bool {
-				inv.addHost(h, g, file)
-				if vars, ok := hv.(*value.Dict); ok {
-					inv.hostVars[h].Update(vars)
+				for _, host := range expandHost(h) {
+					inv.addHost(host, name, file)
+					if vars, ok := hv.(*value.Dict); ok {
+						inv.hostVars[host].Update(vars)
+					}
 				}
 				return true
 			})
@@ -160,65 +372,244 @@ func (inv *Inventory) parseYAMLGroup(file, g string, v any) {
 	}
 	if vars, ok := d.Get("vars"); ok {
 		if vd, ok := vars.(*value.Dict); ok {
-			inv.groupVars(g).Update(vd)
+			vd.Each(func(k string, v any) bool { inv.setGroupVar(g, k, v); return true })
 		}
 	}
 	if ch, ok := d.Get("children"); ok {
 		if cd, ok := ch.(*value.Dict); ok {
 			cd.Each(func(c string, cv any) bool {
+				inv.link(name, c)
 				inv.parseYAMLGroup(file, c, cv)
-				for _, h := range inv.groups[c] {
-					inv.addHost(h, g, file)
-				}
 				return true
 			})
 		}
 	}
 }
 
-// Match returns the hosts a play's `hosts:` pattern selects.
+// groupHosts lists a group's hosts: its own and its descendants', in
+// ansible-core's order (the group, its children, then deeper levels).
+func (inv *Inventory) groupHosts(g *group) []string {
+	ordered := []*group{g}
+	ordered = append(ordered, g.children...)
+	seen := map[*group]bool{g: true}
+	level := append([]*group{}, g.children...)
+	for _, c := range level {
+		seen[c] = true
+	}
+	for len(level) > 0 {
+		var next []*group
+		for _, x := range level {
+			for _, c := range x.children {
+				ordered = append(ordered, c)
+				if !seen[c] {
+					seen[c] = true
+					next = append(next, c)
+				}
+			}
+		}
+		level = next
+	}
+	var out []string
+	have := map[string]bool{}
+	for _, x := range ordered {
+		for _, h := range x.hosts {
+			if !have[h] {
+				have[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// splitPattern splits a host pattern on commas and colons (not inside
+// ranges or IPv6 addresses).
+func splitPattern(p string) []string {
+	var out []string
+	depth := 0
+	cur := strings.Builder{}
+	for _, r := range p {
+		switch {
+		case r == '[':
+			depth++
+		case r == ']':
+			depth--
+		}
+		if (r == ',' || r == ':') && depth == 0 {
+			if s := strings.TrimSpace(cur.String()); s != "" {
+				out = append(out, s)
+			}
+			cur.Reset()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// matchOne returns the hosts one pattern (without its ! or & prefix)
+// selects.
+func (inv *Inventory) matchOne(p string) []string {
+	if p == "all" || p == "*" {
+		return inv.groupHosts(inv.groups["all"])
+	}
+	if g, ok := inv.groups[p]; ok {
+		return inv.groupHosts(g)
+	}
+	if _, ok := inv.hostVars[p]; ok {
+		return []string{p}
+	}
+	var out []string
+	if strings.HasPrefix(p, "~") {
+		re, err := regexp.Compile(p[1:])
+		if err != nil {
+			return nil
+		}
+		for _, g := range inv.order {
+			if re.MatchString(g.name) {
+				out = append(out, inv.groupHosts(g)...)
+			}
+		}
+		for _, h := range inv.hosts {
+			if re.MatchString(h) {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	if strings.ContainsAny(p, "*?[") {
+		for _, g := range inv.order {
+			if ok, _ := filepath.Match(p, g.name); ok {
+				out = append(out, inv.groupHosts(g)...)
+			}
+		}
+		for _, h := range inv.hosts {
+			if ok, _ := filepath.Match(p, h); ok {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
+	if p == "localhost" || p == "127.0.0.1" || p == "::1" {
+		inv.implicit = true
+		if _, ok := inv.hostVars[p]; !ok {
+			inv.hosts = append(inv.hosts, p)
+			inv.hostVars[p] = value.DictOf("ansible_connection", "local")
+		}
+		return []string{p}
+	}
+	return nil
+}
+
+// Match returns the hosts a play's `hosts:` pattern selects, warning
+// about patterns that match nothing.
 func (inv *Inventory) Match(pattern any) ([]string, error) {
 	var pats []string
 	switch p := pattern.(type) {
 	case []any:
 		for _, e := range p {
-			pats = append(pats, value.Str(e))
+			pats = append(pats, splitPattern(value.Str(e))...)
 		}
 	default:
-		for _, part := range strings.FieldsFunc(value.Str(p), func(r rune) bool { return r == ',' || r == ':' }) {
-			pats = append(pats, strings.TrimSpace(part))
-		}
+		pats = splitPattern(value.Str(p))
 	}
+	// Plain patterns first, then intersections, then exclusions.
 	var out []string
 	seen := map[string]bool{}
-	add := func(h string) {
-		if !seen[h] {
-			seen[h] = true
-			out = append(out, h)
+	for _, p := range pats {
+		if strings.HasPrefix(p, "!") || strings.HasPrefix(p, "&") {
+			continue
+		}
+		hosts := inv.matchOne(p)
+		if _, isGroup := inv.groups[p]; len(hosts) == 0 && !isGroup && p != "all" && p != "*" {
+			inv.warning("Could not match supplied host pattern, ignoring: " + p)
+		}
+		for _, h := range hosts {
+			if !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
 		}
 	}
 	for _, p := range pats {
-		switch {
-		case p == "all" || p == "*":
-			for _, h := range inv.hosts {
-				add(h)
-			}
-		case inv.groups[p] != nil:
-			for _, h := range inv.groups[p] {
-				add(h)
-			}
-		case inv.hostVars[p] != nil:
-			add(p)
-		case p == "localhost" || p == "127.0.0.1":
-			inv.addHost(p, "ungrouped", "")
-			add(p)
+		if !strings.HasPrefix(p, "&") {
+			continue
 		}
+		keep := map[string]bool{}
+		for _, h := range inv.matchOne(p[1:]) {
+			keep[h] = true
+		}
+		var next []string
+		for _, h := range out {
+			if keep[h] {
+				next = append(next, h)
+			}
+		}
+		out = next
+	}
+	for _, p := range pats {
+		if !strings.HasPrefix(p, "!") {
+			continue
+		}
+		drop := map[string]bool{}
+		for _, h := range inv.matchOne(p[1:]) {
+			drop[h] = true
+		}
+		var next []string
+		for _, h := range out {
+			if !drop[h] {
+				next = append(next, h)
+			}
+		}
+		out = next
 	}
 	return out, nil
 }
 
-// HostVars returns the merged inventory variables of a host: group vars
-// (all first), host vars, then group_vars/ and host_vars/ directories.
+// hostGroups lists every group a host belongs to, with ancestors,
+// sorted as ansible-core's sort_groups (depth, priority, name).
+func (inv *Inventory) hostGroups(h string) []*group {
+	set := map[*group]bool{}
+	var visit func(g *group)
+	visit = func(g *group) {
+		if set[g] {
+			return
+		}
+		set[g] = true
+		for _, p := range g.parents {
+			visit(p)
+		}
+	}
+	for _, g := range inv.order {
+		if containsStr(g.hosts, h) {
+			visit(g)
+		}
+	}
+	var out []*group
+	for g := range set {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.depth != b.depth {
+			return a.depth < b.depth
+		}
+		if a.priority != b.priority {
+			return a.priority < b.priority
+		}
+		return a.name < b.name
+	})
+	return out
+}
+
+// HostVars returns the merged inventory variables of a host, in
+// ansible-core's default VARIABLE_PRECEDENCE: the all group, other
+// groups, group_vars/ beside the inventory then beside the playbook,
+// then the host's own vars, host_vars/ beside the inventory, then beside
+// the playbook.
 func (inv *Inventory) HostVars(h string) *value.Dict {
 	if inv.merged == nil {
 		inv.merged = map[string]*value.Dict{}
@@ -227,86 +618,111 @@ func (inv *Inventory) HostVars(h string) *value.Dict {
 		return d
 	}
 	d := value.NewDict(8)
-	groups := append([]string{"all"}, inv.GroupNames(h).([]string)...)
-	for _, g := range groups {
-		if gv, ok := inv.groupVar[g]; ok {
-			d.Update(gv)
+	var others []*group
+	for _, g := range inv.hostGroups(h) {
+		if g.name != "all" {
+			others = append(others, g)
 		}
 	}
-	for _, dir := range inv.dirs {
-		for _, g := range groups {
-			d.Update(readVarsDir(filepath.Join(dir, "group_vars"), g))
+	d.Update(inv.groups["all"].vars)
+	for _, g := range others {
+		d.Update(g.vars)
+	}
+	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
+		for _, dir := range dirs {
+			d.Update(readVarsDir(filepath.Join(dir, "group_vars"), "all"))
+		}
+	}
+	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
+		for _, g := range others {
+			for _, dir := range dirs {
+				d.Update(readVarsDir(filepath.Join(dir, "group_vars"), g.name))
+			}
 		}
 	}
 	if hv, ok := inv.hostVars[h]; ok {
 		d.Update(hv)
 	}
-	for _, dir := range inv.dirs {
-		d.Update(readVarsDir(filepath.Join(dir, "host_vars"), h))
+	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
+		for _, dir := range dirs {
+			d.Update(readVarsDir(filepath.Join(dir, "host_vars"), h))
+		}
 	}
 	inv.merged[h] = d
 	return d
 }
 
+// readVarsDir reads group_vars/NAME or host_vars/NAME: a file (with or
+// without a YAML/JSON extension) or a directory of such files.
 func readVarsDir(dir, name string) *value.Dict {
 	out := value.NewDict(0)
+	base := filepath.Join(dir, name)
+	if st, err := os.Stat(base); err == nil && st.IsDir() {
+		entries, _ := os.ReadDir(base)
+		for _, e := range entries {
+			if !e.IsDir() {
+				out.Update(readVarsFile(filepath.Join(base, e.Name())))
+			}
+		}
+		return out
+	}
 	for _, ext := range []string{"", ".yml", ".yaml", ".json"} {
-		p := filepath.Join(dir, name+ext)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				continue
-			}
-			docs, _, err := value.DecodeYAML(p, data)
-			if err == nil && len(docs) > 0 {
-				if d, ok := docs[0].(*value.Dict); ok {
-					out.Update(d)
-				}
-			}
+		if p := base + ext; fileExists(p) {
+			out.Update(readVarsFile(p))
 		}
 	}
 	return out
 }
 
+func readVarsFile(p string) *value.Dict {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	docs, nodes, err := value.DecodeYAML(p, data)
+	if err == nil && len(docs) > 0 {
+		if d, ok := docs[0].(*value.Dict); ok {
+			if len(nodes) > 0 {
+				playbook.RecordOrigins(p, nodes[0], d)
+			}
+			return d
+		}
+	}
+	return nil
+}
+
 // GroupNames returns the groups of a host other than all, sorted.
 func (inv *Inventory) GroupNames(h string) any {
-	var out []string
-	for g, members := range inv.groups {
-		for _, m := range members {
-			if m == h && g != "all" {
-				out = append(out, g)
-			}
+	out := []string{}
+	for _, g := range inv.hostGroups(h) {
+		if g.name != "all" {
+			out = append(out, g.name)
 		}
 	}
 	sort.Strings(out)
 	return out
 }
 
-// Groups returns every group with its hosts.
+// Groups returns every group with its hosts (the groups magic variable).
 func (inv *Inventory) Groups() *value.Dict {
-	d := value.NewDict(len(inv.groups) + 1)
-	all := make([]any, 0, len(inv.hosts))
-	for _, h := range inv.hosts {
-		all = append(all, h)
-	}
-	d.Set("all", all)
-	names := make([]string, 0, len(inv.groups))
-	for g := range inv.groups {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	for _, g := range names {
-		l := make([]any, 0, len(inv.groups[g]))
-		for _, h := range inv.groups[g] {
+	d := value.NewDict(len(inv.order))
+	for _, g := range inv.order {
+		l := []any{}
+		for _, h := range inv.groupHosts(g) {
 			l = append(l, h)
 		}
-		d.Set(g, l)
+		d.Set(g.name, l)
 	}
 	return d
 }
 
-// Dir and File name the inventory source of a host.
+// Dir and File name the inventory source of a host. A host from a -i
+// host list has the list as its file and no directory.
 func (inv *Inventory) Dir(h string) any {
+	if inv.listHosts[h] {
+		// ansible-core stores the string 'None' for a host list.
+		return "None"
+	}
 	if f := inv.files[h]; f != "" {
 		return filepath.Dir(f)
 	}

@@ -2,6 +2,8 @@ package run
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -12,28 +14,34 @@ func (tr *taskRun) loopItems() ([]any, error) {
 	t := tr.t
 	v := t.Loop
 	if s, ok := v.(string); ok && template.HasMarkers(s) {
-		r, err := tr.r.Engine.Render(s, tr.sc, tr.opt)
+		r, err := tr.r.Engine.Render(s, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
 			if template.IsUndefined(err) {
-				return nil, chain("Task failed", t.Pos, at(t.LoopPos, err))
+				return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
 			}
 			return nil, at(t.LoopPos, err)
 		}
 		v = r
 	} else {
-		r, err := tr.r.Engine.RenderValue(v, tr.sc, tr.opt)
+		r, err := tr.r.Engine.RenderValue(v, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
-			return nil, chain("Task failed", t.Pos, at(t.LoopPos, err))
+			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
 		}
 		v = r
 	}
 	switch t.LoopKind {
 	case "with_items":
 		return flattenOnce(v), nil
+	case "with_list":
+		if l, ok := v.([]any); ok {
+			return l, nil
+		}
+		return []any{v}, nil
 	case "with_dict":
 		d, ok := v.(*value.Dict)
 		if !ok {
-			return nil, at(t.LoopPos, fmt.Errorf("with_dict expects a dict"))
+			p := t.LoopPos
+			return nil, &ChainError{Msg: fmt.Sprintf("with_dict expects a dict, got %s", value.TypeName(v)), Origin: &p}
 		}
 		var out []any
 		d.Each(func(k string, e any) bool { out = append(out, value.DictOf("key", k, "value", e)); return true })
@@ -41,12 +49,30 @@ func (tr *taskRun) loopItems() ([]any, error) {
 	case "with_indexed_items":
 		var out []any
 		for i, e := range flattenOnce(v) {
-			out = append(out, value.Tuple{i, e})
+			out = append(out, []any{i, e})
 		}
 		return out, nil
+	case "loop":
+	default:
+		// with_<lookup>: the lookup plugin turns the terms into items.
+		terms, ok := v.([]any)
+		if !ok {
+			terms = []any{v}
+		}
+		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, tr.optAt(t.LoopPos))
+		if err != nil {
+			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+		}
+		if items == nil {
+			items = []any{}
+		}
+		return items, nil
 	}
 	l, ok := v.([]any)
 	if !ok {
+		if tup, isTuple := v.(value.Tuple); isTuple {
+			return []any(tup), nil
+		}
 		p := t.LoopPos
 		return nil, &ChainError{Msg: fmt.Sprintf("The `loop` value must resolve to a 'list', not '%s'.", value.TypeName(v)), Origin: &p,
 			Help: "Provide a list of items/templates, or a template resolving to a list."}
@@ -73,131 +99,187 @@ func flattenOnce(v any) []any {
 	return out
 }
 
-// runLoop runs the task once per item and aggregates the results.
-func (tr *taskRun) runLoop() {
+// loopControl is a task's rendered loop_control.
+type loopControl struct {
+	loopVar, indexVar string
+	label             any
+	hasLabel          bool
+	pause             time.Duration
+	extended          bool
+	allItems          bool
+}
+
+func (tr *taskRun) loopControl() loopControl {
+	lc := tr.t.LoopControl
+	c := loopControl{loopVar: "item", allItems: true}
+	if v, ok := lc.Get("loop_var"); ok {
+		c.loopVar = value.Str(tr.renderScalar(v, tr.sc))
+	}
+	if v, ok := lc.Get("index_var"); ok && v != nil {
+		c.indexVar = value.Str(tr.renderScalar(v, tr.sc))
+	}
+	c.label, c.hasLabel = lc.Get("label")
+	if v, ok := lc.Get("pause"); ok {
+		if f, ok := value.AsFloat(tr.renderScalar(v, tr.sc)); ok {
+			c.pause = time.Duration(f * float64(time.Second))
+		}
+	}
+	if v, ok := lc.Get("extended"); ok {
+		c.extended = tr.boolOf(v)
+	}
+	if v, ok := lc.Get("extended_allitems"); ok {
+		c.allItems = tr.boolOf(v)
+	}
+	return c
+}
+
+// loopVars are the variables one loop iteration sees.
+func (c loopControl) loopVars(items []any, i int) *value.Dict {
+	locals := value.DictOf("ansible_loop_var", c.loopVar, c.loopVar, items[i])
+	if c.indexVar != "" {
+		locals.Set("ansible_index_var", c.indexVar)
+		locals.Set(c.indexVar, i)
+	}
+	if c.extended {
+		n := len(items)
+		l := value.DictOf("index", i+1, "index0", i, "first", i == 0, "last", i+1 == n, "length", n, "revindex", n-i, "revindex0", n-i-1)
+		if c.allItems {
+			l.Set("allitems", items)
+		}
+		if i+1 < n {
+			l.Set("nextitem", items[i+1])
+		}
+		if i > 0 {
+			l.Set("previtem", items[i-1])
+		}
+		locals.Set("ansible_loop", l)
+	}
+	return locals
+}
+
+// label renders the loop label of one iteration.
+func (c loopControl) renderLabel(tr *taskRun, sc *scope) (any, error) {
+	if !c.hasLabel {
+		v, _, _ := sc.Lookup(c.loopVar)
+		return v, nil
+	}
+	return tr.r.Engine.RenderValue(c.label, sc, tr.opt)
+}
+
+// runLoop runs the task once per item, displays each item's result, and
+// returns the aggregate result.
+func (tr *taskRun) runLoop(items []any) *value.Dict {
 	t := tr.t
-	items, err := tr.loopItems()
-	if err != nil {
-		tr.fail(err, nil)
-		return
-	}
-	lc := t.LoopControl
-	loopVar := value.Str(lc.Default("loop_var", "item"))
-	indexVar, _ := lc.Get("index_var")
-	label, hasLabel := lc.Get("label")
-	extended := value.Truthy(lc.Default("extended", false))
 	if len(items) == 0 {
-		res := value.DictOf("changed", false, "results", []any{}, "skipped", true, "skipped_reason", "No items in the list")
-		tr.register(res)
-		tr.r.stat(tr.host.name).Skipped++
-		tr.r.Display.Result(&Event{Host: tr.host.name, Task: t, Name: tr.name, Status: StatusSkipped, Result: value.DictOf("changed", false, "skipped_reason", "No items in the list"), NoLog: tr.noLog})
-		return
+		return value.DictOf("changed", false, "skipped", true, "skipped_reason", "No items in the list", "results", []any{})
 	}
-	var results []any
-	anyChanged, anyFailed, allSkipped := false, false, true
-	for i, it := range items {
-		locals := value.DictOf(loopVar, it, "ansible_loop_var", loopVar)
-		if indexVar != nil {
-			locals.Set(value.Str(indexVar), i)
-			locals.Set("ansible_index_var", value.Str(indexVar))
-		}
-		if extended {
-			locals.Set("ansible_loop", value.DictOf("index", i+1, "index0", i, "first", i == 0, "last", i == len(items)-1, "length", len(items), "revindex", len(items)-i, "revindex0", len(items)-i-1, "allitems", items))
-		}
-		sc := tr.sc.with(locals, false)
-		if t.Module == "include_tasks" || t.Module == "include_role" {
-			ok, err := tr.evalConds(tr.f.conds(t), sc)
-			if err == nil && ok {
-				tr.include(locals)
-			}
-			continue
-		}
-		res := value.NewDict(8)
-		ok, err := tr.evalConds(tr.f.conds(t), sc)
-		if err == nil && ok {
-			res, err = tr.execute(sc)
-		} else if err == nil {
-			res = value.DictOf("changed", false, "skip_reason", "Conditional result was False", "skipped", true)
-			if conds := tr.f.conds(t); len(conds) > 0 {
-				res.Set("false_condition", conds[len(conds)-1].Expr)
+	c := tr.loopControl()
+	ignore := tr.ignoreErrors()
+	// overlay holds what earlier iterations registered or set as facts.
+	overlay := value.NewDict(2)
+	results := make([]any, 0, len(items))
+	for i := range items {
+		if c.pause > 0 && i > 0 {
+			select {
+			case <-time.After(c.pause):
+			case <-tr.r.ctx.Done():
 			}
 		}
-		if err != nil {
-			res = value.DictOf("msg", err.Error(), "failed", true)
+		locals := c.loopVars(items, i)
+		sc := tr.sc.with(overlay, false).with(locals, false)
+		res := tr.checkConds(sc)
+		if res == nil {
+			res = tr.execute(sc)
+		} else if tr.noLogIn(sc) {
+			res.Set("_ansible_no_log", true)
 		}
-		res.Set(loopVar, it)
-		res.Set("ansible_loop_var", loopVar)
-		if indexVar != nil {
-			res.Set(value.Str(indexVar), i)
-			res.Set("ansible_index_var", value.Str(indexVar))
+		if t.Register != "" {
+			overlay.Set(t.Register, registered(res))
 		}
-		if hasLabel {
-			if lv, err := tr.r.Engine.RenderValue(label, sc, tr.opt); err == nil {
-				res.Set("_ansible_item_label", lv)
-			}
-		}
-		if !res.Has("changed") {
-			res.Set("changed", false)
-		}
-		skipped := value.Truthy(res.Default("skipped", false))
-		failed := value.Truthy(res.Default("failed", false))
-		if !res.Has("failed") && !skipped {
-			res.Set("failed", false)
-		}
-		status := StatusOK
-		switch {
-		case failed:
-			anyFailed = true
-			allSkipped = false
-			status = StatusFailed
-		case skipped:
-			status = StatusSkipped
-		default:
-			allSkipped = false
-			if value.Truthy(res.Default("changed", false)) {
-				anyChanged = true
-				status = StatusChanged
-			}
-		}
-		if facts, ok := res.Get("ansible_facts"); ok && !failed {
+		if facts, ok := res.Get("ansible_facts"); ok && (t.Module == "set_fact" || t.Module == "include_vars") {
 			if d, ok := facts.(*value.Dict); ok {
-				tr.host.facts.Update(d)
+				overlay.Update(d)
 			}
 		}
-		tr.r.Display.Result(&Event{Host: tr.host.name, Task: t, Name: tr.name, Status: status, Result: res, Item: true, NoLog: tr.noLog})
-		results = append(results, stripInternal(res))
-	}
-	if t.Module == "include_tasks" || t.Module == "include_role" {
-		return
-	}
-	agg := value.DictOf("changed", anyChanged, "msg", "All items completed", "results", results, "skipped", allSkipped)
-	if anyFailed {
-		agg.Set("msg", "One or more items failed")
-		agg.Set("failed", true)
-		tr.register(agg)
-		ignored := tr.boolOf(tr.f.keyword(t, "ignore_errors", ignoreErrorsOf))
-		st := tr.r.stat(tr.host.name)
-		tr.r.Display.Result(&Event{Host: tr.host.name, Task: t, Name: tr.name, Status: StatusFailed, Result: value.DictOf("msg", "One or more items failed", "changed", anyChanged), Ignored: ignored, NoLog: tr.noLog})
-		if ignored {
-			st.OK++
-			st.Ignored++
-			return
+		locals.Each(func(k string, v any) bool {
+			if k != "ansible_loop_var" && k != "ansible_index_var" && k != "ansible_loop" {
+				res.Set(k, v)
+			}
+			return true
+		})
+		res.Set("ansible_loop_var", c.loopVar)
+		if c.indexVar != "" {
+			res.Set("ansible_index_var", c.indexVar)
 		}
-		st.Failed++
-		tr.host.failed = true
-		return
+		if l, ok := locals.Get("ansible_loop"); ok {
+			res.Set("ansible_loop", l)
+		}
+		res.Set("_ansible_item_result", true)
+		res.Set("_ansible_ignore_errors", ignore)
+		if lbl, err := c.renderLabel(tr, sc); err != nil {
+			res.Set("failed", true)
+			res.Set("msg", "Failed to template loop_control.label: "+err.Error())
+		} else {
+			res.Set("_ansible_item_label", lbl)
+		}
+		ev := &Event{Host: tr.host.name, Task: t, Name: tr.name, Result: res, Item: true, NoLog: tr.noLog, Delegate: tr.delegate, Diff: tr.diffMode()}
+		switch {
+		case isFailed(res):
+			ev.Status = StatusFailed
+			if err := ExceptionOf(res); err != nil {
+				tr.r.Display.Error(err)
+			}
+		case isSkipped(res):
+			ev.Status = StatusSkipped
+		case isChanged(res):
+			ev.Status = StatusChanged
+		default:
+			ev.Status = StatusOK
+		}
+		if !(t.Module == "include_tasks" || t.Module == "include_role") || ev.Status != StatusOK {
+			tr.r.Display.Result(ev)
+		}
+		results = append(results, res)
 	}
-	if allSkipped {
-		tr.register(agg)
-		tr.r.stat(tr.host.name).Skipped++
-		tr.r.Display.Result(&Event{Host: tr.host.name, Task: t, Name: tr.name, Status: StatusSkipped, Result: value.DictOf("changed", false, "msg", "All items skipped", "skipped_reason", "All items skipped"), NoLog: tr.noLog})
-		return
+	return aggregate(results)
+}
+
+// aggregate builds the result of a loop task from its item results, as
+// ansible-core's TaskExecutor.run does.
+func aggregate(items []any) *value.Dict {
+	summary := make([]any, len(items))
+	res := value.NewDict(6)
+	res.Set("results", summary)
+	res.Set("skipped", true)
+	noLog := false
+	for i, e := range items {
+		it := e.(*value.Dict)
+		summary[i] = summarized(it)
+		if value.Truthy(it.Default("_ansible_no_log", false)) {
+			noLog = true
+		}
+		if value.Truthy(it.Default("changed", false)) {
+			res.Set("changed", true)
+		}
+		if value.Truthy(res.Default("skipped", false)) && !value.Truthy(it.Default("skipped", false)) {
+			res.Set("skipped", false)
+		}
+		if value.Truthy(it.Default("failed", false)) && !res.Has("failed") {
+			res.Set("failed", true)
+			res.Set("msg", "One or more items failed")
+		}
 	}
-	tr.register(agg)
-	st := tr.r.stat(tr.host.name)
-	st.OK++
-	if anyChanged {
-		st.Changed++
-		tr.notify()
+	if !value.Truthy(res.Default("failed", false)) {
+		res.Set("msg", "All items completed")
 	}
+	if value.Truthy(res.Default("skipped", false)) {
+		res.Set("msg", "All items skipped")
+	}
+	if !res.Has("changed") {
+		res.Set("changed", false)
+	}
+	if noLog {
+		res.Set("_ansible_no_log", true)
+	}
+	return res
 }

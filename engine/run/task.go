@@ -1,7 +1,6 @@
 package run
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -23,6 +22,10 @@ type taskRun struct {
 	opt   template.Options
 	name  string
 	noLog bool
+	// delegate is the rendered delegate_to host ("" when not delegated).
+	delegate string
+	// at is the position of the value being templated (for warnings).
+	at value.Pos
 }
 
 func (r *Runner) fqcn(t *playbook.Task) string {
@@ -38,43 +41,115 @@ func (r *Runner) fqcn(t *playbook.Task) string {
 	return "ansible.builtin." + t.Module
 }
 
+// activeHosts lists the play's hosts that may still run tasks.
+func (r *Runner) activeHosts(ps *playState) []string {
+	var out []string
+	for _, h := range ps.hosts {
+		hs := r.host(h)
+		if !hs.failed && !hs.ended {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // runTask runs t on every active host, in order.
 func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 	if !r.startReached {
-		if t.Name != r.Opts.StartAt {
+		if !r.startMatches(t) {
 			return
 		}
 		r.startReached = true
 	}
-	if !r.tagsMatch(f.tags(t), t) {
+	if !f.handler && !r.tagsMatch(f.tags(t), t) {
 		return
 	}
-	banner := false
-	for _, h := range ps.hosts {
-		hs := r.host(h)
-		if hs.failed || hs.ended {
-			continue
+	var hosts []string
+	for _, h := range r.activeHosts(ps) {
+		if er := r.host(h).endRole; er == nil || (er != f.role && er != t.Role) {
+			hosts = append(hosts, h)
 		}
-		tr := r.newTaskRun(ps, f, t, hs)
-		if !banner {
-			r.Display.TaskStart(tr.name, t, false)
-			banner = true
+	}
+	if len(hosts) == 0 {
+		return
+	}
+	if t.Module == "meta" {
+		r.runMeta(ps, f, t, hosts)
+		return
+	}
+	first := r.newTaskRun(ps, f, t, r.host(hosts[0]))
+	r.Display.TaskStart(first.name, t, f.handler)
+	if t.Module == "include_tasks" || t.Module == "include_role" {
+		r.runInclude(ps, f, t, hosts)
+		return
+	}
+	if first.runOnce() {
+		r.runOnceTask(first, hosts)
+		return
+	}
+	for i, h := range hosts {
+		tr := first
+		if i > 0 {
+			tr = r.newTaskRun(ps, f, t, r.host(h))
 		}
-		tr.run()
+		tr.process(tr.result(), nil)
 		if ps.endPlay {
 			return
 		}
 	}
 }
 
+// runOnceTask runs a run_once task on the first host and gives its result
+// (registered value, facts, failure) to every host of the batch.
+func (r *Runner) runOnceTask(tr *taskRun, hosts []string) {
+	res := tr.result()
+	var others []*hostState
+	for _, h := range hosts[1:] {
+		others = append(others, r.host(h))
+	}
+	tr.process(res, others)
+}
+
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
-	tr := &taskRun{r: r, ps: ps, f: f, t: t, host: hs}
+	tr := &taskRun{r: r, ps: ps, f: f, t: t, host: hs, at: t.Pos}
 	tr.sc = r.taskScope(ps, f, t, hs)
-	tr.opt = template.Options{SearchPaths: searchPaths(t)}
+	tr.sc.deprecated = func(name string) {
+		p := tr.at
+		r.warn(Warning{Msg: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p,
+			Help: deprecatedVars[name], Deprecated: "2.23"})
+	}
+	tr.opt = tr.optAt(t.Pos)
 	tr.name = tr.renderName()
-	nl := f.keyword(t, "no_log", func(k *playbook.Keywords) any { return k.NoLog })
-	tr.noLog = tr.boolOf(nl)
+	tr.noLog = tr.boolOf(f.keyword(t, "no_log", func(k *playbook.Keywords) any { return k.NoLog }))
+	if dt := f.keyword(t, "delegate_to", func(k *playbook.Keywords) any { return k.DelegateTo }); dt != nil {
+		if v := tr.renderScalar(dt, tr.sc); v != nil {
+			tr.delegate = value.Str(v)
+		}
+	}
 	return tr
+}
+
+// optAt returns the task's template options with warnings placed at pos
+// (the value being templated).
+func (tr *taskRun) optAt(pos value.Pos) template.Options {
+	tr.at = pos
+	return template.Options{SearchPaths: searchPaths(tr.t), Warn: func(w template.Warning) {
+		rw := Warning{Msg: w.Msg, Deprecated: w.Deprecated}
+		if w.AtValue {
+			p := pos
+			rw.Origin = &p
+		}
+		tr.r.warn(rw)
+	}}
+}
+
+// warn shows a warning, with its origin when the display supports it.
+func (r *Runner) warn(w Warning) {
+	if wr, ok := r.Display.(Warner); ok {
+		wr.WarnAt(w)
+		return
+	}
+	r.Display.Warning(w.Msg)
 }
 
 func searchPaths(t *playbook.Task) []string {
@@ -91,21 +166,44 @@ func (tr *taskRun) renderName() string {
 	name := tr.t.Name
 	if name == "" {
 		name = tr.t.Action
-	}
-	if template.HasMarkers(name) {
-		if v, err := tr.r.Engine.Render(name, tr.sc, tr.opt); err == nil {
-			name = value.Str(v)
+		if tr.t.Module == "include_role" {
+			// IncludeRole.get_name: "<action> : <role name>".
+			if rn, ok := tr.t.Args.Get("name"); ok {
+				rn = tr.renderScalar(rn, tr.sc)
+				name += " : " + value.Str(rn)
+			}
 		}
 	}
-	if tr.t.Role != nil {
+	if template.HasMarkers(name) {
+		// Undefined values in a name show as "<< error N - ... >>" with a
+		// warning, as ansible-core's ReplacingMarkerBehavior does.
+		m := &template.Markers{}
+		opt := tr.opt
+		opt.Markers = m
+		if v, err := tr.r.Engine.Render(name, tr.sc, opt); err == nil {
+			name = value.Str(v)
+		}
+		if w := m.Warning(); w != "" {
+			p := tr.t.NamePos
+			tr.r.warn(Warning{Msg: w, Origin: &p})
+		}
+	}
+	// An include_role task names itself (IncludeRole.get_name) without
+	// the prefix of the role it is written in.
+	if tr.t.Role != nil && tr.t.Module != "include_role" {
 		name = tr.t.Role.Name() + " : " + name
 	}
 	return name
 }
 
+// boolOf renders a keyword value (ignore_errors, no_log, ...) to a bool.
 func (tr *taskRun) boolOf(v any) bool {
+	return tr.boolIn(v, tr.sc)
+}
+
+func (tr *taskRun) boolIn(v any, sc *scope) bool {
 	if s, ok := v.(string); ok && template.HasMarkers(s) {
-		r, err := tr.r.Engine.Render(s, tr.sc, tr.opt)
+		r, err := tr.r.Engine.Render(s, sc, tr.opt)
 		if err != nil {
 			return false
 		}
@@ -113,7 +211,7 @@ func (tr *taskRun) boolOf(v any) bool {
 	}
 	if s, ok := v.(string); ok {
 		switch strings.ToLower(s) {
-		case "yes", "true", "on", "1":
+		case "yes", "true", "on", "1", "y", "t":
 			return true
 		}
 		return false
@@ -121,95 +219,192 @@ func (tr *taskRun) boolOf(v any) bool {
 	return value.Truthy(v)
 }
 
-func (tr *taskRun) run() {
-	t := tr.t
-	ok, err := tr.evalConds(tr.f.conds(t), tr.sc)
-	if err != nil && !t.HasLoop {
-		tr.fail(chain("Task failed", t.Pos, err), nil)
-		return
-	}
-	if !t.HasLoop && !ok {
-		tr.skip(nil)
-		return
-	}
-	switch t.Module {
-	case "meta":
-		tr.meta()
-		return
-	case "include_tasks", "include_role":
-		if t.HasLoop {
-			tr.runLoop()
-			return
-		}
-		tr.include(nil)
-		return
-	}
-	if t.HasLoop {
-		tr.runLoop()
-		return
-	}
-	res, err := tr.execute(tr.sc)
-	if err != nil {
-		tr.fail(err, nil)
-		return
-	}
-	tr.finish(res)
+func (tr *taskRun) runOnce() bool {
+	return tr.boolOf(tr.f.keyword(tr.t, "run_once", func(k *playbook.Keywords) any { return k.RunOnce }))
 }
 
-// execute runs the module once with retries, and applies changed_when and
-// failed_when. sc is the scope (with the loop item for loops).
-func (tr *taskRun) execute(sc *scope) (*value.Dict, error) {
+func (tr *taskRun) ignoreErrors() bool {
+	return tr.boolOf(tr.f.keyword(tr.t, "ignore_errors", ignoreErrorsOf))
+}
+
+// result computes the task's result on this host, as ansible-core's
+// TaskExecutor.run does; loop items are displayed as they finish.
+func (tr *taskRun) result() *value.Dict {
 	t := tr.t
-	retries, delay := 0, 5*time.Second
-	if len(t.Until) > 0 {
-		retries = 3
-		if t.Retries != nil {
-			if n, ok := value.AsInt(tr.renderScalar(t.Retries, sc)); ok {
-				retries = n
+	if t.HasLoop {
+		items, err := tr.loopItems()
+		if err != nil {
+			var undef bool
+			if items, undef = nil, template.IsUndefined(err); !undef {
+				return errorResult(err)
 			}
+			// An undefined loop only fails when the task is not skipped.
+			res := tr.checkConds(tr.sc)
+			if res != nil && !value.Truthy(res.Default("failed", false)) {
+				return res
+			}
+			return errorResult(err)
 		}
-		if t.Delay != nil {
-			if n, ok := value.AsFloat(tr.renderScalar(t.Delay, sc)); ok {
-				delay = time.Duration(n * float64(time.Second))
-			}
+		return tr.runLoop(items)
+	}
+	if res := tr.checkConds(tr.sc); res != nil {
+		return res
+	}
+	return tr.execute(tr.sc)
+}
+
+// checkConds evaluates the task's `when` chain. It returns nil when the
+// task should run, a skipped result when a condition is false, or a failed
+// result when a condition cannot be evaluated.
+func (tr *taskRun) checkConds(sc *scope) *value.Dict {
+	conds := tr.f.conds(tr.t)
+	for _, c := range conds {
+		ok, err := tr.evalCond(c, sc)
+		if err != nil {
+			return errorResult(chain("Task failed.", tr.t.Pos, err))
+		}
+		if !ok {
+			return value.DictOf("changed", false, "skipped", true, "skip_reason", "Conditional result was False", "false_condition", c.Expr)
 		}
 	}
-	for attempt := 1; ; attempt++ {
-		res, err := tr.once(sc)
+	return nil
+}
+
+// retryPolicy returns how many times to run the task and the delay.
+func (tr *taskRun) retryPolicy(sc *scope) (int, time.Duration) {
+	t := tr.t
+	retries := 1
+	if t.Retries != nil {
+		if n, ok := value.AsInt(tr.renderScalar(t.Retries, sc)); ok && n > 0 {
+			retries += n
+		}
+	} else if len(t.Until) > 0 {
+		retries += 3
+	}
+	delay := 5 * time.Second
+	if t.Delay != nil {
+		if n, ok := value.AsFloat(tr.renderScalar(t.Delay, sc)); ok {
+			if n < 0 {
+				n = 1
+			}
+			delay = time.Duration(n * float64(time.Second))
+		}
+	}
+	return retries, delay
+}
+
+// execute runs the module with retries and applies changed_when and
+// failed_when. sc is the scope (with the loop item for loops). Errors
+// become failed results.
+func (tr *taskRun) execute(sc *scope) *value.Dict {
+	res, err := tr.executeErr(sc)
+	if err != nil {
+		res = errorResult(err)
+	} else {
+		normalizeFailure(tr.t, res)
+	}
+	if !res.Has("changed") {
+		res.Set("changed", false)
+	}
+	if tr.noLogIn(sc) {
+		res.Set("_ansible_no_log", true)
+	}
+	if tr.t.Notify != nil {
+		res.Set("_ansible_notify", tr.t.Notify)
+	}
+	return res
+}
+
+func (tr *taskRun) noLogIn(sc *scope) bool {
+	return tr.boolIn(tr.f.keyword(tr.t, "no_log", func(k *playbook.Keywords) any { return k.NoLog }), sc)
+}
+
+func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
+	t := tr.t
+	// Arguments and environment are templated once, before any retry.
+	args, err := tr.renderArgs(sc)
+	if err != nil {
+		return nil, err
+	}
+	switch t.Module {
+	case "include_tasks", "include_role":
+		return tr.includeResult(args), nil
+	}
+	env, err := tr.environment(sc)
+	if err != nil {
+		return nil, err
+	}
+	retries, delay := tr.retryPolicy(sc)
+	var res *value.Dict
+	done := false
+	// seen is what the conditions see: the registered result and any
+	// facts the module set, as ansible-core's vars_copy.
+	seen := value.NewDict(2)
+	csc := sc.with(seen, false)
+	for attempt := 1; attempt <= retries; attempt++ {
+		res, err = tr.once(args, env, csc)
 		if err != nil {
 			return nil, err
 		}
-		if len(t.Until) == 0 {
-			return res, nil
-		}
-		res.Set("attempts", attempt)
-		rsc := sc
-		if t.Register != "" {
-			rsc = sc.with(value.DictOf(t.Register, stripInternal(res)), false)
-		}
-		done, err := tr.evalConds(t.Until, rsc)
-		if err != nil {
-			return nil, chain("Task failed", t.Pos, err)
-		}
-		if done {
-			return res, nil
-		}
-		if attempt > retries {
-			res.Set("failed", true)
-			if !res.Has("msg") {
-				res.Set("msg", "")
+		if facts, ok := res.Get("ansible_facts"); ok && t.Module != "debug" {
+			if d, ok := facts.(*value.Dict); ok {
+				seen.Update(d)
 			}
-			return res, nil
 		}
-		show := res.Copy()
-		show.Set("retries", retries+1)
-		tr.r.Display.Retry(tr.host.name, tr.name, show)
-		select {
-		case <-time.After(delay):
-		case <-tr.r.ctx.Done():
-			return res, nil
+		if !res.Has("failed") {
+			rc, hasRC := res.Get("rc")
+			res.Set("failed", hasRC && value.Str(rc) != "0")
+		}
+		if retries > 1 {
+			res.Set("attempts", attempt)
+		}
+		if !res.Has("changed") {
+			res.Set("changed", false)
+		}
+		if t.Register != "" {
+			seen.Set(t.Register, registered(res))
+		}
+		if !res.Has("skipped") {
+			tr.applyChangedFailed(res, csc)
+		}
+		if retries <= 1 {
+			break
+		}
+		if t.Register != "" {
+			seen.Set(t.Register, registered(res))
+		}
+		until := t.Until
+		if len(until) == 0 {
+			until = []playbook.Cond{{Expr: !value.Truthy(res.Default("failed", false)), Pos: t.Pos}}
+		}
+		ok, err := tr.evalConds(until, csc)
+		if err != nil {
+			return nil, chain("Task failed.", t.Pos, err)
+		}
+		if ok {
+			done = true
+			break
+		}
+		if attempt < retries {
+			show := res.Copy()
+			show.Set("_ansible_retry", true)
+			show.Set("retries", retries)
+			if tr.noLogIn(sc) {
+				show.Set("_ansible_no_log", true)
+			}
+			tr.r.Display.Retry(tr.host.name, tr.name, show)
+			select {
+			case <-time.After(delay):
+			case <-tr.r.ctx.Done():
+				return nil, tr.r.ctx.Err()
+			}
 		}
 	}
+	if retries > 1 && !done {
+		res.Set("attempts", retries-1)
+		res.Set("failed", true)
+	}
+	return res, nil
 }
 
 func (tr *taskRun) renderScalar(v any, sc *scope) any {
@@ -224,33 +419,22 @@ func (tr *taskRun) renderScalar(v any, sc *scope) any {
 	return v
 }
 
-// once renders the arguments and runs the module a single time.
-func (tr *taskRun) once(sc *scope) (*value.Dict, error) {
+// once runs the module a single time with rendered arguments.
+func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*value.Dict, error) {
 	t := tr.t
-	args, err := tr.renderArgs(sc)
-	if err != nil {
-		return nil, err
-	}
 	if t.Module == "include_vars" {
 		return tr.includeVars(args)
 	}
-	env, err := tr.environment(sc)
-	if err != nil {
-		return nil, err
-	}
 	mod := tr.r.Modules.Get(t.Module)
-	req := &modules.Request{Ctx: tr.r.ctx, Args: args, Module: t.Module, Host: tr.host.name,
-		Check: tr.checkMode(), Diff: tr.r.Opts.Diff, Verbosity: tr.r.Opts.Verbosity,
+	req := &modules.Request{Ctx: tr.r.ctx, Args: args.Copy(), Module: t.Module, Host: tr.host.name,
+		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity,
 		Vars: sc, Engine: tr.r.Engine, Opt: tr.opt, Stdout: tr.r.Stdout, TaskDir: t.Dir, Shared: tr.r.Shared, Env: env}
-	res, err := mod.Run(req)
+	res, err := mod.Run(tr.withHooks(req, sc))
 	if err != nil {
-		return nil, chain("Task failed", t.Pos, err)
+		return tr.moduleFailure(err)
 	}
 	if res == nil {
 		res = modules.Result(false)
-	}
-	if err := tr.applyChangedFailed(res, sc); err != nil {
-		return nil, err
 	}
 	return res, nil
 }
@@ -274,7 +458,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 	for _, lv := range levels {
 		rv, err := tr.r.Engine.RenderValue(lv, sc, tr.opt)
 		if err != nil {
-			return nil, chain("Task failed", tr.t.Pos, chain("Error while resolving value for 'environment'", tr.t.Pos, err))
+			return nil, chain("Task failed.", tr.t.Pos, chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
 		}
 		list, ok := rv.([]any)
 		if !ok {
@@ -286,7 +470,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 				if e == nil {
 					continue
 				}
-				return nil, chain("Task failed", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
+				return nil, chain("Task failed.", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
 			}
 			d.Each(func(k string, v any) bool {
 				env[k] = value.Str(v)
@@ -305,20 +489,40 @@ func (tr *taskRun) checkMode() bool {
 	return tr.boolOf(v)
 }
 
+func (tr *taskRun) diffMode() bool {
+	v := tr.f.keyword(tr.t, "diff", func(k *playbook.Keywords) any { return k.Diff })
+	if v == nil {
+		return tr.r.Opts.Diff
+	}
+	return tr.boolOf(v)
+}
+
 // renderArgs renders module arguments, dropping any that resolve to omit.
 func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 	t := tr.t
-	out := value.NewDict(t.Args.Len())
 	var ferr error
-	t.Args.Each(func(k string, v any) bool {
-		rv, err := tr.r.Engine.RenderValue(v, sc, tr.opt)
+	args := t.Args
+	if t.ArgsTemplate != nil {
+		// args: "{{ ... }}" supplies the arguments the task's own extend.
+		v, err := tr.r.Engine.RenderValue(t.ArgsTemplate, sc, tr.optAt(t.ArgsPos))
 		if err != nil {
-			pos := t.ArgPos[k]
-			if pos.IsZero() {
-				pos = t.ModulePos
-			}
-			inner := chain(fmt.Sprintf("Error while resolving value for '%s'", k), pos, err)
-			ferr = chain("Task failed", t.Pos, chain(fmt.Sprintf("Finalization of task args for '%s' failed", tr.r.fqcn(t)), t.ModulePos, inner))
+			return nil, chain("Task failed.", t.Pos, chain("Error while resolving value for 'args'.", t.ArgsPos, err))
+		}
+		if d, ok := v.(*value.Dict); ok {
+			args = d.Copy()
+			args.Update(t.Args)
+		}
+	}
+	out := value.NewDict(args.Len())
+	args.Each(func(k string, v any) bool {
+		pos := t.ArgPos[k]
+		if pos.IsZero() {
+			pos = t.ModulePos
+		}
+		rv, err := tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
+		if err != nil {
+			inner := chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
+			ferr = chain("Task failed.", t.Pos, chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
 			return false
 		}
 		if _, omit := rv.(value.Omit); omit {
@@ -358,29 +562,36 @@ func dropOmit(v any) any {
 	return v
 }
 
-// applyChangedFailed applies changed_when and failed_when to a result.
-func (tr *taskRun) applyChangedFailed(res *value.Dict, sc *scope) error {
+// applyChangedFailed applies changed_when and failed_when to a result. As
+// in ansible-core, an error while evaluating them fails the result rather
+// than the task.
+func (tr *taskRun) applyChangedFailed(res *value.Dict, rsc *scope) {
 	t := tr.t
-	rsc := sc
-	if t.Register != "" && (len(t.ChangedWhen) > 0 || len(t.FailedWhen) > 0) {
-		rsc = sc.with(value.DictOf(t.Register, stripInternal(res)), false)
-	}
 	if len(t.ChangedWhen) > 0 {
 		ok, err := tr.evalConds(t.ChangedWhen, rsc)
 		if err != nil {
-			return chain("Task failed", t.Pos, err)
+			res.Set("failed", true)
+			res.Set("changed_when_result", err.Error())
+			return
 		}
 		res.Set("changed", ok)
 	}
 	if len(t.FailedWhen) > 0 {
 		ok, err := tr.evalConds(t.FailedWhen, rsc)
 		if err != nil {
-			return chain("Task failed", t.Pos, err)
+			res.Set("failed", true)
+			res.Set("failed_when_result", err.Error())
+			return
 		}
 		res.Set("failed_when_result", ok)
 		res.Set("failed", ok)
+		if !ok {
+			if exc, has := res.Get("exception"); has {
+				res.Delete("exception")
+				res.Set("failed_when_suppressed_exception", exc)
+			}
+		}
 	}
-	return nil
 }
 
 // evalConds evaluates conditions (ANDed) with 2.19's strict typing.
@@ -407,138 +618,231 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		return true, nil
 	case string:
 		expr := strings.TrimSpace(x)
+		if expr == "" {
+			p := c.Pos
+			return false, &ChainError{Msg: "Empty conditional expressions are not allowed.", Origin: &p}
+		}
+		opt := tr.optAt(c.Pos)
+		opt.Conditional = true
 		if template.HasMarkers(expr) {
-			v, err = tr.r.Engine.Render(expr, sc, tr.opt)
+			v, err = tr.r.Engine.Render(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {
-					v, err = tr.r.Engine.Eval(s, sc, tr.opt)
+					expr = s
+					v, err = tr.r.Engine.Eval(s, sc, opt)
+				} else {
+					p := c.Pos
+					tr.r.warn(Warning{Msg: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Deprecated: "2.23"})
 				}
 			}
 		} else {
-			v, err = tr.r.Engine.Eval(expr, sc, tr.opt)
+			v, err = tr.r.Engine.Eval(expr, sc, opt)
+		}
+		if err != nil {
+			if template.IsUndefined(err) {
+				p := c.Pos
+				return false, &ChainError{Msg: "Error while evaluating conditional.", Origin: &p, Cause: err}
+			}
+			return false, at(c.Pos, err)
+		}
+		if _, isBool := v.(bool); !isBool {
+			origin := tr.originOf(expr, sc, c.Pos)
+			if v == nil {
+				// None cannot carry an origin tag in ansible-core.
+				origin = value.Pos{}
+			}
+			return false, brokenConditional(v, origin, c.Pos)
 		}
 	default:
-		v = x
+		p := c.Pos
+		return false, &ChainError{Msg: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
 	}
-	if err != nil {
-		return false, at(c.Pos, err)
-	}
-	if b, ok := v.(bool); ok {
-		return b, nil
-	}
-	origin := c.Pos
+	return v.(bool), nil
+}
+
+func brokenConditional(v any, origin, pos value.Pos) error {
 	msg := fmt.Sprintf("Conditional result (%s) was derived from value of type '%s' at '%s'. Conditionals must have a boolean result.",
 		value.Repr(value.Truthy(v)), value.TypeName(v), origin)
-	p := c.Pos
-	return false, &ChainError{Msg: msg, Origin: &p, Help: "Broken conditionals can be temporarily allowed with the `ALLOW_BROKEN_CONDITIONALS` configuration option."}
+	p := pos
+	return &ChainError{Msg: msg, Origin: &p, Help: allowBroken}
 }
 
-// finish records a non-loop result.
-func (tr *taskRun) finish(res *value.Dict) {
-	if value.Truthy(res.Default("skipped", false)) {
-		tr.skip(res)
-		return
+const allowBroken = "Broken conditionals can be temporarily allowed with the `ALLOW_BROKEN_CONDITIONALS` configuration option."
+
+// isFailed applies ansible-core's TaskResult.is_failed.
+func isFailed(res *value.Dict) bool {
+	if v, ok := res.Get("failed_when_result"); ok {
+		return value.Truthy(v)
 	}
 	if value.Truthy(res.Default("failed", false)) {
-		tr.fail(nil, res)
-		return
+		return true
 	}
-	tr.ok(res)
+	return anyItem(res, "failed_when_result") || anyItem(res, "failed")
 }
 
-func (tr *taskRun) register(res *value.Dict) {
-	if tr.t.Register != "" {
-		reg := stripInternal(res)
-		if !reg.Has("failed") {
-			reg.Set("failed", false)
+func isSkipped(res *value.Dict) bool {
+	if l, ok := res.Default("results", nil).([]any); ok && len(l) > 0 {
+		all := true
+		for _, e := range l {
+			d, ok := e.(*value.Dict)
+			if !ok || !value.Truthy(d.Default("skipped", false)) {
+				all = false
+				break
+			}
 		}
-		if !reg.Has("changed") {
-			reg.Set("changed", false)
+		if all {
+			return true
 		}
-		tr.host.facts.Set(tr.t.Register, reg)
 	}
+	return value.Truthy(res.Default("skipped", false))
 }
 
-func (tr *taskRun) ok(res *value.Dict) {
-	if facts, ok := res.Get("ansible_facts"); ok {
-		if d, ok := facts.(*value.Dict); ok {
-			tr.host.facts.Update(d)
+func isChanged(res *value.Dict) bool {
+	if v, ok := res.Get("changed"); ok {
+		return value.Truthy(v)
+	}
+	return anyItem(res, "changed")
+}
+
+func anyItem(res *value.Dict, key string) bool {
+	l, _ := res.Default("results", nil).([]any)
+	for _, e := range l {
+		if d, ok := e.(*value.Dict); ok && value.Truthy(d.Default(key, false)) {
+			return true
 		}
 	}
-	tr.register(res)
-	changed := value.Truthy(res.Default("changed", false))
+	return false
+}
+
+// process handles a finished result the way ansible-core's strategy does:
+// counters, display, registration, facts and notifications. others are
+// the further hosts of a run_once task.
+func (tr *taskRun) process(res *value.Dict, others []*hostState) {
+	t := tr.t
+	loop := t.HasLoop && res.Has("results")
+	ev := &Event{Host: tr.host.name, Task: t, Name: tr.name, Result: res, NoLog: tr.noLog, Loop: loop, Delegate: tr.delegate, Diff: tr.diffMode()}
 	st := tr.r.stat(tr.host.name)
-	st.OK++
-	status := StatusOK
-	if changed {
-		st.Changed++
-		status = StatusChanged
-		tr.notify()
-	}
-	tr.r.Display.Result(&Event{Host: tr.host.name, Task: tr.t, Name: tr.name, Status: status, Result: res, NoLog: tr.noLog})
-}
-
-func (tr *taskRun) notify() {
-	for _, n := range tr.t.Notify {
-		tr.ps.notified[n] = true
-	}
-}
-
-func (tr *taskRun) skip(res *value.Dict) {
-	if res == nil {
-		res = value.DictOf("changed", false, "skip_reason", "Conditional result was False", "skipped", true)
-		if conds := tr.f.conds(tr.t); len(conds) > 0 {
-			res.Set("false_condition", tr.falseCondition(conds))
+	targets := append([]*hostState{tr.host}, others...)
+	switch {
+	case isFailed(res):
+		ev.Status = StatusFailed
+		ignored := tr.ignoreErrors()
+		ev.Ignored = ignored
+		if err := ExceptionOf(res); err != nil {
+			tr.r.Display.Error(err)
 		}
-	}
-	tr.register(res)
-	tr.r.stat(tr.host.name).Skipped++
-	tr.r.Display.Result(&Event{Host: tr.host.name, Task: tr.t, Name: tr.name, Status: StatusSkipped, Result: res, NoLog: tr.noLog})
-}
-
-// falseCondition names the first condition that evaluated false.
-func (tr *taskRun) falseCondition(conds []playbook.Cond) any {
-	for _, c := range conds {
-		if ok, err := tr.evalCond(c, tr.sc); err == nil && !ok {
-			return c.Expr
+		tr.r.Display.Result(ev)
+		if ignored {
+			st.OK++
+			st.Ignored++
+			if isChanged(res) {
+				st.Changed++
+			}
+			break
 		}
-	}
-	return conds[len(conds)-1].Expr
-}
-
-// fail records a failure from an error or a failed result.
-func (tr *taskRun) fail(err error, res *value.Dict) {
-	if res == nil {
-		res = value.DictOf("msg", err.Error())
-		res.Set("failed", true)
-	}
-	if err == nil {
-		msg := res.Default("msg", "")
-		err = &ChainError{Msg: "Task failed", Origin: &tr.t.Pos, Cause: errors.New("Action failed: " + value.Str(msg))}
-	}
-	tr.register(res)
-	ignored := tr.boolOf(tr.f.keyword(tr.t, "ignore_errors", ignoreErrorsOf))
-	st := tr.r.stat(tr.host.name)
-	tr.r.Display.Error(err)
-	tr.r.Display.Result(&Event{Host: tr.host.name, Task: tr.t, Name: tr.name, Status: StatusFailed, Result: res, Ignored: ignored, NoLog: tr.noLog})
-	if ignored {
+		for _, hs := range targets {
+			tr.markFailed(hs, res)
+		}
+	case isSkipped(res):
+		ev.Status = StatusSkipped
+		st.Skipped++
+		tr.r.Display.Result(ev)
+	default:
+		ev.Status = StatusOK
+		if isChanged(res) {
+			ev.Status = StatusChanged
+		}
+		items := []*value.Dict{res}
+		if loop {
+			items = nil
+			for _, e := range res.Default("results", nil).([]any) {
+				if d, ok := e.(*value.Dict); ok {
+					items = append(items, d)
+				}
+			}
+		}
+		for _, it := range items {
+			for _, hs := range targets {
+				tr.applyFacts(hs, it)
+			}
+			if isChanged(res) {
+				tr.notify(it)
+			}
+		}
 		st.OK++
-		st.Ignored++
+		if isChanged(res) {
+			st.Changed++
+		}
+		tr.r.Display.Result(ev)
+	}
+	if t.Register != "" {
+		reg := registered(res)
+		for _, hs := range targets {
+			hs.facts.Set(t.Register, reg)
+			if t.Module == "include_vars" {
+				// Variables read by include_vars are trusted templates,
+				// so their registered copy renders on use too.
+				hs.facts.Delete(t.Register)
+				hs.incVars.Set(t.Register, reg)
+			}
+		}
+	}
+}
+
+// markFailed records a host failure. Inside a block with a rescue section
+// the failure counts as rescued and sets ansible_failed_task/result.
+func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
+	hs.failed = true
+	st := tr.r.stat(hs.name)
+	if tr.f.rescuable() {
+		st.Rescued++
+		hs.facts.Set("ansible_failed_task", failedTask(tr.t, tr.name))
+		hs.facts.Set("ansible_failed_result", registered(res))
 		return
 	}
 	st.Failed++
-	tr.host.failed = true
-	tr.r.lastFailure = failureVars(tr.t, tr.name, stripInternal(res))
 }
 
-// stripInternal copies a result without _ansible_* keys.
-func stripInternal(res *value.Dict) *value.Dict {
-	out := value.NewDict(res.Len())
-	res.Each(func(k string, v any) bool {
-		if !strings.HasPrefix(k, "_ansible") {
-			out.Set(k, v)
-		}
-		return true
-	})
-	return out
+// applyFacts stores the ansible_facts of an ok result.
+func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
+	facts, ok := res.Get("ansible_facts")
+	if !ok || tr.t.Module == "debug" {
+		return
+	}
+	d, ok := facts.(*value.Dict)
+	if !ok {
+		return
+	}
+	if tr.t.Module == "include_vars" {
+		hs.incVars.Update(d)
+		return
+	}
+	hs.facts.Update(d)
+	if tr.t.Module == "set_fact" {
+		recordFactOrigins(tr, hs.facts, d)
+	}
+}
+
+// notify saves the task's notifications for this host.
+func (tr *taskRun) notify(res *value.Dict) {
+	for _, n := range tr.t.Notify {
+		tr.r.notify(tr.ps, n, tr.host.name)
+	}
+}
+
+// failedTask is the ansible_failed_task value: the task's serialised form.
+func failedTask(t *playbook.Task, name string) *value.Dict {
+	if t.Name == "" {
+		name = ""
+	} else if t.Role != nil {
+		name = strings.TrimPrefix(name, t.Role.Name()+" : ")
+	}
+	d := value.DictOf("name", name, "action", t.Action, "args", t.Args)
+	if t.Role != nil {
+		d.Set("role", t.Role.Name())
+	}
+	if !t.Pos.IsZero() {
+		d.Set("path", fmt.Sprintf("%s:%d", t.Pos.File, t.Pos.Line))
+	}
+	return d
 }

@@ -1,27 +1,16 @@
 package run
 
 import (
+	"os"
+	"sort"
+
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// magicVars are the variables Ansible defines about the run itself.
-func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
-	hostsAll := make([]any, 0, len(ps.hosts))
-	for _, h := range ps.hosts {
-		hostsAll = append(hostsAll, h)
-	}
-	tags := []any{"all"}
-	if len(r.Opts.Tags) > 0 {
-		tags = nil
-		for _, t := range r.Opts.Tags {
-			tags = append(tags, t)
-		}
-	}
-	skip := []any{}
-	for _, t := range r.Opts.SkipTags {
-		skip = append(skip, t)
-	}
+// hostMagic are the magic variables that describe a host and the run,
+// which hostvars shows too.
+func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 	short := host
 	for i, c := range host {
 		if c == '.' {
@@ -29,85 +18,187 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 			break
 		}
 	}
+	tags := []any{}
+	for _, t := range r.Opts.Tags {
+		tags = append(tags, t)
+	}
+	if len(tags) == 0 {
+		tags = []any{"all"}
+	}
+	skip := []any{}
+	for _, t := range r.Opts.SkipTags {
+		skip = append(skip, t)
+	}
+	sources := []any{}
+	for _, s := range r.Inventory.Sources() {
+		sources = append(sources, s)
+	}
+	exe, _ := os.Executable()
+	facts := any(value.NewDict(0))
+	if hs, ok := r.hosts[host]; ok && hs.gathered != nil {
+		facts = hs.gathered.Default("ansible_facts", facts)
+	}
 	return value.DictOf(
 		"inventory_hostname", host,
 		"inventory_hostname_short", short,
-		"playbook_dir", ps.pb.Dir,
-		"ansible_play_name", ps.name,
-		"ansible_play_hosts", hostsAll,
-		"ansible_play_hosts_all", hostsAll,
-		"ansible_play_batch", hostsAll,
-		"play_hosts", hostsAll,
+		"group_names", groupNames(r.Inventory, host),
+		"groups", r.Inventory.Groups(),
+		"inventory_dir", r.Inventory.Dir(host),
+		"inventory_file", r.Inventory.File(host),
+		"playbook_dir", pbDir,
 		"ansible_check_mode", r.Opts.Check,
 		"ansible_diff_mode", r.Opts.Diff,
 		"ansible_verbosity", r.Opts.Verbosity,
 		"ansible_run_tags", tags,
 		"ansible_skip_tags", skip,
 		"ansible_forks", 5,
+		"ansible_inventory_sources", sources,
+		"ansible_playbook_python", exe,
+		"ansible_config_file", r.ConfigFile,
 		"ansible_version", value.DictOf("full", "2.19.11", "major", 2, "minor", 19, "revision", 11, "string", "2.19.11"),
-		"group_names", groupNames(r.Inventory, host),
-		"groups", r.Inventory.Groups(),
-		"omit", value.Omit{},
-		"ansible_config_file", nil,
-		"inventory_dir", r.Inventory.Dir(host),
-		"inventory_file", r.Inventory.File(host),
+		"ansible_facts", facts,
 	)
+}
+
+// magicVars are the variables Ansible defines about the run, the play
+// and the host.
+func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
+	m := r.hostMagic(r.playDir(ps), host)
+	all := make([]any, 0, len(ps.allHosts))
+	active := make([]any, 0, len(ps.allHosts))
+	for _, h := range ps.allHosts {
+		all = append(all, h)
+		if !r.host(h).failed {
+			active = append(active, h)
+		}
+	}
+	m.Set("ansible_play_name", ps.name)
+	m.Set("ansible_play_hosts_all", all)
+	m.Set("ansible_play_hosts", active)
+	m.Set("ansible_play_batch", active)
+	m.Set("play_hosts", active)
+	m.Set("omit", value.Omit{})
+	roles := []any{}
+	deps := []any{}
+	for _, ri := range ps.play.Roles {
+		roles = append(roles, ri.Name())
+		for _, d := range allDeps(ri) {
+			if !containsAny(deps, d.Name()) {
+				deps = append(deps, d.Name())
+			}
+		}
+	}
+	names := append([]any{}, roles...)
+	for _, d := range deps {
+		if !containsAny(names, d.(string)) {
+			names = append(names, d)
+		}
+	}
+	m.Set("ansible_play_role_names", roles)
+	m.Set("role_names", roles)
+	m.Set("ansible_dependent_role_names", deps)
+	m.Set("ansible_role_names", names)
+	return m
+}
+
+func allDeps(ri *playbook.RoleInstance) []*playbook.RoleInstance {
+	var out []*playbook.RoleInstance
+	for _, d := range ri.Deps {
+		out = append(out, d)
+		out = append(out, allDeps(d)...)
+	}
+	return out
+}
+
+func containsAny(l []any, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hostVars builds the hostvars magic variable: for every host, its
+// inventory variables, facts and host magic variables (not play vars).
+func (r *Runner) hostVars(ps *playState) func() *value.Dict {
+	var built *value.Dict
+	return func() *value.Dict {
+		if built != nil {
+			return built
+		}
+		built = value.NewDict(len(r.Inventory.Hosts()))
+		built.SetTypeName("HostVars")
+		for _, h := range r.Inventory.Hosts() {
+			d := value.NewDict(32)
+			d.SetTypeName("HostVarsVars")
+			hs := r.host(h)
+			for _, l := range []*value.Dict{r.Inventory.HostVars(h), hs.gathered, hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
+				l.Each(func(k string, v any) bool { d.Set(k, v); return true })
+			}
+			built.Set(h, d)
+		}
+		return built
+	}
 }
 
 // playScope is the scope of play-level templates (play name, vars_files).
 func (r *Runner) playScope(ps *playState, host string) *scope {
-	s := &scope{}
+	hs := r.host(host)
+	s := &scope{hostvars: r.hostVars(ps), static: &r.static}
 	s.add(ps.roleDefs, true)
 	s.add(r.Inventory.HostVars(host), true)
 	s.add(ps.vars, true)
 	s.add(ps.varsFile, true)
 	s.add(ps.roleVars, true)
-	s.add(r.host(host).facts, false)
+	s.add(hs.incVars, true)
+	s.add(hs.facts, false)
 	s.add(r.Opts.ExtraVars, true)
 	s.add(r.magicVars(ps, host), false)
 	return s
 }
 
-// taskScope builds the precedence ladder for t on host.
+// taskScope builds ansible-core's precedence ladder for t on a host:
+// role defaults < inventory < play vars < vars_files < role vars < block
+// and task vars < include_vars < set_fact/register < role params <
+// include params < extra vars < magic variables.
 func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostState) *scope {
-	s := &scope{}
+	s := &scope{hostvars: r.hostVars(ps), static: &r.static}
 	role := t.Role
 	if role == nil {
 		role = f.role
 	}
-	s.add(ps.roleDefs, true)
+	var roles []*playbook.RoleInstance
 	if role != nil {
-		for _, ri := range roleChain(role) {
-			s.add(ri.Defaults, true)
-		}
+		roles = roleChain(role)
+	}
+	s.add(ps.roleDefs, true)
+	for _, ri := range roles {
+		s.add(ri.Defaults, true)
 	}
 	s.add(r.Inventory.HostVars(hs.name), true)
+	s.add(hs.gathered, false)
 	s.add(ps.vars, true)
 	s.add(ps.varsFile, true)
 	s.add(ps.roleVars, true)
-	if role != nil {
-		for _, ri := range roleChain(role) {
-			s.add(ri.Vars, true)
-		}
+	for _, ri := range roles {
+		s.add(ri.Vars, true)
 	}
 	chain := f.chain()
 	for _, x := range chain {
-		if x.kw != nil {
+		if x.kw != nil && !x.play {
 			s.add(x.kw.Vars, true)
 		}
 	}
 	s.add(t.Vars, true)
+	s.add(hs.incVars, true)
+	s.add(hs.facts, false)
+	for _, ri := range roles {
+		s.add(ri.Params, true)
+	}
 	for _, x := range chain {
 		s.add(x.includeVars, true)
-	}
-	s.add(hs.facts, false)
-	for _, x := range chain {
-		s.add(x.rescueVars, false)
-	}
-	if role != nil {
-		for _, ri := range roleChain(role) {
-			s.add(ri.Params, true)
-		}
+		s.add(x.includeLocals, false)
 	}
 	s.add(r.Opts.ExtraVars, true)
 	m := r.magicVars(ps, hs.name)
@@ -115,6 +206,16 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 		m.Set("role_name", role.Name())
 		m.Set("role_path", role.Role.Path)
 		m.Set("ansible_role_name", role.Name())
+		var parents, paths []any
+		for x := role; x.Parent != nil && !x.Dep; x = x.Parent {
+			x := x.Parent
+			parents = append(parents, x.Name())
+			paths = append(paths, x.Role.Path)
+		}
+		if parents != nil {
+			m.Set("ansible_parent_role_names", parents)
+			m.Set("ansible_parent_role_paths", paths)
+		}
 	}
 	s.add(m, false)
 	return s
@@ -131,7 +232,9 @@ func roleChain(ri *playbook.RoleInstance) []*playbook.RoleInstance {
 
 func groupNames(inv *Inventory, h string) []any {
 	out := []any{}
-	for _, g := range inv.GroupNames(h).([]string) {
+	names := inv.GroupNames(h).([]string)
+	sort.Strings(names)
+	for _, g := range names {
 		out = append(out, g)
 	}
 	return out

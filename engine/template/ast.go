@@ -40,10 +40,13 @@ type (
 		defaults []expr
 		body     []node
 	}
-	doNode       struct{ e expr }
-	breakNode    struct{}
-	continueNode struct{}
-	withNode     struct {
+	// callNode is {% call %}: call invokes a macro that can call back the
+	// block's body as caller().
+	callNode struct {
+		caller *macroNode
+		call   *callExpr
+	}
+	withNode struct {
 		names  []string
 		values []expr
 		body   []node

@@ -63,10 +63,71 @@ var undefinedOK = map[string]bool{
 	"ansible.builtin.default": true, "ansible.builtin.mandatory": true,
 }
 
+// acceptsUndefinedArgs lists the filters and tests that receive undefined
+// inputs and arguments as values (ansible-core's accept_args_markers). Any
+// other filter or test, and any call other than a macro's, given an
+// undefined input or argument returns that undefined without running, so
+// it fails only where it is used: `a.b | default(a.missing)` is a.b when a.b
+// is defined.
+var acceptsUndefinedArgs = map[string]bool{
+	"default": true, "d": true, "mandatory": true, "ternary": true, "type_debug": true,
+	"defined": true, "undefined": true, "vault_encrypted": true,
+}
+
+// isUndefined reports whether v is an Ansible undefined value (a marker;
+// Jinja2's own Undefined from an if-expression without else is not one).
+func isUndefined(v any) bool {
+	_, ok := v.(value.Undefined)
+	return ok
+}
+
+// firstUndefinedArg returns the first undefined value among in (when given)
+// and the arguments a, or nil.
+func firstUndefinedArg(a *Args, in ...any) any {
+	for _, v := range in {
+		if isUndefined(v) {
+			return v
+		}
+	}
+	for _, v := range a.Pos {
+		if isUndefined(v) {
+			return v
+		}
+	}
+	if a.Kw != nil {
+		var found any
+		a.Kw.Each(func(_ string, v any) bool {
+			if isUndefined(v) {
+				found = v
+			}
+			return found == nil
+		})
+		return found
+	}
+	return nil
+}
+
+// evalArg evaluates a call argument: Ansible undefined values are kept, to
+// be passed on (see acceptsUndefinedArgs); template-only wrappers become
+// plain values.
+func (c *Ctx) evalArg(e expr) (any, error) {
+	v, err := c.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	switch u := v.(type) {
+	case jinjaUndefined:
+		return nil, &UndefinedError{Msg: u.hint}
+	case markup, *groupTuple:
+		return plain(v), nil
+	}
+	return v, nil
+}
+
 func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar expr) (*Args, error) {
 	a := &Args{Pos: make([]any, 0, len(args))}
 	for _, e := range args {
-		v, err := c.evalDefined(e)
+		v, err := c.evalArg(e)
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +147,7 @@ func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar
 	if len(kwNames) > 0 || dstar != nil {
 		a.Kw = value.NewDict(len(kwNames))
 		for i, n := range kwNames {
-			v, err := c.evalDefined(kwVals[i])
+			v, err := c.evalArg(kwVals[i])
 			if err != nil {
 				return nil, err
 			}
@@ -123,14 +184,40 @@ func (c *Ctx) applyFilter(f *filterCall, in any) (any, error) {
 	if !ok {
 		return nil, &TemplateSyntaxError{Msg: "No filter named '" + f.name + "'."}
 	}
-	if u, isU := in.(value.Undefined); isU && !undefinedOK[f.name] {
-		return nil, undefinedErr(u)
-	}
 	a, err := c.evalArgs(f.args, f.kwNames, f.kwVals, nil, nil)
 	if err != nil {
 		return nil, err
 	}
+	if !acceptsUndefinedArgs[stripFQCN(f.name)] {
+		if u := firstUndefinedArg(a, in); u != nil {
+			return u, nil
+		}
+	}
+	in, err = checkInput(in, f.name)
+	if err != nil {
+		return nil, err
+	}
 	return fn(c, in, a)
+}
+
+// checkInput fails on an undefined input unless the filter or test accepts
+// one, and converts template-only wrappers to plain values.
+func checkInput(in any, name string) (any, error) {
+	if undefinedOK[name] {
+		return in, nil
+	}
+	switch u := in.(type) {
+	case value.Undefined:
+		return nil, undefinedErr(u)
+	case jinjaUndefined:
+		return nil, &UndefinedError{Msg: u.hint}
+	case *groupTuple, markup:
+		switch name {
+		case "type_debug", "ansible.builtin.type_debug", "escaped":
+			return in, nil
+		}
+	}
+	return plain(in), nil
 }
 
 // Filter applies a named filter from Go code.
@@ -139,7 +226,7 @@ func (c *Ctx) Filter(name string, in any, args ...any) (any, error) {
 	if !ok {
 		return nil, &TemplateSyntaxError{Msg: "No filter named '" + name + "'."}
 	}
-	return fn(c, in, &Args{Pos: args})
+	return fn(c, plain(in), &Args{Pos: args})
 }
 
 // Test applies a named test from Go code.
@@ -160,11 +247,16 @@ func (c *Ctx) evalTest(x *testExpr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u, isU := in.(value.Undefined); isU && !undefinedOK[x.name] {
-		return nil, undefinedErr(u)
-	}
 	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, nil, nil)
 	if err != nil {
+		return nil, err
+	}
+	if !acceptsUndefinedArgs[stripFQCN(x.name)] {
+		if u := firstUndefinedArg(a, in); u != nil {
+			return u, nil
+		}
+	}
+	if in, err = checkInput(in, x.name); err != nil {
 		return nil, err
 	}
 	r, err := fn(c, in, a)
@@ -212,6 +304,11 @@ func (c *Ctx) evalCall(x *callExpr) (any, error) {
 	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, x.star, x.dstar)
 	if err != nil {
 		return nil, err
+	}
+	if _, isMacro := fn.(*macro); !isMacro {
+		if u := firstUndefinedArg(a); u != nil {
+			return u, nil
+		}
 	}
 	switch f := fn.(type) {
 	case *boundMethod:

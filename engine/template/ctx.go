@@ -1,7 +1,7 @@
 package template
 
 import (
-	"fmt"
+	"errors"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -17,6 +17,10 @@ type Ctx struct {
 	resolved  map[string]any
 	resolving map[string]bool
 	depth     int
+	// jinjaEscapes keeps Jinja2's backslash escapes in {{ }} string
+	// constants: true for conditionals and template files, false for
+	// templates from YAML (ansible-core's escape_backslashes).
+	jinjaEscapes bool
 }
 
 // Engine returns the engine of the render.
@@ -47,6 +51,10 @@ func (c *Ctx) lookupName(name string) any {
 		return v
 	}
 	raw, templated, ok := c.vars.Lookup(name)
+	if d, isDep := raw.(DeprecatedVar); ok && isDep {
+		c.warn(Warning{Msg: d.Msg, AtValue: true, Deprecated: d.Version, Help: d.Help})
+		raw = d.Value
+	}
 	if !ok {
 		if g, ok := globals[name]; ok {
 			return g
@@ -60,22 +68,54 @@ func (c *Ctx) lookupName(name string) any {
 		return raw
 	}
 	if c.resolving[name] {
-		return value.Undefined{Msg: fmt.Sprintf("Recursive loop detected in template: '%s' refers to itself", name)}
+		return errUndefined(c.atVar(name, nil, &recursionError{}))
 	}
 	c.resolving[name] = true
-	v, err := c.resolveDeep(raw, true)
+	v, err := c.resolveDeep(raw, true, &varRef{name: name})
 	delete(c.resolving, name)
 	if err != nil {
-		v = value.Undefined{Msg: err.Error()}
+		v = errUndefined(err)
 	}
 	c.resolved[name] = v
 	return v
 }
 
+// varRef names the variable (and the key path inside it) whose value is
+// being resolved, to give errors its origin.
+type varRef struct {
+	name string
+	path []any
+}
+
+func (r *varRef) child(key any) *varRef {
+	if r == nil {
+		return nil
+	}
+	return &varRef{name: r.name, path: append(append([]any(nil), r.path...), key)}
+}
+
+// atVar gives err the origin of the variable value it came from, when the
+// variable source knows it and err has none yet.
+func (c *Ctx) atVar(name string, path []any, err error) error {
+	o, ok := c.vars.(Origins)
+	if !ok {
+		return err
+	}
+	var ve *VarError
+	if errors.As(err, &ve) {
+		return err
+	}
+	pos, ok := o.Origin(name, path)
+	if !ok {
+		return err
+	}
+	return &VarError{Pos: pos, Err: err}
+}
+
 // resolveDeep renders the templates inside a value from a playbook source.
 // With lazy set, a failing element becomes an Undefined carrying the error,
 // so that only its use fails, as with ansible-core's lazy containers.
-func (c *Ctx) resolveDeep(v any, lazy bool) (any, error) {
+func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 	switch x := v.(type) {
 	case string:
 		if !HasMarkers(x) {
@@ -83,15 +123,22 @@ func (c *Ctx) resolveDeep(v any, lazy bool) (any, error) {
 		}
 		sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1}
 		if sub.depth > 200 {
-			return nil, typeErrorf("maximum template recursion depth exceeded")
+			return nil, &recursionError{}
 		}
-		return sub.render(x)
+		r, err := sub.render(x)
+		if err == nil {
+			r, err = sub.finalize(r)
+		}
+		if err != nil && ref != nil {
+			err = c.atVar(ref.name, ref.path, err)
+		}
+		return r, err
 	case value.Unsafe:
 		return string(x), nil
 	case []any:
 		var out []any
 		for i, e := range x {
-			r, err := c.resolveDeep(e, lazy)
+			r, err := c.resolveDeep(e, lazy, ref.child(i))
 			if err != nil {
 				if !lazy {
 					return nil, err
@@ -111,27 +158,20 @@ func (c *Ctx) resolveDeep(v any, lazy bool) (any, error) {
 		}
 		return out, nil
 	case *value.Dict:
+		// ansible-core 2.19 templates dict values, never keys.
 		var out *value.Dict
-		var err error
 		keys := x.Keys()
 		for i, k := range keys {
 			e, _ := x.Get(k)
 			rk := k
-			if HasMarkers(k) {
-				var kv any
-				if kv, err = c.resolveDeep(k, false); err != nil {
-					return nil, err
-				}
-				rk = value.Str(kv)
-			}
-			r, rerr := c.resolveDeep(e, lazy)
+			r, rerr := c.resolveDeep(e, lazy, ref.child(k))
 			if rerr != nil {
 				if !lazy {
 					return nil, rerr
 				}
 				r = errUndefined(rerr)
 			}
-			if out == nil && (rk != k || !sameScalar(r, e)) {
+			if out == nil && !sameScalar(r, e) {
 				out = value.NewDict(len(keys))
 				for _, pk := range keys[:i] {
 					pv, _ := x.Get(pk)
@@ -163,54 +203,81 @@ func sameScalar(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
+	case nil, bool, int, int64, float64:
+		// Identical plain scalars need no copy of their container.
+		return a == b
 	}
 	return false
 }
 
 func errUndefined(err error) value.Undefined {
-	return value.Undefined{Msg: err.Error()}
+	return value.Undefined{Msg: err.Error(), Err: err}
 }
 
-// render evaluates a template in this context.
+// render evaluates a template in this context. As in ansible-core, Jinja2
+// drops one trailing newline of the source, and the newlines a text result
+// lost are added back.
 func (c *Ctx) render(src string) (any, error) {
-	nodes, err := c.eng.parse(src)
+	body := strings.TrimSuffix(src, "\n")
+	nodes, err := c.eng.parse(body, !c.jinjaEscapes)
 	if err != nil {
 		return nil, err
 	}
-	if len(nodes) == 1 {
-		if o, ok := nodes[0].(*outputNode); ok {
-			return c.eval(o.e)
+	var v any
+	if o, ok := singleOutput(nodes); ok {
+		if v, err = c.eval(o.e); err != nil {
+			return nil, err
+		}
+	} else {
+		var b sink
+		if err := c.execBody(nodes, &b); err != nil {
+			return nil, err
+		}
+		v = b.concat()
+	}
+	if s, ok := v.(string); ok && len(body) < len(src) {
+		if missing := trailingNewlines(src) - trailingNewlines(s); missing > 0 {
+			v = s + strings.Repeat("\n", missing)
 		}
 	}
-	var b strings.Builder
-	if err := c.execBody(nodes, &b); err != nil {
-		return nil, err
-	}
-	return b.String(), nil
+	return v, nil
 }
 
-// Render renders a template string from a filter or lookup.
+func singleOutput(nodes []node) (*outputNode, bool) {
+	if len(nodes) != 1 {
+		return nil, false
+	}
+	o, ok := nodes[0].(*outputNode)
+	return o, ok
+}
+
+func trailingNewlines(s string) int {
+	return len(s) - len(strings.TrimRight(s, "\n"))
+}
+
+// Render renders a template file's text for a filter or lookup; as in
+// ansible-core's template lookup, backslash escapes are Jinja2's.
 func (c *Ctx) Render(src string) (any, error) {
 	if !HasMarkers(src) {
 		return src, nil
 	}
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1}
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
 	v, err := sub.render(src)
 	if err != nil {
 		return nil, err
 	}
-	return finalize(v)
+	return sub.finalize(v)
 }
 
-// RenderWith renders src with extra local variables.
+// RenderWith renders a template file's text with extra local variables.
 func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1}
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
 	sub.scopes = []*value.Dict{locals}
 	v, err := sub.render(src)
 	if err != nil {
 		return nil, err
 	}
-	return finalize(v)
+	return sub.finalize(v)
 }
 
 func (c *Ctx) pushScope() *value.Dict {

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ type Engine struct {
 	filters map[string]FilterFunc
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
-	cache   sync.Map // source -> []node
+	cache   sync.Map // cacheKey -> []node
 
 	// Getenv reads the environment for lookup('env'); Now gives the time.
 	Getenv func(string) (string, bool)
@@ -70,18 +71,26 @@ func HasMarkers(s string) bool {
 	return strings.Contains(s, "{{") || strings.Contains(s, "{%") || strings.Contains(s, "{#")
 }
 
-func (e *Engine) parse(src string) ([]node, error) {
-	if n, ok := e.cache.Load(src); ok {
+// cacheKey identifies a parsed template: its source and whether string
+// constants in {{ }} are raw.
+type cacheKey struct {
+	src string
+	raw bool
+}
+
+func (e *Engine) parse(src string, rawVarStrings bool) ([]node, error) {
+	key := cacheKey{src, rawVarStrings}
+	if n, ok := e.cache.Load(key); ok {
 		return n.([]node), nil
 	}
-	nodes, err := parseTemplate(src)
+	nodes, err := parseTemplate(src, rawVarStrings)
 	if err != nil {
 		if se, ok := err.(*SyntaxError); ok {
 			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
 		}
 		return nil, err
 	}
-	e.cache.Store(src, nodes)
+	e.cache.Store(key, nodes)
 	return nodes, nil
 }
 
@@ -91,6 +100,52 @@ type Options struct {
 	SearchPaths []string
 	// Locals are variables that shadow Vars (loop variables and the like).
 	Locals *value.Dict
+	// Warn receives the warnings of the render; nil drops them.
+	Warn func(Warning)
+	// Conditional evaluates as ansible-core evaluates conditionals, whose
+	// string constants keep Jinja2's backslash escapes (see parse).
+	Conditional bool
+	// Markers, when set, replaces failing outputs with placeholders instead
+	// of failing the render (see Markers).
+	Markers *Markers
+}
+
+// Markers implements ansible-core's ReplacingMarkerBehavior, used for task
+// names and debug's var: each {{ }} output (or expression) that fails on an
+// undefined value renders as "<< error N - message >>" and the messages are
+// collected for an "Encountered N template error(s)." warning.
+type Markers struct {
+	// All replaces every template error, not only undefined values.
+	All bool
+	// Messages are the replaced errors, in order.
+	Messages []string
+}
+
+// replace returns the placeholder for err, or false when err is not one
+// to replace.
+func (m *Markers) replace(err error) (string, bool) {
+	if m == nil || (!m.All && !IsUndefined(err)) {
+		return "", false
+	}
+	m.Messages = append(m.Messages, plainMsg(err))
+	return fmt.Sprintf("<< error %d - %s >>", len(m.Messages), plainMsg(err)), true
+}
+
+// Warning returns the warning ansible-core prints for the replaced errors,
+// or "" when there were none.
+func (m *Markers) Warning() string {
+	if m == nil || len(m.Messages) == 0 {
+		return ""
+	}
+	plural := ""
+	if len(m.Messages) > 1 {
+		plural = "s"
+	}
+	msg := fmt.Sprintf("Encountered %d template error%s.", len(m.Messages), plural)
+	for i, e := range m.Messages {
+		msg += fmt.Sprintf("\nerror %d - %s", i+1, e)
+	}
+	return msg
 }
 
 // Render renders src with vars. A template that is exactly one expression
@@ -102,61 +157,57 @@ func (e *Engine) Render(src string, vars Vars, opt Options) (any, error) {
 	}
 	c := e.newCtx(vars, opt)
 	v, err := c.render(src)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		v, err = c.finalize(v)
 	}
-	return finalize(v)
+	if s, ok := opt.Markers.replace(err); ok {
+		return s, nil
+	}
+	return v, err
 }
 
 // RenderValue renders every string inside v (lists and dicts recursively).
 func (e *Engine) RenderValue(v any, vars Vars, opt Options) (any, error) {
 	c := e.newCtx(vars, opt)
-	r, err := c.resolveDeep(v, false)
+	r, err := c.resolveDeep(v, false, nil)
 	if err != nil {
 		return nil, err
 	}
-	return finalize(r)
+	return c.finalize(r)
 }
 
 // Eval evaluates a bare Jinja2 expression, as used by `when` and
 // `failed_when`, and returns its value.
 func (e *Engine) Eval(expression string, vars Vars, opt Options) (any, error) {
+	opt.Conditional = true
 	c := e.newCtx(vars, opt)
 	v, err := c.render("{{ " + expression + " }}")
-	if err != nil {
-		return nil, err
+	if err == nil {
+		v, err = c.finalize(v)
 	}
-	return finalize(v)
+	if s, ok := opt.Markers.replace(err); ok {
+		return s, nil
+	}
+	return v, err
 }
 
 func (e *Engine) newCtx(vars Vars, opt Options) *Ctx {
-	c := &Ctx{eng: e, vars: vars, opt: opt, resolved: map[string]any{}, resolving: map[string]bool{}}
+	if warn := opt.Warn; warn != nil {
+		// One render reports each distinct warning once.
+		var seen map[Warning]bool
+		opt.Warn = func(w Warning) {
+			if !seen[w] {
+				if seen == nil {
+					seen = map[Warning]bool{}
+				}
+				seen[w] = true
+				warn(w)
+			}
+		}
+	}
+	c := &Ctx{eng: e, vars: vars, opt: opt, resolved: map[string]any{}, resolving: map[string]bool{}, jinjaEscapes: opt.Conditional}
 	if opt.Locals != nil && opt.Locals.Len() > 0 {
 		c.scopes = []*value.Dict{opt.Locals}
 	}
 	return c
-}
-
-// finalize checks a render result for values that cannot leave a template:
-// undefined values and ranges.
-func finalize(v any) (any, error) {
-	switch x := v.(type) {
-	case value.Undefined:
-		return nil, undefinedErr(x)
-	case *rangeVal:
-		return nil, &RuntimeError{Msg: "Type 'range' is unsupported for variable storage."}
-	case []any:
-		for _, e := range x {
-			if _, err := finalize(e); err != nil {
-				return nil, err
-			}
-		}
-	case *value.Dict:
-		var err error
-		x.Each(func(_ string, e any) bool { _, err = finalize(e); return err == nil })
-		if err != nil {
-			return nil, err
-		}
-	}
-	return v, nil
 }

@@ -3,6 +3,7 @@ package template
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -15,14 +16,65 @@ func (e *UndefinedError) Error() string { return e.Msg }
 
 // RuntimeError is a Python-level failure while rendering (a TypeError, a
 // ZeroDivisionError, ...). Ansible prefixes it with "Error rendering template".
-type RuntimeError struct{ Msg string }
+type RuntimeError struct {
+	Msg string
+	// Value is the repr of the offending value when Ansible shows it under
+	// an unknown origin (e.g. "range(0, 2)"); usually empty.
+	Value string
+	// UnknownOrigin reports that ansible-core prints this error as its own
+	// "<<< caused by >>>" section with "Origin: <unknown>" (and Value, if
+	// any, as the excerpt), below an "Error rendering template." link.
+	UnknownOrigin bool
+}
 
 func (e *RuntimeError) Error() string { return "Error rendering template: " + e.Msg }
 
 // FilterError is raised by a filter, test or lookup with its own wording.
-type FilterError struct{ Msg string }
+type FilterError struct {
+	Msg string
+	// Detached marks an error Python raises while handling another
+	// exception; ansible-core then shows it as its own section below the
+	// plugin's "failed." message instead of joining the two.
+	Detached bool
+}
 
 func (e *FilterError) Error() string { return e.Msg }
+
+// detachedf returns a Detached FilterError.
+func detachedf(format string, a ...any) error {
+	return &FilterError{Msg: fmt.Sprintf(format, a...), Detached: true}
+}
+
+// PluginError is a failing filter, test or lookup as ansible-core 2.19
+// reports it: "The filter plugin 'X' failed." caused by the plugin's own
+// error. Error() joins the two as ansible-core's one-line summary does.
+type PluginError struct {
+	Kind  string // filter, test or lookup
+	Name  string // as invoked, e.g. ansible.builtin.to_json or file
+	Cause error
+}
+
+func (e *PluginError) Error() string {
+	return strings.TrimSuffix(e.Message(), ".") + ": " + plainMsg(e.Cause)
+}
+
+// Unwrap returns the plugin's own error.
+func (e *PluginError) Unwrap() error { return e.Cause }
+
+// Message is the error's own message, without its cause.
+func (e *PluginError) Message() string {
+	return fmt.Sprintf("The %s plugin '%s' failed.", e.Kind, e.Name)
+}
+
+// CauseMessage is the plugin's own message.
+func (e *PluginError) CauseMessage() string { return plainMsg(e.Cause) }
+
+// Detached reports that ansible-core prints the cause in its own
+// "<<< caused by >>>" section (with no origin) rather than after ": ".
+func (e *PluginError) Detached() bool {
+	fe, ok := e.Cause.(*FilterError)
+	return ok && fe.Detached
+}
 
 // TemplateSyntaxError wraps a parse failure.
 type TemplateSyntaxError struct {
@@ -41,7 +93,12 @@ func typeErrorf(format string, a ...any) error {
 	return &RuntimeError{Msg: fmt.Sprintf(format, a...)}
 }
 
-func undefinedErr(u value.Undefined) error { return &UndefinedError{Msg: u.Msg} }
+func undefinedErr(u value.Undefined) error {
+	if u.Err != nil {
+		return u.Err
+	}
+	return &UndefinedError{Msg: u.Msg}
+}
 
 // IsUndefined reports whether err (or its cause) is an UndefinedError.
 func IsUndefined(err error) bool {
@@ -56,4 +113,31 @@ func undefinedName(name string) value.Undefined {
 
 func noAttr(obj any, attr string) value.Undefined {
 	return value.Undefined{Msg: fmt.Sprintf("object of type '%s' has no attribute '%s'", value.TypeName(obj), attr)}
+}
+
+// Origins may be implemented by a Vars to give the source position of a
+// variable's value, or of the element at path inside it (dict keys and list
+// indexes), so that an error in a template it holds names where that
+// template was written, as ansible-core's tagged values do.
+type Origins interface {
+	Origin(name string, path []any) (value.Pos, bool)
+}
+
+// VarError is an error in the template a variable holds; Pos is where that
+// template was defined.
+type VarError struct {
+	Pos value.Pos
+	Err error
+}
+
+func (e *VarError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the template's error.
+func (e *VarError) Unwrap() error { return e.Err }
+
+// recursionError is a variable whose template refers back to itself.
+type recursionError struct{}
+
+func (*recursionError) Error() string {
+	return "Recursive loop detected in template: maximum recursion depth exceeded"
 }

@@ -2,6 +2,8 @@ package template
 
 import (
 	"math"
+	"math/big"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -121,7 +123,7 @@ func (c *Ctx) eval(e expr) (any, error) {
 			return c.eval(x.then)
 		}
 		if x.els == nil {
-			return value.Undefined{Msg: "the inline if-expression on line 1 evaluated to false and no else section was defined."}, nil
+			return jinjaUndefined{hint: "the inline if-expression on line 1 evaluated to false and no else section was defined."}, nil
 		}
 		return c.eval(x.els)
 	case *filterExpr:
@@ -138,8 +140,13 @@ func (c *Ctx) evalDefined(e expr) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u, ok := v.(value.Undefined); ok {
+	switch u := v.(type) {
+	case value.Undefined:
 		return nil, undefinedErr(u)
+	case jinjaUndefined:
+		return nil, &UndefinedError{Msg: u.hint}
+	case markup, *groupTuple:
+		return plain(v), nil
 	}
 	return v, nil
 }
@@ -165,6 +172,25 @@ func getAttr(obj any, attr string) any {
 		if v, ok := o.attr(attr); ok {
 			return v
 		}
+		if attr == "cycle" {
+			return &boundMethod{recv: obj, name: attr}
+		}
+	case *groupTuple:
+		switch attr {
+		case "grouper":
+			return o.t[0]
+		case "list":
+			return o.t[1]
+		}
+	case *pyDatetime, *pyTimedelta:
+		if v, ok := pyObjAttr(obj, attr); ok {
+			return v
+		}
+		if isMethod(obj, attr) {
+			return &boundMethod{recv: obj, name: attr}
+		}
+	case markup:
+		return getAttr(string(o), attr)
 	default:
 		if isMethod(obj, attr) {
 			return &boundMethod{recv: obj, name: attr}
@@ -178,6 +204,7 @@ func getAttr(obj any, attr string) any {
 
 // getItem implements Jinja2's obj[key]: the item first, then an attribute.
 func getItem(obj, key any) (any, error) {
+	obj = plain(obj)
 	switch o := obj.(type) {
 	case value.Undefined:
 		return o, nil
@@ -205,7 +232,7 @@ func getItem(obj, key any) (any, error) {
 			i += n
 		}
 		if i < 0 || i >= n {
-			return value.Undefined{Msg: "list object has no element " + value.Repr(key)}, nil
+			return value.Undefined{Msg: "object of type '" + value.TypeName(obj) + "' has no attribute " + value.Repr(key)}, nil
 		}
 		return seqIndex(obj, i), nil
 	case *loopInfo, *namespace:
@@ -414,6 +441,16 @@ func compare(op string, l, r any) (bool, error) {
 		return !ok, err
 	}
 	n, err := value.Compare(l, r)
+	if dl, ok := l.(*pyDatetime); ok {
+		if dr, ok := r.(*pyDatetime); ok {
+			n, err = dl.t.Compare(dr.t), nil
+		}
+	}
+	if tl, ok := l.(*pyTimedelta); ok {
+		if tr, ok := r.(*pyTimedelta); ok {
+			n, err = cmpInt64(tl.us, tr.us), nil
+		}
+	}
 	if err != nil {
 		return false, typeErrorf("'%s' not supported between instances of '%s' and '%s'", op, value.TypeName(l), value.TypeName(r))
 	}
@@ -461,6 +498,12 @@ func contains(haystack, needle any) (bool, error) {
 func binaryOp(op string, l, r any) (any, error) {
 	if op == "~" {
 		return value.Str(l) + value.Str(r), nil
+	}
+	if res, ok, err := pyObjBinary(op, l, r); ok {
+		return res, err
+	}
+	if res, ok, err := intArith(op, l, r); ok {
+		return res, err
 	}
 	li, lInt := intOnly(l)
 	ri, rInt := intOnly(r)
@@ -589,4 +632,91 @@ func repeatSeq(seq any, n int, op string, other any) (any, error) {
 		return out, nil
 	}
 	return nil, typeErrorf("unsupported operand type(s) for %s: '%s' and '%s'", op, value.TypeName(seq), value.TypeName(other))
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// intArith implements Python's unbounded integer arithmetic for + - * // %
+// and **: results that do not fit 64 bits become *big.Int. ok is false
+// unless both operands are integral (bool, int, *big.Int).
+func intArith(op string, l, r any) (any, bool, error) {
+	switch op {
+	case "+", "-", "*", "//", "%", "**":
+	default:
+		return nil, false, nil
+	}
+	_, lf := l.(float64)
+	_, rf := r.(float64)
+	if lf || rf {
+		return nil, false, nil
+	}
+	x, xok := value.AsInt(l)
+	y, yok := value.AsInt(r)
+	if xok && yok {
+		switch op {
+		case "+":
+			if s := x + y; (s > x) == (y > 0) {
+				return s, true, nil
+			}
+		case "-":
+			if d := x - y; (d < x) == (y > 0) {
+				return d, true, nil
+			}
+		case "*":
+			if hi, lo := bits.Mul64(uint64(absInt(x)), uint64(absInt(y))); hi == 0 && lo < 1<<63 {
+				return x * y, true, nil
+			}
+		case "//", "%":
+			return nil, false, nil // no overflow but the minimum int // -1
+		case "**":
+			if y < 0 {
+				return nil, false, nil // a float result
+			}
+		}
+	}
+	a, aok := value.AsBig(l)
+	b, bok := value.AsBig(r)
+	if !aok || !bok {
+		return nil, false, nil
+	}
+	z := new(big.Int)
+	switch op {
+	case "+":
+		z.Add(a, b)
+	case "-":
+		z.Sub(a, b)
+	case "*":
+		z.Mul(a, b)
+	case "**":
+		if b.Sign() < 0 {
+			return nil, false, nil
+		}
+		if b.BitLen() > 20 || a.BitLen()*int(b.Int64()) > 1<<20 {
+			return nil, true, typeErrorf("exponent too large")
+		}
+		z.Exp(a, b, nil)
+	case "//", "%":
+		if b.Sign() == 0 {
+			return nil, true, typeErrorf("integer division or modulo by zero")
+		}
+		q, m := new(big.Int).QuoRem(a, b, new(big.Int))
+		if m.Sign() != 0 && (m.Sign() < 0) != (b.Sign() < 0) {
+			q.Sub(q, big.NewInt(1))
+			m.Add(m, b)
+		}
+		if op == "//" {
+			z = q
+		} else {
+			z = m
+		}
+	}
+	return value.NormInt(z), true, nil
 }

@@ -1,30 +1,76 @@
 package template
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-var (
-	errBreak    = errors.New("break")
-	errContinue = errors.New("continue")
-)
+// sink collects the output nodes of a template body. ansible-core 2.19
+// renders with Jinja2's native concatenation: None outputs are dropped, a
+// body with one output keeps that value's type, and several outputs are
+// joined as text.
+type sink struct{ parts []any }
 
-// toText converts a value for output inside a text template, as Jinja2's
-// str() does; undefined values fail.
+func (s *sink) text(t string) { s.parts = append(s.parts, t) }
+
+// value adds an expression's output; an undefined value fails here, as
+// Jinja2 raises when it prints one.
+func (s *sink) value(v any) error {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case value.Undefined:
+		return undefinedErr(x)
+	}
+	s.parts = append(s.parts, v)
+	return nil
+}
+
+// concat joins the collected outputs: nothing is None, one output is
+// itself, several are joined as text.
+func (s *sink) concat() any {
+	switch len(s.parts) {
+	case 0:
+		return nil
+	case 1:
+		return s.parts[0]
+	}
+	var b strings.Builder
+	for _, p := range s.parts {
+		b.WriteString(concatText(p))
+	}
+	return b.String()
+}
+
+// concatText converts one output for a text result as ansible-core does:
+// containers are finalized first (tuples become lists), then str() applies;
+// Jinja2's own Undefined prints as nothing.
+func concatText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case jinjaUndefined:
+		return ""
+	case value.Tuple, []any, *value.Dict, *groupTuple:
+		return value.Str(listifyTuples(x))
+	}
+	return value.Str(v)
+}
+
+// toText converts a value to text as Python's str() does; undefined values
+// fail.
 func toText(v any) (string, error) {
 	switch x := v.(type) {
 	case value.Undefined:
 		return "", undefinedErr(x)
-	case *rangeVal:
-		return x.String(), nil
+	case jinjaUndefined:
+		return "", nil
 	}
 	return value.Str(v), nil
 }
 
-func (c *Ctx) execBody(nodes []node, b *strings.Builder) error {
+func (c *Ctx) execBody(nodes []node, b *sink) error {
 	for _, n := range nodes {
 		if err := c.exec(n, b); err != nil {
 			return err
@@ -33,20 +79,25 @@ func (c *Ctx) execBody(nodes []node, b *strings.Builder) error {
 	return nil
 }
 
-func (c *Ctx) exec(n node, b *strings.Builder) error {
+func (c *Ctx) exec(n node, b *sink) error {
 	switch x := n.(type) {
 	case *textNode:
-		b.WriteString(x.text)
+		b.text(x.text)
 	case *outputNode:
 		v, err := c.eval(x.e)
+		if err == nil {
+			if u, ok := v.(value.Undefined); ok {
+				err = undefinedErr(u)
+			}
+		}
 		if err != nil {
+			if s, ok := c.opt.Markers.replace(err); ok {
+				b.text(s)
+				return nil
+			}
 			return err
 		}
-		s, err := toText(v)
-		if err != nil {
-			return err
-		}
-		b.WriteString(s)
+		return b.value(v)
 	case *ifNode:
 		for i, cond := range x.conds {
 			v, err := c.evalDefined(cond)
@@ -66,13 +117,8 @@ func (c *Ctx) exec(n node, b *strings.Builder) error {
 		return c.execSet(x)
 	case *macroNode:
 		c.assign(x.name, &macro{node: x, ctx: c})
-	case *doNode:
-		_, err := c.eval(x.e)
-		return err
-	case *breakNode:
-		return errBreak
-	case *continueNode:
-		return errContinue
+	case *callNode:
+		return c.execCall(x, b)
 	case *withNode:
 		vals := make([]any, len(x.values))
 		for i, e := range x.values {
@@ -89,22 +135,18 @@ func (c *Ctx) exec(n node, b *strings.Builder) error {
 		}
 		return c.execBody(x.body, b)
 	case *filterBlockNode:
-		var inner strings.Builder
+		var inner sink
 		if err := c.execBody(x.body, &inner); err != nil {
 			return err
 		}
-		var v any = inner.String()
+		v := inner.concat()
 		for _, f := range x.filters {
 			var err error
 			if v, err = c.applyFilter(f, v); err != nil {
 				return err
 			}
 		}
-		s, err := toText(v)
-		if err != nil {
-			return err
-		}
-		b.WriteString(s)
+		return b.value(v)
 	}
 	return nil
 }
@@ -112,11 +154,11 @@ func (c *Ctx) exec(n node, b *strings.Builder) error {
 func (c *Ctx) execSet(x *setNode) error {
 	var v any
 	if x.body != nil {
-		var inner strings.Builder
+		var inner sink
 		if err := c.execBody(x.body, &inner); err != nil {
 			return err
 		}
-		v = inner.String()
+		v = inner.concat()
 	} else {
 		var err error
 		if v, err = c.eval(x.value); err != nil {
@@ -152,7 +194,7 @@ func (c *Ctx) execSet(x *setNode) error {
 	return nil
 }
 
-func (c *Ctx) execFor(x *forNode, b *strings.Builder) error {
+func (c *Ctx) execFor(x *forNode, b *sink) error {
 	seq, err := c.evalDefined(x.iter)
 	if err != nil {
 		return err
@@ -185,15 +227,37 @@ func (c *Ctx) execFor(x *forNode, b *strings.Builder) error {
 	for i, it := range items {
 		bindTargets(s, x.targets, it)
 		s.Set("loop", &loopInfo{index: i, items: items})
-		err := c.execBody(x.body, b)
-		if err == errBreak {
-			break
-		}
-		if err != nil && err != errContinue {
+		if err := c.execBody(x.body, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// execCall runs {% call %}: the called macro gets the block as caller.
+func (c *Ctx) execCall(x *callNode, b *sink) error {
+	fn, err := c.evalDefined(x.call.fn)
+	if err != nil {
+		return err
+	}
+	m, ok := fn.(*macro)
+	if !ok {
+		return typeErrorf("'%s' object is not callable", value.TypeName(fn))
+	}
+	a, err := c.evalArgs(x.call.args, x.call.kwNames, x.call.kwVals, x.call.star, x.call.dstar)
+	if err != nil {
+		return err
+	}
+	kw := value.NewDict(1)
+	if a.Kw != nil {
+		kw.Update(a.Kw)
+	}
+	kw.Set("caller", &macro{node: x.caller, ctx: c})
+	v, err := m.call(a.Pos, kw)
+	if err != nil {
+		return err
+	}
+	return b.value(v)
 }
 
 func bindTargets(s *value.Dict, targets []string, it any) {
@@ -218,11 +282,15 @@ func iterate(v any) ([]any, error) {
 		return x, nil
 	case value.Tuple:
 		return x, nil
+	case *groupTuple:
+		return x.t, nil
+	case markup:
+		return iterate(string(x))
 	case *value.Dict:
 		keys := x.Keys()
 		out := make([]any, len(keys))
 		for i, k := range keys {
-			out[i] = k
+			out[i] = x.Key(k)
 		}
 		return out, nil
 	case string:
@@ -338,9 +406,12 @@ func (m *macro) call(args []any, kw *value.Dict) (any, error) {
 			s.Set(p, undefinedName(p))
 		}
 	}
-	var b strings.Builder
+	if caller, ok := kw.Get("caller"); ok {
+		s.Set("caller", caller)
+	}
+	var b sink
 	if err := c.execBody(m.node.body, &b); err != nil {
 		return nil, err
 	}
-	return b.String(), nil
+	return b.concat(), nil
 }

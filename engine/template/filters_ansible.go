@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -152,14 +153,16 @@ func filterMandatory(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	name := ""
 	if m := undefinedNameRe.FindStringSubmatch(u.Msg); m != nil {
-		name = "'" + m[1] + "' "
+		name = "'" + m[1] + m[2] + "' "
 	}
 	return nil, Errorf("Mandatory variable %snot defined.", name)
 }
 
-var undefinedNameRe = regexp.MustCompile(`^'([^']*)' is undefined`)
+// undefinedNameRe finds the name of an undefined variable or attribute in
+// its message, as Jinja2 keeps it in Undefined._undefined_name.
+var undefinedNameRe = regexp.MustCompile(`^'([^']*)' is undefined|has no attribute '?(.*?)'?$`)
 
-func filterBool(_ *Ctx, in any, a *Args) (any, error) {
+func filterBool(c *Ctx, in any, a *Args) (any, error) {
 	if _, err := sigOf("to_bool").bind(a); err != nil {
 		return nil, err
 	}
@@ -184,7 +187,9 @@ func filterBool(_ *Ctx, in any, a *Args) (any, error) {
 			return false, nil
 		}
 	}
-	return value.Equal(check, 1), nil
+	res := value.Equal(check, 1)
+	c.warn(Warning{Msg: fmt.Sprintf("The `bool` filter coerced invalid value %s (%s) to %s.", value.Repr(in), value.TypeName(in), value.Repr(res)), Deprecated: "2.23"})
+	return res, nil
 }
 
 func filterTernary(_ *Ctx, in any, a *Args) (any, error) {
@@ -302,7 +307,11 @@ func combineDicts(terms []any, kw *value.Dict, kwErr string) (any, error) {
 		x, xok := dicts[i].(*value.Dict)
 		y, yok := result.(*value.Dict)
 		if !xok || !yok {
-			return nil, Errorf("failed to combine variables, expected dicts but got a '%s' and a '%s'.", value.TypeName(dicts[i]), value.TypeName(result))
+			resultName := lazyTypeName(result)
+			if i < len(dicts)-2 {
+				resultName = pyTypeName(result) // a merged dict, not an argument
+			}
+			return nil, Errorf("failed to combine variables, expected dicts but got a '%s' and a '%s'.", lazyTypeName(dicts[i]), resultName)
 		}
 		result = mergeHash(x, y, recursive, lm)
 	}
@@ -514,105 +523,18 @@ func (o *pyJSONOpts) setIndent(v any) error {
 	return nil
 }
 
+// pyJSONDumps is json.dumps with the given options, with Python's errors
+// for values it cannot serialize.
 func pyJSONDumps(v any, o pyJSONOpts) (string, error) {
-	var b strings.Builder
-	if err := writePyJSON(&b, v, o, 0); err != nil {
-		return "", err
+	s, err := value.EncodeJSON(v, value.JSONOptions{IndentString: o.indent, SortKeys: o.sortKeys,
+		EnsureASCII: o.ensureASCII, ItemSep: o.itemSep, KeySep: o.keySep, RejectNaN: !o.allowNaN})
+	if ue, ok := err.(*value.UnsupportedJSONError); ok {
+		if u, isU := ue.Value.(value.Undefined); isU {
+			return "", undefinedErr(u)
+		}
+		return "", typeErrorf("%s", ue.Error())
 	}
-	return b.String(), nil
-}
-
-func jsonNewline(b *strings.Builder, o pyJSONOpts, depth int) {
-	if o.indent != nil {
-		b.WriteByte('\n')
-		b.WriteString(strings.Repeat(*o.indent, depth))
-	}
-}
-
-func writePyJSON(b *strings.Builder, v any, o pyJSONOpts, depth int) error {
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("null")
-	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
-	case int:
-		b.WriteString(strconv.Itoa(x))
-	case float64:
-		switch {
-		case math.IsNaN(x), math.IsInf(x, 0):
-			if !o.allowNaN {
-				return typeErrorf("Out of range float values are not JSON compliant: %s", value.FormatFloat(x))
-			}
-			switch {
-			case math.IsNaN(x):
-				b.WriteString("NaN")
-			case x > 0:
-				b.WriteString("Infinity")
-			default:
-				b.WriteString("-Infinity")
-			}
-		default:
-			b.WriteString(value.FormatFloat(x))
-		}
-	case string:
-		value.WriteJSONString(b, x, o.ensureASCII)
-	case value.Omit:
-		value.WriteJSONString(b, value.OmitPlaceholder, o.ensureASCII)
-	case []any, value.Tuple, *rangeVal:
-		items, _ := iterate(x)
-		if len(items) == 0 {
-			b.WriteString("[]")
-			return nil
-		}
-		b.WriteByte('[')
-		for i, e := range items {
-			if i > 0 {
-				b.WriteString(o.itemSep)
-			}
-			jsonNewline(b, o, depth+1)
-			if err := writePyJSON(b, e, o, depth+1); err != nil {
-				return err
-			}
-		}
-		jsonNewline(b, o, depth)
-		b.WriteByte(']')
-	case *value.Dict:
-		keys := x.Keys()
-		if o.sortKeys {
-			keys = append([]string(nil), keys...)
-			sort.Strings(keys)
-		}
-		if len(keys) == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(o.itemSep)
-			}
-			jsonNewline(b, o, depth+1)
-			value.WriteJSONString(b, k, o.ensureASCII)
-			b.WriteString(o.keySep)
-			e, _ := x.Get(k)
-			if err := writePyJSON(b, e, o, depth+1); err != nil {
-				return err
-			}
-		}
-		jsonNewline(b, o, depth)
-		b.WriteByte('}')
-	case *pyDatetime:
-		value.WriteJSONString(b, x.isoformat(), o.ensureASCII)
-	case value.Undefined:
-		return undefinedErr(x)
-	default:
-		return typeErrorf("Object of type %s is not JSON serializable", pyTypeName(v))
-	}
-	return nil
+	return s, err
 }
 
 var jsonDumpsKw = map[string]bool{"indent": true, "sort_keys": true, "ensure_ascii": true, "separators": true,
@@ -1708,7 +1630,27 @@ func filterDict2items(_ *Ctx, in any, a *Args) (any, error) {
 	return out, nil
 }
 
-func pyClassRepr(v any) string { return "<class '" + pyTypeName(v) + "'>" }
+// pyClassRepr is repr(type(v)) for a plugin's argument. ansible-core hands
+// plugins lazy containers, so dicts and lists show those classes.
+func pyClassRepr(v any) string {
+	switch v.(type) {
+	case *value.Dict, []any:
+		return "<class 'ansible._internal._templating._lazy_containers." + lazyTypeName(v) + "'>"
+	}
+	return "<class '" + pyTypeName(v) + "'>"
+}
+
+// lazyTypeName is type(v).__name__ for a plugin's argument: dicts and lists
+// are ansible-core's lazy containers.
+func lazyTypeName(v any) string {
+	switch v.(type) {
+	case *value.Dict:
+		return "_AnsibleLazyTemplateDict"
+	case []any:
+		return "_AnsibleLazyTemplateList"
+	}
+	return pyTypeName(v)
+}
 
 func filterItems2dict(_ *Ctx, in any, a *Args) (any, error) {
 	v, err := sigOf("list_of_dict_key_value_elements_to_dict", opt("key_name", "key"), opt("value_name", "value")).bind(a)
@@ -1728,15 +1670,15 @@ func filterItems2dict(_ *Ctx, in any, a *Args) (any, error) {
 	for _, it := range items {
 		d, ok := it.(*value.Dict)
 		if !ok {
-			return nil, Errorf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
+			return nil, detachedf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
 		}
 		k, ok1 := d.Get(value.Str(v[0]))
 		x, ok2 := d.Get(value.Str(v[1]))
 		if !ok1 || !ok2 {
-			return nil, Errorf("items2dict requires each dictionary in the list to contain the keys '%s' and '%s', got %s instead.", value.Str(v[0]), value.Str(v[1]), value.Str(in))
+			return nil, detachedf("items2dict requires each dictionary in the list to contain the keys '%s' and '%s', got %s instead.", value.Str(v[0]), value.Str(v[1]), value.Str(in))
 		}
 		if _, ok := hashKey(k); !ok {
-			return nil, Errorf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
+			return nil, detachedf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
 		}
 		out.Set(value.Str(k), x)
 	}
@@ -2348,7 +2290,7 @@ func newHash(name string) (hash.Hash, bool) {
 func hexDigest(name string, in any) (string, error) {
 	h, ok := newHash(name)
 	if !ok {
-		return "", Errorf("unsupported hash type %s", name)
+		return "", detachedf("unsupported hash type %s", name)
 	}
 	h.Write([]byte(value.Str(in)))
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -2880,7 +2822,7 @@ func filterSubelements(_ *Ctx, in any, a *Args) (any, error) {
 					vals = []any{}
 					break
 				}
-				return nil, Errorf("could not find %s key in iterated item %s", value.Repr(sub), value.Repr(vals))
+				return nil, detachedf("could not find %s key in iterated item %s", value.Repr(sub), value.Repr(vals))
 			}
 			vals = x
 		}
@@ -2896,27 +2838,7 @@ func filterSubelements(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 // pyTypeName is the Python type name ansible-core reports for a value.
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case *rangeVal:
-		return "range"
-	case *namespace:
-		return "Namespace"
-	case *boundMethod:
-		return "builtin_function_or_method"
-	case globalFunc:
-		return "function"
-	case *macro:
-		return "Macro"
-	case *pyDatetime:
-		return "datetime"
-	case *loopInfo:
-		return "LoopContext"
-	case value.Undefined:
-		return "AnsibleUndefined"
-	}
-	return value.TypeName(v)
-}
+func pyTypeName(v any) string { return value.TypeName(v) }
 
 func filterTypeDebug(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := sigOf("type_debug").bind(a); err != nil {
@@ -3557,7 +3479,13 @@ func filterRoot(_ *Ctx, in any, a *Args) (any, error) {
 	if b == 2 {
 		return math.Sqrt(x), nil
 	}
-	return math.Pow(x, 1/b), nil
+	r := math.Pow(x, 1/b)
+	// Go's Pow can miss the exact root of a perfect power by an ulp where
+	// C's pow (and so Python's math.pow) returns it exactly.
+	if n := math.Round(r); n != r && math.Abs(n-r) < 1e-9*math.Max(1, math.Abs(n)) && math.Pow(n, b) == x {
+		return n, nil
+	}
+	return r, nil
 }
 
 func filterProduct(_ *Ctx, in any, a *Args) (any, error) {
@@ -3716,7 +3644,7 @@ func filterToUUID(_ *Ctx, in any, a *Args) (any, error) {
 	ns = strings.TrimPrefix(ns, "{")
 	nsb, err := hex.DecodeString(ns)
 	if err != nil || len(nsb) != 16 {
-		return nil, Errorf("Invalid value '%s' for 'namespace': badly formed hexadecimal UUID string", value.Str(v[0]))
+		return nil, detachedf("Invalid value '%s' for 'namespace': badly formed hexadecimal UUID string", value.Str(v[0]))
 	}
 	h := sha1.New()
 	h.Write(nsb)
@@ -3890,9 +3818,31 @@ func filterGroupbyAsDict(_ *Ctx, in any, a *Args) (any, error) {
 // ---------------------------------------------------------------------------
 // Regular expressions: Python's re syntax translated to Go's RE2.
 
+// regexKey identifies a compiled pattern in regexCache.
+type regexKey struct {
+	p                     string
+	ignorecase, multiline bool
+}
+
+// regexCache memoizes compilePyRegex: roles apply the same few patterns
+// to every item of their loops. *regexp.Regexp is safe for concurrent use.
+var regexCache sync.Map
+
 // compilePyRegex compiles a Python pattern. Constructs RE2 lacks
 // (lookaround, backreferences) fail with an error naming them.
 func compilePyRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) {
+	key := regexKey{p, ignorecase, multiline}
+	if re, ok := regexCache.Load(key); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := translatePyRegex(p, ignorecase, multiline)
+	if err == nil {
+		regexCache.Store(key, re)
+	}
+	return re, err
+}
+
+func translatePyRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) {
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
@@ -3985,7 +3935,6 @@ func pyClassEscape(n byte, inClass bool) string {
 type pyReplPart struct {
 	lit   string
 	group int
-	name  string
 }
 
 func parsePyRepl(repl string, re *regexp.Regexp) ([]pyReplPart, error) {
@@ -4332,7 +4281,7 @@ func filterStrftime(c *Ctx, in any, a *Args) (any, error) {
 	if v[0] != nil {
 		sec, err := pyFloat(v[0])
 		if err != nil {
-			return nil, Errorf("Invalid value for epoch value (%s)", value.Str(v[0]))
+			return nil, detachedf("Invalid value for epoch value (%s)", value.Str(v[0]))
 		}
 		whole := math.Floor(sec)
 		t = time.Unix(int64(whole), 0)
@@ -4349,7 +4298,7 @@ func filterStrftime(c *Ctx, in any, a *Args) (any, error) {
 // IP addresses (ansible.utils.ipaddr and friends).
 
 func filterIPAddr(alias string, version int) FilterFunc {
-	return func(_ *Ctx, in any, a *Args) (any, error) {
+	return func(c *Ctx, in any, a *Args) (any, error) {
 		var params []param
 		if alias == "ipaddr" {
 			params = []param{opt("query", ""), opt("version", false), opt("alias", "ipaddr")}
@@ -4398,7 +4347,22 @@ func filterIPAddr(alias string, version int) FilterFunc {
 				name = value.Str(x)
 			}
 		}
+		warnInvalidIPs(c, in)
 		return ipaddrQuery(in, value.Str(v[0]), ver, name)
+	}
+}
+
+// warnInvalidIPs gives ansible.utils' warning for each empty (or True)
+// value passed to an ipaddr filter.
+func warnInvalidIPs(c *Ctx, in any) {
+	items := []any{in}
+	if l, ok := in.([]any); ok {
+		items = l
+	}
+	for _, it := range items {
+		if !value.Truthy(it) || it == true {
+			c.warn(Warning{Msg: fmt.Sprintf("The value '%s' is not a valid IP address or network, passing this value to ipaddr filter might result in breaking change in future.", value.Str(it))})
+		}
 	}
 }
 

@@ -72,10 +72,24 @@ func coreFilters() map[string]FilterFunc {
 		"wordwrap":       filterWordwrap,
 		"xmlattr":        filterXmlattr,
 	}
+	for _, k := range []string{"e", "escape", "forceescape", "safe", "tojson"} {
+		m[k] = returnsMarkup(m[k])
+	}
 	for k, f := range m {
 		m[k] = wrapFilter("ansible.builtin."+k, f)
 	}
 	return m
+}
+
+// returnsMarkup marks a filter's string result as Jinja2's Markup.
+func returnsMarkup(f FilterFunc) FilterFunc {
+	return func(c *Ctx, in any, a *Args) (any, error) {
+		v, err := f(c, in, a)
+		if s, ok := v.(string); ok && err == nil {
+			return markup(s), nil
+		}
+		return v, err
+	}
 }
 
 // ---------------------------------------------------------------------------
@@ -105,43 +119,12 @@ func wrapTest(fqcn string, f TestFunc) TestFunc {
 	}
 }
 
-func wrapLookup(name string, f LookupFunc) LookupFunc {
-	return func(c *Ctx, terms []any, a *Args) ([]any, error) {
-		v, err := f(c, terms, a)
-		if err != nil {
-			return nil, pluginErr("lookup", name, err)
-		}
-		return v, nil
-	}
-}
-
-func isPluginMsg(msg string) bool {
-	for _, k := range []string{"The filter plugin '", "The test plugin '", "The lookup plugin '"} {
-		if strings.HasPrefix(msg, k) {
-			return true
-		}
-	}
-	return false
-}
-
 func pluginErr(kind, name string, err error) error {
-	var msg string
-	switch e := err.(type) {
-	case *UndefinedError:
+	switch err.(type) {
+	case *UndefinedError, *PluginError:
 		return err
-	case *FilterError:
-		if isPluginMsg(e.Msg) {
-			return err
-		}
-		msg = e.Msg
-	case *RuntimeError:
-		msg = e.Msg
-	case *TemplateSyntaxError:
-		msg = e.Msg
-	default:
-		msg = err.Error()
 	}
-	return &FilterError{Msg: fmt.Sprintf("The %s plugin '%s' failed: %s", kind, name, msg)}
+	return &PluginError{Kind: kind, Name: name, Cause: err}
 }
 
 // ---------------------------------------------------------------------------
@@ -703,11 +686,7 @@ func filterCapitalize(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := sigOf("do_capitalize").bind(a); err != nil {
 		return nil, err
 	}
-	r := []rune(strings.ToLower(softStr(in)))
-	if len(r) > 0 {
-		r[0] = unicode.ToTitle(r[0])
-	}
-	return string(r), nil
+	return pyCapitalize(softStr(in)), nil
 }
 
 func filterCenter(_ *Ctx, in any, a *Args) (any, error) {
@@ -937,22 +916,22 @@ func filterGroupby(_ *Ctx, in any, a *Args) (any, error) {
 			continue
 		}
 		if cur != nil {
-			out = append(out, value.Tuple{curKey, cur})
+			out = append(out, &groupTuple{t: value.Tuple{curKey, cur}})
 		}
 		cur, curKey = []any{it}, k
 	}
 	if cur != nil {
-		out = append(out, value.Tuple{curKey, cur})
+		out = append(out, &groupTuple{t: value.Tuple{curKey, cur}})
 	}
 	if !cs {
 		real := attrGetter(v[0], false, v[1])
-		for i, g := range out {
-			t := g.(value.Tuple)
+		for _, g := range out {
+			t := g.(*groupTuple).t
 			k, err := real(t[1].([]any)[0])
 			if err != nil {
 				return nil, err
 			}
-			out[i] = value.Tuple{k, t[1]}
+			t[0] = k
 		}
 	}
 	return out, nil
@@ -1007,15 +986,13 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	switch x := in.(type) {
 	case string:
+		// int(value, base) failing with a TypeError or ValueError (a bad
+		// base included) falls back to int(float(value)), then the default.
 		base, ok := value.AsInt(v[1])
-		if !ok {
-			return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v[1]))
-		}
-		if base != 0 && (base < 2 || base > 36) {
-			return nil, typeErrorf("int() base must be >= 2 and <= 36, or 0")
-		}
-		if n, ok := pyParseInt(x, base); ok {
-			return n, nil
+		if ok && (base == 0 || (base >= 2 && base <= 36)) {
+			if n, ok := pyParseInt(x, base); ok {
+				return n, nil
+			}
 		}
 		f, ok := pyParseFloat(x)
 		if !ok || math.IsNaN(f) {
@@ -1024,7 +1001,7 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 		if math.IsInf(f, 0) {
 			return nil, typeErrorf("cannot convert float infinity to integer")
 		}
-		return int(f), nil
+		return floatToInt(f), nil
 	case bool, int:
 		n, _ := value.AsInt(x)
 		return n, nil
@@ -1035,9 +1012,20 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 		if math.IsInf(x, 0) {
 			return nil, typeErrorf("cannot convert float infinity to integer")
 		}
-		return int(x), nil
+		return floatToInt(x), nil
+	case *big.Int:
+		return x, nil
 	}
 	return v[0], nil
+}
+
+// floatToInt is Python's int(float): truncation, unbounded.
+func floatToInt(f float64) any {
+	if math.Abs(f) < 1<<62 {
+		return int(f)
+	}
+	b, _ := big.NewFloat(math.Trunc(f)).Int(nil)
+	return value.NormInt(b)
 }
 
 func filterItems(_ *Ctx, in any, a *Args) (any, error) {
@@ -1112,14 +1100,14 @@ func filterLower(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := sigOf("do_lower").bind(a); err != nil {
 		return nil, err
 	}
-	return strings.ToLower(softStr(in)), nil
+	return pyLower(softStr(in)), nil
 }
 
 func filterUpper(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := sigOf("do_upper").bind(a); err != nil {
 		return nil, err
 	}
-	return strings.ToUpper(softStr(in)), nil
+	return pyUpper(softStr(in)), nil
 }
 
 // callFilterByName applies a filter named in map() to one item.
@@ -1627,8 +1615,8 @@ func filterTitle(_ *Ctx, in any, a *Args) (any, error) {
 			return
 		}
 		r, size := utf8.DecodeRuneInString(item)
-		b.WriteString(strings.ToUpper(string(r)))
-		b.WriteString(strings.ToLower(item[size:]))
+		b.WriteString(pyUpper(string(r)))
+		b.WriteString(pyLower(item[size:]))
 	}
 	for _, m := range titleSplitRe.FindAllStringIndex(s, -1) {
 		emit(s[last:m[0]])

@@ -1,6 +1,9 @@
 package template
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -22,6 +25,7 @@ func init() {
 		"dict":      globalFunc(globalDict),
 		"namespace": globalFunc(globalNamespace),
 		"now":       globalFunc(globalNow),
+		"lipsum":    globalFunc(globalLipsum),
 		"undef":     globalFunc(globalUndef),
 	}
 }
@@ -94,6 +98,8 @@ func globalNamespace(_ *Ctx, a *Args) (any, error) {
 	return &namespace{d: d}, nil
 }
 
+// globalNow is ansible-core's now(utc=False, fmt=None): a naive datetime,
+// or its strftime text when fmt is given.
 func globalNow(c *Ctx, a *Args) (any, error) {
 	t := c.eng.Now()
 	if a.Bool(0, "utc", false) {
@@ -101,10 +107,33 @@ func globalNow(c *Ctx, a *Args) (any, error) {
 	} else {
 		t = t.Local()
 	}
-	if f, ok := a.Get(1, "fmt"); ok {
+	if f, ok := a.Get(1, "fmt"); ok && value.Truthy(f) {
 		return strftime(t, value.Str(f)), nil
 	}
-	return t.Format("2006-01-02 15:04:05.000000"), nil
+	return &pyDatetime{t: t}, nil
+}
+
+// globalLipsum is Jinja2's lipsum(): placeholder paragraphs (fixed text
+// here rather than random words).
+func globalLipsum(_ *Ctx, a *Args) (any, error) {
+	n, ok := value.AsInt(a.Default(0, "n", 5))
+	if !ok {
+		return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(a.Default(0, "n", 5)))
+	}
+	html := value.Truthy(a.Default(1, "html", true))
+	const para = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."
+	parts := make([]string, max(n, 0))
+	for i := range parts {
+		if html {
+			parts[i] = "<p>" + para + "</p>"
+		} else {
+			parts[i] = para
+		}
+	}
+	if html {
+		return markup(strings.Join(parts, "\n")), nil
+	}
+	return strings.Join(parts, "\n\n"), nil
 }
 
 func globalUndef(_ *Ctx, a *Args) (any, error) {
@@ -116,50 +145,90 @@ func globalUndef(_ *Ctx, a *Args) (any, error) {
 }
 
 func globalLookup(c *Ctx, a *Args) (any, error) {
-	res, err := runLookup(c, a)
-	if err != nil {
-		return nil, err
+	return invokeLookup(c, a, false)
+}
+
+func globalQuery(c *Ctx, a *Args) (any, error) {
+	return invokeLookup(c, a, true)
+}
+
+// invokeLookup runs lookup() or query() as ansible-core's _invoke_lookup
+// does: the wantlist and errors options are taken out, a failure is fatal,
+// a warning or ignored, and without wantlist the results are merged: one
+// result is returned alone, several strings are joined with commas, and
+// anything else stays a list.
+func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
+	if len(a.Pos) == 0 {
+		return nil, typeErrorf("lookup() missing 1 required positional argument: 'name'")
 	}
-	if a.Kw != nil {
-		if wl, ok := a.Kw.Get("wantlist"); ok && value.Truthy(wl) {
-			return res, nil
+	name := value.Str(a.Pos[0])
+	fn, ok := c.eng.lookups[stripFQCN(name)]
+	if !ok {
+		return nil, Errorf("The lookup plugin '%s' was not found.", name)
+	}
+	errorsMode := "strict"
+	kw := a.Kw
+	if kw != nil && (kw.Has("wantlist") || kw.Has("errors")) {
+		kw = kw.Copy()
+		if v, ok := kw.Get("wantlist"); ok {
+			wantlist = wantlist || value.Truthy(v)
+			kw.Delete("wantlist")
 		}
+		if v, ok := kw.Get("errors"); ok {
+			errorsMode = value.Str(v)
+			kw.Delete("errors")
+		}
+	}
+	res, err := fn(c, append([]any(nil), a.Pos[1:]...), &Args{Kw: kw})
+	if err != nil {
+		if IsUndefined(err) || errorsMode == "strict" || (errorsMode != "warn" && errorsMode != "ignore") {
+			return nil, pluginErr("lookup", name, err)
+		}
+		if errorsMode == "warn" {
+			c.warn(Warning{Msg: fmt.Sprintf("An error occurred while running the lookup plugin '%s': %s", name, plainMsg(err))})
+		}
+		if wantlist {
+			return []any{}, nil
+		}
+		return nil, nil
+	}
+	if wantlist || len(res) == 0 {
+		return res, nil
 	}
 	if len(res) == 1 {
 		return res[0], nil
 	}
 	parts := make([]string, len(res))
 	for i, r := range res {
-		parts[i] = value.Str(r)
-	}
-	joined := ""
-	for i, p := range parts {
-		if i > 0 {
-			joined += ","
+		s, isStr := r.(string)
+		if !isStr {
+			return res, nil
 		}
-		joined += p
+		parts[i] = s
 	}
-	return joined, nil
+	return strings.Join(parts, ","), nil
 }
 
-func globalQuery(c *Ctx, a *Args) (any, error) {
-	return runLookup(c, a)
+// plainMsg is an error's own message, without the "Error rendering
+// template" prefix of runtime errors.
+func plainMsg(err error) string {
+	switch e := err.(type) {
+	case *RuntimeError:
+		return e.Msg
+	case *TemplateSyntaxError:
+		return e.Msg
+	}
+	return err.Error()
 }
 
-func runLookup(c *Ctx, a *Args) ([]any, error) {
-	if len(a.Pos) == 0 {
-		return nil, Errorf("lookup requires a plugin name")
+// Query runs lookup plugin name with terms as query() does, for the
+// executor's with_<lookup> loops.
+func (e *Engine) Query(name string, terms []any, vars Vars, opt Options) ([]any, error) {
+	c := e.newCtx(vars, opt)
+	v, err := invokeLookup(c, &Args{Pos: append([]any{name}, terms...)}, true)
+	if err != nil {
+		return nil, err
 	}
-	name := stripFQCN(value.Str(a.Pos[0]))
-	fn, ok := c.eng.lookups[name]
-	if !ok {
-		return nil, Errorf("lookup plugin (%s) not found", name)
-	}
-	kw := a.Kw
-	if kw != nil && kw.Has("wantlist") {
-		kw = kw.Copy()
-		kw.Delete("wantlist")
-	}
-	terms := append([]any(nil), a.Pos[1:]...)
-	return fn(c, terms, &Args{Kw: kw})
+	l, _ := v.([]any)
+	return l, nil
 }

@@ -31,7 +31,7 @@ func builtinLookups() map[string]LookupFunc {
 	out := map[string]LookupFunc{}
 	for k, f := range m {
 		if f != nil {
-			out[k] = wrapLookup(k, f)
+			out[k] = f
 		}
 	}
 	return out

@@ -79,6 +79,6 @@ func TestLookups(t *testing.T) {
 			continue
 		}
 		require.NoError(t, err, c.src)
-		require.Equal(t, c.want, got, c.src)
+		require.Equal(t, listifyTuples(c.want), got, c.src)
 	}
 }

@@ -13,9 +13,7 @@ type boundMethod struct {
 	name string
 }
 
-func (b *boundMethod) String() string {
-	return "<built-in method " + b.name + " of " + value.TypeName(b.recv) + " object>"
-}
+func (b *boundMethod) String() string { return methodRepr(b) }
 
 var (
 	strMethods = map[string]bool{"startswith": true, "endswith": true, "split": true, "rsplit": true, "strip": true,
@@ -39,9 +37,17 @@ func isMethod(obj any, name string) bool {
 		return dictMethods[name]
 	case []any:
 		return listMethods[name]
+	case value.Tuple:
+		return name == "count" || name == "index"
+	case *pyDatetime:
+		return datetimeMethods[name]
+	case *pyTimedelta:
+		return name == "total_seconds"
 	}
 	return false
 }
+
+var datetimeMethods = map[string]bool{"strftime": true, "timestamp": true, "isoformat": true, "weekday": true, "isoweekday": true}
 
 // callMethod runs a method. For list methods that mutate, it returns the
 // new list as mutated so the caller can store it back.
@@ -55,6 +61,20 @@ func callMethod(c *Ctx, m *boundMethod, a *Args) (res any, mutated []any, err er
 		return res, nil, err
 	case []any:
 		return listMethod(r, m.name, a)
+	case value.Tuple:
+		res, _, err = listMethod([]any(r), m.name, a)
+		return res, nil, err
+	case *loopInfo:
+		if m.name == "cycle" {
+			if len(a.Pos) == 0 {
+				return nil, nil, typeErrorf("no items for cycling given")
+			}
+			return a.Pos[r.index%len(a.Pos)], nil, nil
+		}
+	case *pyDatetime, *pyTimedelta:
+		if res, ok, err := pyObjMethod(r, m.name, a); ok {
+			return res, nil, err
+		}
 	}
 	return nil, nil, typeErrorf("'%s' object has no attribute '%s'", value.TypeName(m.recv), m.name)
 }
@@ -90,9 +110,9 @@ func strMethod(s, name string, a *Args) (any, error) {
 		}
 		return strings.TrimRight(s, cut), nil
 	case "lower", "casefold":
-		return strings.ToLower(s), nil
+		return pyLower(s), nil
 	case "upper":
-		return strings.ToUpper(s), nil
+		return pyUpper(s), nil
 	case "swapcase":
 		return strings.Map(func(r rune) rune {
 			if unicode.IsUpper(r) {
@@ -151,9 +171,7 @@ func strMethod(s, name string, a *Args) (any, error) {
 		if s == "" {
 			return s, nil
 		}
-		r := []rune(strings.ToLower(s))
-		r[0] = unicode.ToUpper(r[0])
-		return string(r), nil
+		return pyCapitalize(s), nil
 	case "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper":
 		return strPredicate(s, name), nil
 	case "zfill":
@@ -256,9 +274,9 @@ func pyTitle(s string) string {
 	for _, r := range s {
 		if unicode.IsLetter(r) {
 			if prevLetter {
-				b.WriteRune(unicode.ToLower(r))
+				b.WriteString(pyLower(string(r)))
 			} else {
-				b.WriteRune(unicode.ToUpper(r))
+				b.WriteString(pyTitleRune(r))
 			}
 			prevLetter = true
 		} else {
@@ -329,12 +347,12 @@ func dictMethod(d *value.Dict, name string, a *Args) (any, error) {
 	switch name {
 	case "items":
 		out := make([]any, 0, d.Len())
-		d.Each(func(k string, v any) bool { out = append(out, value.Tuple{k, v}); return true })
+		d.Each(func(k string, v any) bool { out = append(out, value.Tuple{d.Key(k), v}); return true })
 		return out, nil
 	case "keys":
 		out := make([]any, 0, d.Len())
 		for _, k := range d.Keys() {
-			out = append(out, k)
+			out = append(out, d.Key(k))
 		}
 		return out, nil
 	case "values":

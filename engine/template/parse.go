@@ -23,6 +23,14 @@ type parser struct {
 	src  string
 	toks []*tokens.Token
 	i    int
+	// rawVarStrings keeps string constants inside {{ }} verbatim, as
+	// ansible-core's escape_backslashes does for templates from YAML.
+	rawVarStrings bool
+	inVar         bool
+	// endStack holds the end tags each open block waits for and tagStack
+	// the open blocks' names, for Jinja2's unknown-tag messages.
+	endStack [][]string
+	tagStack []string
 }
 
 func lexerConfig() *config.Config {
@@ -34,11 +42,14 @@ func lexerConfig() *config.Config {
 
 var lexCfg = lexerConfig()
 
-// parseTemplate parses a whole template.
-func parseTemplate(src string) ([]node, error) {
+// parseTemplate parses a whole template. With rawVarStrings, backslashes in
+// string constants inside {{ }} are not escapes (ansible-core pre-escapes
+// them for templates that come from YAML, whose parser already processed
+// escapes); in {% %} statements they always are.
+func parseTemplate(src string, rawVarStrings bool) ([]node, error) {
 	norm := strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
-	st := tokens.LexAll(norm, lexCfg)
-	p := &parser{src: norm}
+	st := tokens.LexAll(maskEscapedBackslashes(norm), lexCfg)
+	p := &parser{src: norm, rawVarStrings: rawVarStrings}
 	for {
 		t := st.Current()
 		p.toks = append(p.toks, t)
@@ -50,12 +61,9 @@ func parseTemplate(src string) ([]node, error) {
 	if last := p.toks[len(p.toks)-1]; last.Type == tokens.Error {
 		return nil, &SyntaxError{Msg: "unexpected end of template, " + strings.TrimSpace(last.Val), Line: last.Line, Col: last.Col}
 	}
-	body, end, err := p.parseBody()
+	body, _, err := p.parseBody()
 	if err != nil {
 		return nil, err
-	}
-	if end != "" {
-		return nil, p.errf("Encountered unknown tag '%s'.", end)
 	}
 	return body, nil
 }
@@ -98,26 +106,40 @@ func (p *parser) is(tt tokens.Type, val ...string) bool {
 
 func (p *parser) isName(names ...string) bool { return p.is(tokens.Name, names...) }
 
+// expect consumes a token of type tt; what is Jinja2's description of the
+// expected token ("end of print statement", "name", ")").
 func (p *parser) expect(tt tokens.Type, what string) (*tokens.Token, error) {
-	if p.cur().Type != tt {
-		return nil, p.errf("expected %s, got '%s'", what, p.cur().Val)
+	if t := p.cur(); t.Type != tt {
+		if t.Type == tokens.EOF {
+			return nil, p.errf("unexpected end of template, expected '%s'.", what)
+		}
+		return nil, p.errf("expected token '%s', got '%s'", what, tokenText(t))
 	}
 	return p.next(), nil
 }
 
-// parseBody parses document elements until EOF or an unknown block tag,
-// whose name it returns with the parser positioned after the tag name.
-func (p *parser) parseBody() ([]node, string, error) {
+// parseBody parses document elements until EOF or, inside a block, one of
+// the block's end tags (ends), whose name it returns with the parser
+// positioned after the tag name. Any other tag must start a statement.
+func (p *parser) parseBody(ends ...string) ([]node, string, error) {
+	if ends != nil {
+		p.endStack = append(p.endStack, ends)
+		defer func() { p.endStack = p.endStack[:len(p.endStack)-1] }()
+	}
 	var out []node
 	for {
 		t := p.cur()
 		switch t.Type {
 		case tokens.EOF:
+			if ends != nil {
+				return nil, "", p.failUnknownTag("")
+			}
 			return out, "", nil
 		case tokens.Data:
+			trimLeft := p.i > 0 && strings.HasPrefix(p.toks[p.i-1].Val, "-") && isEndToken(p.toks[p.i-1].Type)
 			p.next()
 			text := t.Val
-			if t.Trim {
+			if t.Trim || trimLeft {
 				text = strings.TrimLeft(text, " \t\n\r")
 			}
 			if nt := p.cur(); (nt.Type == tokens.VariableBegin || nt.Type == tokens.BlockBegin || nt.Type == tokens.CommentBegin) && strings.HasSuffix(nt.Val, "-") {
@@ -133,7 +155,12 @@ func (p *parser) parseBody() ([]node, string, error) {
 			p.next()
 		case tokens.VariableBegin:
 			p.next()
-			e, err := p.parseExpr()
+			if err := p.expectExpression(); err != nil {
+				return nil, "", err
+			}
+			p.inVar = true
+			e, err := p.parseTupleOr(false)
+			p.inVar = false
 			if err != nil {
 				return nil, "", err
 			}
@@ -147,12 +174,15 @@ func (p *parser) parseBody() ([]node, string, error) {
 			if name.Type != tokens.Name {
 				return nil, "", p.errf("tag name expected")
 			}
+			for _, e := range ends {
+				if name.Val == e {
+					p.next()
+					return out, e, nil
+				}
+			}
 			n, err := p.parseStatement(name.Val)
 			if err != nil {
 				return nil, "", err
-			}
-			if n == nil { // an end/intermediate tag for the caller
-				return out, name.Val, nil
 			}
 			out = append(out, n)
 		default:
@@ -161,49 +191,145 @@ func (p *parser) parseBody() ([]node, string, error) {
 	}
 }
 
+func isEndToken(t tokens.Type) bool {
+	return t == tokens.VariableEnd || t == tokens.BlockEnd || t == tokens.CommentEnd
+}
+
 func (p *parser) endBlock() error {
 	_, err := p.expect(tokens.BlockEnd, "end of statement block")
 	return err
 }
 
-var endTags = map[string]bool{"endif": true, "elif": true, "else": true, "endfor": true, "endset": true, "endmacro": true, "endwith": true, "endfilter": true, "endraw": true}
-
-func (p *parser) parseStatement(name string) (node, error) {
-	if endTags[name] {
-		p.next()
-		return nil, nil
+// failUnknownTag is Jinja2's error for an unknown tag name, or (with an
+// empty name) for the end of the template inside an open block.
+func (p *parser) failUnknownTag(name string) error {
+	var msg []string
+	if name == "" {
+		msg = append(msg, "Unexpected end of template.")
+	} else {
+		msg = append(msg, fmt.Sprintf("Encountered unknown tag '%s'.", name))
 	}
-	p.next()
+	if n := len(p.endStack); n > 0 {
+		quoted := make([]string, len(p.endStack[n-1]))
+		for i, e := range p.endStack[n-1] {
+			quoted[i] = "'" + e + "'"
+		}
+		looking := strings.Join(quoted, " or ")
+		expected := false
+		for _, ends := range p.endStack {
+			for _, e := range ends {
+				expected = expected || e == name
+			}
+		}
+		if name != "" && expected {
+			msg = append(msg, "You probably made a nesting mistake. Jinja is expecting this tag, but currently looking for "+looking+".")
+		} else {
+			msg = append(msg, "Jinja was looking for the following tags: "+looking+".")
+		}
+	}
+	if n := len(p.tagStack); n > 0 {
+		msg = append(msg, fmt.Sprintf("The innermost block that needs to be closed is '%s'.", p.tagStack[n-1]))
+	}
+	return p.errf("%s", strings.Join(msg, " "))
+}
+
+// parseStatement parses the statement a block tag opens; only Jinja2's
+// statements and the extensions ansible-core enables are known (not do,
+// break or continue).
+func (p *parser) parseStatement(name string) (node, error) {
+	var parse func() (node, error)
 	switch name {
 	case "if":
-		return p.parseIf()
+		parse = p.parseIf
 	case "for":
-		return p.parseFor()
+		parse = p.parseFor
 	case "set":
-		return p.parseSet()
+		parse = p.parseSet
 	case "macro":
-		return p.parseMacro()
-	case "do":
-		e, err := p.parseExpr()
-		if err != nil {
+		parse = p.parseMacro
+	case "with":
+		parse = p.parseWith
+	case "filter":
+		parse = p.parseFilterBlock
+	case "call":
+		parse = p.parseCall
+	case "raw":
+		parse = p.parseRaw
+	case "print":
+		parse = p.parsePrint
+	default:
+		return nil, p.failUnknownTag(name)
+	}
+	p.next()
+	p.tagStack = append(p.tagStack, name)
+	defer func() { p.tagStack = p.tagStack[:len(p.tagStack)-1] }()
+	return parse()
+}
+
+func (p *parser) parsePrint() (node, error) {
+	e, err := p.parseTupleOr(false)
+	if err != nil {
+		return nil, err
+	}
+	return &outputNode{e: e}, p.endBlock()
+}
+
+// parseRaw keeps the text up to {% endraw %} as it is.
+func (p *parser) parseRaw() (node, error) {
+	if err := p.endBlock(); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for {
+		t := p.cur()
+		switch {
+		case t.Type == tokens.EOF:
+			p.endStack = append(p.endStack, []string{"endraw"})
+			defer func() { p.endStack = p.endStack[:len(p.endStack)-1] }()
+			return nil, p.failUnknownTag("")
+		case t.Type == tokens.BlockBegin && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "endraw":
+			p.next()
+			p.next()
+			return &textNode{text: b.String()}, p.endBlock()
+		}
+		b.WriteString(t.Val)
+		p.next()
+	}
+}
+
+// parseCall parses {% call(params) macro(args) %}body{% endcall %}.
+func (p *parser) parseCall() (node, error) {
+	n := &callNode{caller: &macroNode{name: "caller"}}
+	if p.is(tokens.LeftParenthesis) {
+		p.next()
+		if err := p.parseParams(n.caller); err != nil {
 			return nil, err
 		}
-		return &doNode{e: e}, p.endBlock()
-	case "break":
-		return &breakNode{}, p.endBlock()
-	case "continue":
-		return &continueNode{}, p.endBlock()
-	case "with":
-		return p.parseWith()
-	case "filter":
-		return p.parseFilterBlock()
 	}
-	return nil, p.errf("Encountered unknown tag '%s'.", name)
+	e, err := p.parseExpr()
+	if err != nil {
+		return nil, err
+	}
+	call, ok := e.(*callExpr)
+	if !ok {
+		return nil, p.errf("expected call")
+	}
+	n.call = call
+	if err := p.endBlock(); err != nil {
+		return nil, err
+	}
+	if n.caller.body, _, err = p.parseBody("endcall"); err != nil {
+		return nil, err
+	}
+	return n, p.endBlock()
 }
 
 func (p *parser) parseIf() (node, error) {
 	n := &ifNode{}
-	cond, err := p.parseExpr()
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	cond, err := p.parseOr()
 	if err != nil {
 		return nil, err
 	}
@@ -212,14 +338,14 @@ func (p *parser) parseIf() (node, error) {
 	}
 	n.conds = append(n.conds, cond)
 	for {
-		body, end, err := p.parseBody()
+		body, end, err := p.parseBody("elif", "else", "endif")
 		if err != nil {
 			return nil, err
 		}
 		n.bodies = append(n.bodies, body)
 		switch end {
 		case "elif":
-			c, err := p.parseExpr()
+			c, err := p.parseOr()
 			if err != nil {
 				return nil, err
 			}
@@ -231,19 +357,14 @@ func (p *parser) parseIf() (node, error) {
 			if err := p.endBlock(); err != nil {
 				return nil, err
 			}
-			body, end, err := p.parseBody()
+			body, _, err := p.parseBody("endif")
 			if err != nil {
 				return nil, err
 			}
-			if end != "endif" {
-				return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'endif'.")
-			}
 			n.bodies = append(n.bodies, body)
 			return n, p.endBlock()
-		case "endif":
-			return n, p.endBlock()
 		default:
-			return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'.")
+			return n, p.endBlock()
 		}
 	}
 }
@@ -255,7 +376,7 @@ func (p *parser) parseTargets() ([]string, error) {
 		p.next()
 	}
 	for {
-		t, err := p.expect(tokens.Name, "a name")
+		t, err := p.expect(tokens.Name, "name")
 		if err != nil {
 			return nil, err
 		}
@@ -266,7 +387,7 @@ func (p *parser) parseTargets() ([]string, error) {
 		p.next()
 	}
 	if paren {
-		if _, err := p.expect(tokens.RightParenthesis, "')'"); err != nil {
+		if _, err := p.expect(tokens.RightParenthesis, ")"); err != nil {
 			return nil, err
 		}
 	}
@@ -283,7 +404,7 @@ func (p *parser) parseFor() (node, error) {
 		return nil, p.errf("expected 'in'")
 	}
 	p.next()
-	if n.iter, err = p.parseTupleOr(false); err != nil {
+	if n.iter, err = p.parseForIter(); err != nil {
 		return nil, err
 	}
 	if p.isName("if") {
@@ -299,7 +420,7 @@ func (p *parser) parseFor() (node, error) {
 	if err := p.endBlock(); err != nil {
 		return nil, err
 	}
-	body, end, err := p.parseBody()
+	body, end, err := p.parseBody("endfor", "else")
 	if err != nil {
 		return nil, err
 	}
@@ -308,26 +429,48 @@ func (p *parser) parseFor() (node, error) {
 		if err := p.endBlock(); err != nil {
 			return nil, err
 		}
-		if n.elseBody, end, err = p.parseBody(); err != nil {
+		if n.elseBody, _, err = p.parseBody("endfor"); err != nil {
 			return nil, err
 		}
-	}
-	if end != "endfor" {
-		return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'endfor' or 'else'.")
 	}
 	return n, p.endBlock()
 }
 
+// parseForIter parses what a for loop iterates over: an or-expression or
+// a tuple of them (Jinja2 leaves `if` to the loop filter).
+func (p *parser) parseForIter() (expr, error) {
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	e, err := p.parseOr()
+	if err != nil || !p.is(tokens.Comma) {
+		return e, err
+	}
+	items := []expr{e}
+	for p.is(tokens.Comma) {
+		p.next()
+		if p.is(tokens.BlockEnd) || p.isName("if", "recursive") {
+			break
+		}
+		e, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, e)
+	}
+	return &tupleExpr{items: items}, nil
+}
+
 func (p *parser) parseSet() (node, error) {
 	n := &setNode{}
-	first, err := p.expect(tokens.Name, "a name")
+	first, err := p.expect(tokens.Name, "name")
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case p.is(tokens.Dot):
 		p.next()
-		attr, err := p.expect(tokens.Name, "an attribute name")
+		attr, err := p.expect(tokens.Name, "name")
 		if err != nil {
 			return nil, err
 		}
@@ -336,7 +479,7 @@ func (p *parser) parseSet() (node, error) {
 		n.names = []string{first.Val}
 		for p.is(tokens.Comma) {
 			p.next()
-			t, err := p.expect(tokens.Name, "a name")
+			t, err := p.expect(tokens.Name, "name")
 			if err != nil {
 				return nil, err
 			}
@@ -345,17 +488,14 @@ func (p *parser) parseSet() (node, error) {
 	}
 	if p.is(tokens.BlockEnd) {
 		p.next()
-		body, end, err := p.parseBody()
+		body, _, err := p.parseBody("endset")
 		if err != nil {
 			return nil, err
-		}
-		if end != "endset" {
-			return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'endset'.")
 		}
 		n.body = body
 		return n, p.endBlock()
 	}
-	if _, err := p.expect(tokens.Assign, "'='"); err != nil {
+	if _, err := p.expect(tokens.Assign, "="); err != nil {
 		return nil, err
 	}
 	if n.value, err = p.parseTupleOr(false); err != nil {
@@ -365,25 +505,39 @@ func (p *parser) parseSet() (node, error) {
 }
 
 func (p *parser) parseMacro() (node, error) {
-	name, err := p.expect(tokens.Name, "a macro name")
+	name, err := p.expect(tokens.Name, "name")
 	if err != nil {
 		return nil, err
 	}
 	n := &macroNode{name: name.Val}
-	if _, err := p.expect(tokens.LeftParenthesis, "'('"); err != nil {
+	if _, err := p.expect(tokens.LeftParenthesis, "("); err != nil {
 		return nil, err
 	}
+	if err := p.parseParams(n); err != nil {
+		return nil, err
+	}
+	if err := p.endBlock(); err != nil {
+		return nil, err
+	}
+	if n.body, _, err = p.parseBody("endmacro"); err != nil {
+		return nil, err
+	}
+	return n, p.endBlock()
+}
+
+// parseParams parses a macro's parameter list after its '('.
+func (p *parser) parseParams(n *macroNode) error {
 	for !p.is(tokens.RightParenthesis) {
-		pn, err := p.expect(tokens.Name, "a parameter name")
+		pn, err := p.expect(tokens.Name, "name")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n.params = append(n.params, pn.Val)
 		var def expr
 		if p.is(tokens.Assign) {
 			p.next()
 			if def, err = p.parseExpr(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		n.defaults = append(n.defaults, def)
@@ -392,28 +546,17 @@ func (p *parser) parseMacro() (node, error) {
 		}
 	}
 	p.next()
-	if err := p.endBlock(); err != nil {
-		return nil, err
-	}
-	body, end, err := p.parseBody()
-	if err != nil {
-		return nil, err
-	}
-	if end != "endmacro" {
-		return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'endmacro'.")
-	}
-	n.body = body
-	return n, p.endBlock()
+	return nil
 }
 
 func (p *parser) parseWith() (node, error) {
 	n := &withNode{}
 	for !p.is(tokens.BlockEnd) {
-		t, err := p.expect(tokens.Name, "a name")
+		t, err := p.expect(tokens.Name, "name")
 		if err != nil {
 			return nil, err
 		}
-		if _, err := p.expect(tokens.Assign, "'='"); err != nil {
+		if _, err := p.expect(tokens.Assign, "="); err != nil {
 			return nil, err
 		}
 		v, err := p.parseExpr()
@@ -427,12 +570,9 @@ func (p *parser) parseWith() (node, error) {
 		}
 	}
 	p.next()
-	body, end, err := p.parseBody()
+	body, _, err := p.parseBody("endwith")
 	if err != nil {
 		return nil, err
-	}
-	if end != "endwith" {
-		return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'endwith'.")
 	}
 	n.body = body
 	return n, p.endBlock()
@@ -454,12 +594,9 @@ func (p *parser) parseFilterBlock() (node, error) {
 	if err := p.endBlock(); err != nil {
 		return nil, err
 	}
-	body, end, err := p.parseBody()
+	body, _, err := p.parseBody("endfilter")
 	if err != nil {
 		return nil, err
-	}
-	if end != "endfilter" {
-		return nil, p.errf("Unexpected end of template. Jinja was looking for the following tags: 'endfilter'.")
 	}
 	n.body = body
 	return n, p.endBlock()
@@ -750,7 +887,7 @@ func (p *parser) parsePrimary() (expr, error) {
 			}
 			e = &tupleExpr{items: items}
 		}
-		if _, err := p.expect(tokens.RightParenthesis, "')'"); err != nil {
+		if _, err := p.expect(tokens.RightParenthesis, ")"); err != nil {
 			return nil, err
 		}
 		return e, nil
@@ -768,7 +905,7 @@ func (p *parser) parsePrimary() (expr, error) {
 			}
 			p.next()
 		}
-		if _, err := p.expect(tokens.RightBracket, "']'"); err != nil {
+		if _, err := p.expect(tokens.RightBracket, "]"); err != nil {
 			return nil, err
 		}
 		return l, nil
@@ -780,7 +917,7 @@ func (p *parser) parsePrimary() (expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := p.expect(tokens.Colon, "':'"); err != nil {
+			if _, err := p.expect(tokens.Colon, ":"); err != nil {
 				return nil, err
 			}
 			v, err := p.parseExpr()
@@ -794,7 +931,7 @@ func (p *parser) parsePrimary() (expr, error) {
 			}
 			p.next()
 		}
-		if _, err := p.expect(tokens.RightBrace, "'}'"); err != nil {
+		if _, err := p.expect(tokens.RightBrace, "}"); err != nil {
 			return nil, err
 		}
 		return d, nil
@@ -802,16 +939,43 @@ func (p *parser) parsePrimary() (expr, error) {
 	return nil, p.errf("unexpected '%s'", tokenText(t))
 }
 
+// tokenText is Jinja2's describe_token: a name or operator is itself,
+// other tokens are named by their type.
 func tokenText(t *tokens.Token) string {
 	switch t.Type {
+	case tokens.VariableBegin:
+		return "begin of print statement"
 	case tokens.VariableEnd:
 		return "end of print statement"
+	case tokens.BlockBegin:
+		return "begin of statement block"
 	case tokens.BlockEnd:
 		return "end of statement block"
+	case tokens.CommentBegin:
+		return "begin of comment"
+	case tokens.CommentEnd:
+		return "end of comment"
+	case tokens.Data:
+		return "template data / text"
 	case tokens.EOF:
 		return "end of template"
+	case tokens.String:
+		return "string"
+	case tokens.Integer:
+		return "integer"
+	case tokens.Float:
+		return "float"
 	}
 	return t.Val
+}
+
+// expectExpression fails as Jinja2's parse_tuple does when an expression
+// is missing before the end of a tag or a closing parenthesis.
+func (p *parser) expectExpression() error {
+	if p.is(tokens.VariableEnd) || p.is(tokens.BlockEnd) || p.is(tokens.RightParenthesis) {
+		return p.errf("Expected an expression, got '%s'", tokenText(p.cur()))
+	}
+	return nil
 }
 
 func (p *parser) parsePostfix(e expr) (expr, error) {
@@ -922,19 +1086,19 @@ func (p *parser) parseArgs(args *[]expr, kwNames *[]string, kwVals *[]expr, star
 		}
 		p.next()
 	}
-	_, err := p.expect(tokens.RightParenthesis, "')'")
+	_, err := p.expect(tokens.RightParenthesis, ")")
 	return err
 }
 
 func (p *parser) parseFilterCall() (*filterCall, error) {
-	name, err := p.expect(tokens.Name, "a filter name")
+	name, err := p.expect(tokens.Name, "name")
 	if err != nil {
 		return nil, err
 	}
 	f := &filterCall{name: name.Val}
 	for p.is(tokens.Dot) { // FQCN filter names such as ansible.builtin.to_json
 		p.next()
-		part, err := p.expect(tokens.Name, "a filter name")
+		part, err := p.expect(tokens.Name, "name")
 		if err != nil {
 			return nil, err
 		}
@@ -994,7 +1158,7 @@ func (p *parser) parseTest(e expr) (expr, error) {
 	}
 	for p.is(tokens.Dot) {
 		p.next()
-		part, err := p.expect(tokens.Name, "a test name")
+		part, err := p.expect(tokens.Name, "name")
 		if err != nil {
 			return nil, err
 		}
@@ -1054,6 +1218,17 @@ func (p *parser) decodeString(t *tokens.Token) string {
 	q := p.src[t.Pos]
 	var b strings.Builder
 	s := p.src[t.Pos+1:]
+	if p.rawVarStrings && p.inVar {
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case q:
+				return s[:i]
+			}
+		}
+		return t.Val
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == q {
@@ -1105,4 +1280,44 @@ func (p *parser) decodeString(t *tokens.Token) string {
 		}
 	}
 	return t.Val
+}
+
+// maskEscapedBackslashes hides escaped backslashes inside the string
+// constants of {{ }} and {% %} tags from gonja's lexer, which ends a string
+// at the quote of '\\' as if it were escaped. The masked text has the same
+// length, so token positions stay valid; string constants are re-read from
+// the original source (decodeString).
+func maskEscapedBackslashes(src string) string {
+	if !strings.Contains(src, `\\`) {
+		return src
+	}
+	b := []byte(src)
+	inTag := false
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case quote != 0:
+			switch {
+			case c == '\\' && i+1 < len(b):
+				if b[i+1] == '\\' {
+					b[i], b[i+1] = '_', '_'
+				}
+				i++
+			case c == quote:
+				quote = 0
+			}
+		case !inTag:
+			if c == '{' && i+1 < len(b) && (b[i+1] == '{' || b[i+1] == '%') {
+				inTag = true
+				i++
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case (c == '}' || c == '%') && i+1 < len(b) && b[i+1] == '}':
+			inTag = false
+			i++
+		}
+	}
+	return string(b)
 }

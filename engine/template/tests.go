@@ -30,7 +30,7 @@ func builtinTests() map[string]TestFunc {
 		"sequence":    simpleTest("test_sequence", isSequenceLike),
 		"iterable":    simpleTest("test_iterable", isIterable),
 		"callable":    testCallable,
-		"escaped":     simpleTest("test_escaped", func(any) bool { return false }),
+		"escaped":     simpleTest("test_escaped", func(v any) bool { _, ok := v.(markup); return ok }),
 		"lower":       simpleTest("test_lower", func(v any) bool { return strPredicate(value.Str(v), "islower") }),
 		"upper":       simpleTest("test_upper", func(v any) bool { return strPredicate(value.Str(v), "isupper") }),
 		"odd":         testOdd,
@@ -298,13 +298,16 @@ func dictTruthy(d *value.Dict, k string) bool {
 }
 
 func resultTest(name string, f func(*value.Dict) (bool, error)) TestFunc {
-	return func(_ *Ctx, in any, a *Args) (bool, error) {
+	return func(c *Ctx, in any, a *Args) (bool, error) {
 		if _, err := sigOf(name).bind(a); err != nil {
 			return false, err
 		}
 		d, ok := in.(*value.Dict)
 		if !ok {
 			return false, Errorf("The '%s' test expects a dictionary", name)
+		}
+		if name == "finished" && !d.Has("finished") {
+			c.warn(Warning{Msg: "The 'finished' test expects an async task, but a non-async task was tested"})
 		}
 		return f(d)
 	}
@@ -534,7 +537,7 @@ func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
 		switch kind {
 		case "loose", "strict", "semver", "semantic", "pep440":
 		default:
-			return false, Errorf("Invalid version type (%s). Must be one of 'loose', 'strict', 'semver', 'semantic', 'pep440'", kind)
+			return false, detachedf("Invalid version type (%s). Must be one of 'loose', 'strict', 'semver', 'semantic', 'pep440'", kind)
 		}
 	}
 	op, ok := versionOps[value.Str(v[1])]
@@ -543,7 +546,7 @@ func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
 	}
 	n, err := versionCmp(kind, value.Str(in), value.Str(v[0]))
 	if err != nil {
-		return false, Errorf("Version comparison failed: %s", err.Error())
+		return false, detachedf("Version comparison failed: %s", err.Error())
 	}
 	switch op {
 	case "eq":

@@ -10,7 +10,17 @@ package value
 type Dict struct {
 	keys []string
 	m    map[string]any
+	// typed holds the original key of entries whose key is not a string
+	// (YAML's `1:` or `on:`), under the key's str() form.
+	typed map[string]any
+	// pyType names a mapping type other than dict (see SetTypeName).
+	pyType string
 }
+
+// SetTypeName makes d report itself as the Python mapping type name in
+// messages and type_debug, e.g. "HostVarsVars" for hostvars['host'].
+// Copies are plain dicts again.
+func (d *Dict) SetTypeName(name string) { d.pyType = name }
 
 // NewDict returns an empty Dict with room for n keys.
 func NewDict(n int) *Dict {
@@ -57,12 +67,49 @@ func (d *Dict) Set(k string, v any) {
 	d.m[k] = v
 }
 
+// SetKey stores v under a key of any hashable type; a non-string key is
+// stored under its str() form and remembered for Key.
+func (d *Dict) SetKey(k any, v any) {
+	ks, isStr := k.(string)
+	if !isStr {
+		ks = Str(k)
+	}
+	d.Set(ks, v)
+	if isStr {
+		if d.typed != nil {
+			delete(d.typed, ks)
+		}
+		return
+	}
+	if d.typed == nil {
+		d.typed = map[string]any{}
+	}
+	d.typed[ks] = k
+}
+
+// Key returns the original key stored under k: k itself, or the
+// non-string key given to SetKey.
+func (d *Dict) Key(k string) any {
+	if d != nil && d.typed != nil {
+		if t, ok := d.typed[k]; ok {
+			return t
+		}
+	}
+	return k
+}
+
+// HasTypedKeys reports whether some key is not a string.
+func (d *Dict) HasTypedKeys() bool { return d != nil && len(d.typed) > 0 }
+
 // Delete removes k.
 func (d *Dict) Delete(k string) {
 	if _, ok := d.m[k]; !ok {
 		return
 	}
 	delete(d.m, k)
+	if d.typed != nil {
+		delete(d.typed, k)
+	}
 	for i, key := range d.keys {
 		if key == k {
 			d.keys = append(d.keys[:i:i], d.keys[i+1:]...)
@@ -94,13 +141,17 @@ func (d *Dict) Each(fn func(k string, v any) bool) {
 // Copy returns a shallow copy of d.
 func (d *Dict) Copy() *Dict {
 	c := NewDict(d.Len())
-	d.Each(func(k string, v any) bool { c.Set(k, v); return true })
+	c.Update(d)
 	return c
 }
 
 // Update copies every key of o into d, as Python's dict.update does.
 func (d *Dict) Update(o *Dict) {
-	o.Each(func(k string, v any) bool { d.Set(k, v); return true })
+	if !o.HasTypedKeys() {
+		o.Each(func(k string, v any) bool { d.Set(k, v); return true })
+		return
+	}
+	o.Each(func(k string, v any) bool { d.SetKey(o.Key(k), v); return true })
 }
 
 // Tuple is an immutable Python sequence; it differs from a list only in repr.
@@ -111,6 +162,9 @@ type Tuple []any
 type Undefined struct {
 	// Msg is the error reported on use, e.g. "'x' is undefined".
 	Msg string
+	// Err, when set, is the error this value defers: a lazily rendered
+	// template that failed fails with Err where it is used.
+	Err error
 }
 
 // Omit is the value of Ansible's `omit` variable: a module argument that

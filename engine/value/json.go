@@ -2,6 +2,8 @@ package value
 
 import (
 	"fmt"
+	"math"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,20 +14,95 @@ import (
 type JSONOptions struct {
 	// Indent > 0 pretty-prints with that many spaces per level.
 	Indent int
+	// IndentString, when set, pretty-prints with this text per level; it
+	// overrides Indent (Python's indent given as a string, or indent=0 as
+	// an empty one).
+	IndentString *string
 	// SortKeys orders dict keys, as Ansible's callbacks and to_nice_json do.
 	SortKeys bool
 	// EnsureASCII escapes every non-ASCII character as \uXXXX.
 	EnsureASCII bool
+	// ItemSep and KeySep are json.dumps' separators; empty means Python's
+	// defaults: ", " (or "," when pretty-printing) and ": ".
+	ItemSep, KeySep string
+	// RejectNaN fails on NaN and infinities, as allow_nan=False does.
+	RejectNaN bool
+}
+
+// JSONer is implemented by values of other packages that serialize as
+// another model value (a datetime as its ISO text, a range as a list).
+type JSONer interface{ JSONValue() any }
+
+// UnsupportedJSONError reports a value json.dumps cannot serialize.
+type UnsupportedJSONError struct{ Value any }
+
+func (e *UnsupportedJSONError) Error() string {
+	if _, ok := e.Value.(float64); ok {
+		return "Out of range float values are not JSON compliant: " + FormatFloat(e.Value.(float64))
+	}
+	return "Object of type " + TypeName(e.Value) + " is not JSON serializable"
 }
 
 // JSON renders v as Python's json.dumps would with the given options.
+// Values it cannot serialize are written as their str().
 func JSON(v any, o JSONOptions) string {
-	var b strings.Builder
-	writeJSON(&b, v, o, 0)
-	return b.String()
+	e := jsonEncoder{o: o, lenient: true}
+	e.init()
+	_ = e.write(v, 0)
+	return e.b.String()
 }
 
-func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) {
+// EncodeJSON is JSON failing, as json.dumps does, on a value it cannot
+// serialize (an *UnsupportedJSONError).
+func EncodeJSON(v any, o JSONOptions) (string, error) {
+	e := jsonEncoder{o: o}
+	e.init()
+	if err := e.write(v, 0); err != nil {
+		return "", err
+	}
+	return e.b.String(), nil
+}
+
+type jsonEncoder struct {
+	b       strings.Builder
+	o       JSONOptions
+	indent  string
+	pretty  bool
+	itemSep string
+	keySep  string
+	lenient bool
+}
+
+func (e *jsonEncoder) init() {
+	switch {
+	case e.o.IndentString != nil:
+		e.pretty, e.indent = true, *e.o.IndentString
+	case e.o.Indent > 0:
+		e.pretty, e.indent = true, strings.Repeat(" ", e.o.Indent)
+	}
+	e.itemSep, e.keySep = e.o.ItemSep, e.o.KeySep
+	if e.itemSep == "" {
+		e.itemSep = ", "
+		if e.pretty {
+			e.itemSep = ","
+		}
+	}
+	if e.keySep == "" {
+		e.keySep = ": "
+	}
+}
+
+func (e *jsonEncoder) newline(depth int) {
+	if e.pretty {
+		e.b.WriteByte('\n')
+		for i := 0; i < depth; i++ {
+			e.b.WriteString(e.indent)
+		}
+	}
+}
+
+func (e *jsonEncoder) write(v any, depth int) error {
+	b := &e.b
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -39,6 +116,8 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) {
 		b.WriteString(strconv.Itoa(x))
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
+	case *big.Int:
+		b.WriteString(x.String())
 	case float64:
 		s := FormatFloat(x)
 		switch s {
@@ -49,71 +128,83 @@ func writeJSON(b *strings.Builder, v any, o JSONOptions, depth int) {
 		case "nan":
 			s = "NaN"
 		}
+		if e.o.RejectNaN && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return &UnsupportedJSONError{Value: x}
+		}
 		b.WriteString(s)
 	case string:
-		WriteJSONString(b, x, o.EnsureASCII)
+		WriteJSONString(b, x, e.o.EnsureASCII)
 	case Omit:
-		WriteJSONString(b, OmitPlaceholder, o.EnsureASCII)
+		WriteJSONString(b, OmitPlaceholder, e.o.EnsureASCII)
 	case []any:
-		writeJSONList(b, x, o, depth)
+		return e.writeList(x, depth)
 	case Tuple:
-		writeJSONList(b, []any(x), o, depth)
+		return e.writeList([]any(x), depth)
 	case *Dict:
-		keys := x.Keys()
-		if o.SortKeys {
-			keys = append([]string(nil), keys...)
-			sort.Strings(keys)
-		}
-		if len(keys) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-				if o.Indent == 0 {
-					b.WriteByte(' ')
-				}
-			}
-			newline(b, o, depth+1)
-			WriteJSONString(b, k, o.EnsureASCII)
-			b.WriteString(": ")
-			e, _ := x.Get(k)
-			writeJSON(b, e, o, depth+1)
-		}
-		newline(b, o, depth)
-		b.WriteByte('}')
+		return e.writeDict(x, depth)
+	case JSONer:
+		return e.write(x.JSONValue(), depth)
 	default:
-		WriteJSONString(b, fmt.Sprint(x), o.EnsureASCII)
+		if !e.lenient {
+			return &UnsupportedJSONError{Value: v}
+		}
+		WriteJSONString(b, fmt.Sprint(x), e.o.EnsureASCII)
 	}
+	return nil
 }
 
-func writeJSONList(b *strings.Builder, x []any, o JSONOptions, depth int) {
+func (e *jsonEncoder) writeList(x []any, depth int) error {
 	if len(x) == 0 {
-		b.WriteString("[]")
-		return
+		e.b.WriteString("[]")
+		return nil
 	}
-	b.WriteByte('[')
-	for i, e := range x {
+	e.b.WriteByte('[')
+	for i, el := range x {
 		if i > 0 {
-			b.WriteByte(',')
-			if o.Indent == 0 {
-				b.WriteByte(' ')
+			e.b.WriteString(e.itemSep)
+		}
+		e.newline(depth + 1)
+		if err := e.write(el, depth+1); err != nil {
+			return err
+		}
+	}
+	e.newline(depth)
+	e.b.WriteByte(']')
+	return nil
+}
+
+func (e *jsonEncoder) writeDict(x *Dict, depth int) error {
+	keys := x.Keys()
+	if e.o.SortKeys {
+		keys = append([]string(nil), keys...)
+		sort.Strings(keys)
+	}
+	if len(keys) == 0 {
+		e.b.WriteString("{}")
+		return nil
+	}
+	e.b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			e.b.WriteString(e.itemSep)
+		}
+		e.newline(depth + 1)
+		jk := k
+		if x.HasTypedKeys() {
+			if b, ok := x.Key(k).(bool); ok {
+				jk = strconv.FormatBool(b)
 			}
 		}
-		newline(b, o, depth+1)
-		writeJSON(b, e, o, depth+1)
+		WriteJSONString(&e.b, jk, e.o.EnsureASCII)
+		e.b.WriteString(e.keySep)
+		el, _ := x.Get(k)
+		if err := e.write(el, depth+1); err != nil {
+			return err
+		}
 	}
-	newline(b, o, depth)
-	b.WriteByte(']')
-}
-
-func newline(b *strings.Builder, o JSONOptions, depth int) {
-	if o.Indent > 0 {
-		b.WriteByte('\n')
-		b.WriteString(strings.Repeat(" ", o.Indent*depth))
-	}
+	e.newline(depth)
+	e.b.WriteByte('}')
+	return nil
 }
 
 // WriteJSONString writes s as a JSON string literal, as Python's

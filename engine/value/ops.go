@@ -3,6 +3,7 @@ package value
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 )
 
@@ -27,6 +28,8 @@ func Truthy(v any) bool {
 		return len(x) > 0
 	case *Dict:
 		return x.Len() > 0
+	case *big.Int:
+		return x.Sign() != 0
 	case Undefined:
 		return false
 	}
@@ -35,12 +38,12 @@ func Truthy(v any) bool {
 
 // TypeName returns the Python type name of v, as used in Ansible messages.
 func TypeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case bool:
 		return "bool"
-	case int, int64:
+	case int, int64, *big.Int:
 		return "int"
 	case float64:
 		return "float"
@@ -51,14 +54,23 @@ func TypeName(v any) string {
 	case Tuple:
 		return "tuple"
 	case *Dict:
+		if x.pyType != "" {
+			return x.pyType
+		}
 		return "dict"
 	case Undefined:
 		return "AnsibleUndefined"
 	case Omit:
 		return "_OmitType"
+	case PyTyper:
+		return x.PyType()
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// PyTyper is implemented by values of other packages that stand for a
+// Python type, to give TypeName its name.
+type PyTyper interface{ PyType() string }
 
 // AsFloat converts a number (bool, int or float) to float64.
 func AsFloat(v any) (float64, bool) {
@@ -74,6 +86,8 @@ func AsFloat(v any) (float64, bool) {
 		return float64(x), true
 	case float64:
 		return x, true
+	case *big.Int:
+		return bigFloat(x), true
 	}
 	return 0, false
 }
@@ -102,6 +116,9 @@ func IsNumber(v any) bool {
 
 // Equal implements Python ==, where 1 == 1.0 == True.
 func Equal(a, b any) bool {
+	if c, ok := compareInts(a, b); ok {
+		return c == 0
+	}
 	if af, ok := AsFloat(a); ok {
 		if bf, ok := AsFloat(b); ok {
 			return af == bf
@@ -154,6 +171,9 @@ func listEqual(a, b []any) bool {
 // Compare orders a and b as Python's < does, or fails with Python's
 // TypeError wording when the types cannot be ordered.
 func Compare(a, b any) (int, error) {
+	if c, ok := compareInts(a, b); ok {
+		return c, nil
+	}
 	if af, ok := AsFloat(a); ok {
 		if bf, ok := AsFloat(b); ok {
 			switch {

@@ -3,6 +3,7 @@ package value
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,6 +31,8 @@ func writeRepr(b *strings.Builder, v any) {
 		b.WriteString(strconv.Itoa(x))
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
+	case *big.Int:
+		b.WriteString(x.String())
 	case float64:
 		b.WriteString(FormatFloat(x))
 	case string:
@@ -63,7 +66,11 @@ func writeRepr(b *strings.Builder, v any) {
 				b.WriteString(", ")
 			}
 			i++
-			b.WriteString(QuoteString(k))
+			if x.HasTypedKeys() {
+				writeRepr(b, x.Key(k))
+			} else {
+				b.WriteString(QuoteString(k))
+			}
 			b.WriteString(": ")
 			writeRepr(b, e)
 			return true

@@ -3,7 +3,9 @@ package value
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -43,8 +45,8 @@ type Unsafe string
 var (
 	yamlBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
 	yamlNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	yamlInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$`)
-	yamlFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	yamlInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	yamlFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 )
 
 // DecodeYAML parses YAML source into model values, one per document.
@@ -117,7 +119,12 @@ func mappingFromYAML(file string, n *yaml.Node) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.Set(keyString(kv), v)
+		switch kv.(type) {
+		case bool, int, float64, *big.Int:
+			d.SetKey(kv, v)
+		default:
+			d.Set(keyString(kv), v)
+		}
 	}
 	return d, nil
 }
@@ -161,18 +168,17 @@ func mergeInto(file string, d *Dict, vn *yaml.Node) error {
 // ScalarFromYAML resolves one scalar node.
 func ScalarFromYAML(n *yaml.Node) (any, error) {
 	s := n.Value
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 && n.Style&yaml.TaggedStyle == 0 {
+		return s, nil
+	}
+	if n.Style&yaml.TaggedStyle == 0 {
+		// yaml.v3 resolves untagged plain scalars with YAML 1.2 rules
+		// (and tags "yes" or "on" as !!str); Ansible's PyYAML uses 1.1.
+		return ResolvePlain(s), nil
+	}
 	switch n.Tag {
 	case "!unsafe":
 		return Unsafe(s), nil
-	case "!!str", "!vault":
-		return s, nil
-	case "!!binary":
-		return s, nil
-	}
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return s, nil
-	}
-	switch n.Tag {
 	case "!!int":
 		return parseYAMLInt(s)
 	case "!!float":
@@ -182,7 +188,8 @@ func ScalarFromYAML(n *yaml.Node) (any, error) {
 	case "!!null":
 		return nil, nil
 	}
-	return ResolvePlain(s), nil
+	// !!str, !vault, !!binary and unknown local tags keep the text.
+	return s, nil
 }
 
 // ResolvePlain applies YAML 1.1 implicit typing to an unquoted scalar.
@@ -219,6 +226,21 @@ func parseYAMLInt(s string) (any, error) {
 		neg = t[0] == '-'
 		t = t[1:]
 	}
+	if strings.Contains(t, ":") {
+		// YAML 1.1 sexagesimal: 1:30 is 90.
+		n := new(big.Int)
+		for _, part := range strings.Split(t, ":") {
+			d, err := strconv.Atoi(part)
+			if err != nil {
+				return nil, err
+			}
+			n.Mul(n, big.NewInt(60)).Add(n, big.NewInt(int64(d)))
+		}
+		if neg {
+			n.Neg(n)
+		}
+		return NormInt(n), nil
+	}
 	base := 10
 	switch {
 	case strings.HasPrefix(t, "0b"):
@@ -230,14 +252,14 @@ func parseYAMLInt(s string) (any, error) {
 	case len(t) > 1 && t[0] == '0':
 		base, t = 8, t[1:]
 	}
-	v, err := strconv.ParseInt(t, base, 64)
-	if err != nil {
-		return nil, err
+	v, ok := new(big.Int).SetString(t, base)
+	if !ok {
+		return nil, fmt.Errorf("invalid integer %q", s)
 	}
 	if neg {
-		v = -v
+		v.Neg(v)
 	}
-	return int(v), nil
+	return NormInt(v), nil
 }
 
 func parseYAMLFloat(s string) (any, error) {
@@ -251,5 +273,60 @@ func parseYAMLFloat(s string) (any, error) {
 	case ".nan":
 		return math.NaN(), nil
 	}
+	if strings.Contains(t, ":") {
+		neg := strings.HasPrefix(t, "-")
+		f := 0.0
+		for _, part := range strings.Split(strings.TrimLeft(t, "+-"), ":") {
+			p, err := strconv.ParseFloat(part, 64)
+			if err != nil {
+				return nil, err
+			}
+			f = f*60 + p
+		}
+		if neg {
+			f = -f
+		}
+		return f, nil
+	}
 	return strconv.ParseFloat(t, 64)
+}
+
+// DuplicateKey is a mapping key given twice in a YAML document; Pos is the
+// later occurrence, whose value wins.
+type DuplicateKey struct {
+	Key string
+	Pos Pos
+}
+
+// DuplicateKeys lists the repeated mapping keys under n, in document order,
+// for ansible-core's "Found duplicate mapping key" warning.
+func DuplicateKeys(file string, n *yaml.Node) []DuplicateKey {
+	var out []DuplicateKey
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil {
+			return
+		}
+		if n.Kind == yaml.MappingNode {
+			seen := map[string]bool{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind == yaml.ScalarNode && !(k.Value == "<<" && k.Style == 0) {
+					if seen[k.Value] {
+						out = append(out, DuplicateKey{Key: k.Value, Pos: NodePos(file, k)})
+					}
+					seen[k.Value] = true
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		return a.Line < b.Line || (a.Line == b.Line && a.Col < b.Col)
+	})
+	return out
 }

@@ -273,7 +273,7 @@ func (c *Cluster) waitReady(timeout time.Duration) error {
 	defer client.CloseIdleConnections()
 
 	deadline := time.Now().Add(timeout)
-	lastErr := errors.New("no response yet")
+	var lastErr error
 	for {
 		req, err := http.NewRequest(http.MethodGet, c.Host+"/readyz", nil)
 		if err != nil {

@@ -1,10 +1,541 @@
 // Package k8s implements kubernetes.core's k8s, k8s_info and k8s_status
-// modules natively over client-go.
+// modules natively over client-go, with kubernetes.core 6.1's argument
+// names, defaults, result keys and failure messages.
 package k8s
 
-import "github.com/cfzt/cfzt-runner/modules"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules"
+)
 
 // Modules returns the Kubernetes modules by short name.
 func Modules() map[string]modules.Module {
-	return map[string]modules.Module{}
+	return map[string]modules.Module{
+		"k8s":        modules.Func(runK8s),
+		"k8s_info":   modules.Func(runInfo),
+		"k8s_status": modules.Func(runStatus),
+	}
+}
+
+// failure is a module failure with extra result keys.
+type failure struct {
+	msg    string
+	extra  *value.Dict
+	reason string
+}
+
+func (f *failure) Error() string { return f.msg }
+
+func failf(format string, a ...any) *failure { return &failure{msg: fmt.Sprintf(format, a...)} }
+
+// failWith wraps an API error into kubernetes.core's "<what>: <body>".
+func failWith(what string, err error) *failure {
+	f := &failure{msg: what + ": " + err.Error()}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		f.reason = ae.Reason()
+	}
+	return f
+}
+
+// failedResult renders an error as a failed task result. The executor
+// adds `exception` to failed results, as ansible-core does.
+func failedResult(err error) *value.Dict {
+	res := value.NewDict(6)
+	var f *failure
+	if errors.As(err, &f) && f.extra != nil {
+		f.extra.Each(func(k string, v any) bool { res.Set(k, v); return true })
+	}
+	if f != nil && f.reason != "" {
+		res.Set("reason", f.reason)
+	}
+	res.Set("failed", true)
+	res.Set("msg", err.Error())
+	if !res.Has("changed") {
+		res.Set("changed", false)
+	}
+	return res
+}
+
+var k8sSpec = merged(authSpecArgs, waitSpecArgs, argSpec{
+	"kind":                {typ: "str"},
+	"name":                {typ: "str"},
+	"namespace":           {typ: "str"},
+	"api_version":         {typ: "str", def: "v1", aliases: []string{"api", "version"}},
+	"resource_definition": {typ: "raw", aliases: []string{"definition", "inline"}},
+	"src":                 {typ: "path"},
+	"merge_type":          {typ: "list", choices: []string{"merge", "strategic-merge"}},
+	"validate":            {typ: "dict"},
+	"append_hash":         {typ: "bool", def: false},
+	"apply":               {typ: "bool", def: false},
+	"template":            {typ: "raw"},
+	"delete_options": {typ: "dict", options: map[string]spec{
+		"propagationPolicy":  {typ: "str"},
+		"gracePeriodSeconds": {typ: "int"},
+		"preconditions":      {typ: "dict"},
+	}},
+	"continue_on_error": {typ: "bool", def: false},
+	"state":             {typ: "str", def: "present", choices: []string{"present", "absent", "patched"}},
+	"force":             {typ: "bool", def: false},
+	"label_selectors":   {typ: "list"},
+	"generate_name":     {typ: "str"},
+	"server_side_apply": {typ: "dict", options: map[string]spec{
+		"field_manager":   {typ: "str", required: true},
+		"force_conflicts": {typ: "bool", def: false},
+	}},
+	"delete_all":    {typ: "bool", def: false, aliases: []string{"all"}},
+	"hidden_fields": {typ: "list"},
+})
+
+var k8sMutex = [][]string{
+	{"resource_definition", "src"},
+	{"merge_type", "apply"},
+	{"template", "resource_definition"},
+	{"template", "src"},
+	{"name", "generate_name"},
+}
+
+// service runs one k8s task's API calls.
+type service struct {
+	ctx    context.Context
+	c      *Clients
+	p      params
+	check  bool
+	diff   bool
+	hidden []string
+	dryRun url.Values
+}
+
+func newService(req *modules.Request, c *Clients, p params) *service {
+	s := &service{ctx: req.Ctx, c: c, p: p, check: req.Check, diff: req.Diff, hidden: p.strs("hidden_fields")}
+	if s.ctx == nil {
+		s.ctx = context.Background()
+	}
+	if req.Check {
+		s.dryRun = url.Values{"dryRun": {"All"}}
+	}
+	return s
+}
+
+// query returns the dry-run parameter (in check mode) plus extra pairs.
+func (s *service) query(kv ...string) url.Values {
+	q := url.Values{}
+	for k, v := range s.dryRun {
+		q[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	return q
+}
+
+func runK8s(req *modules.Request) (*value.Dict, error) {
+	args := req.Args
+	// As the action plugin does before the module runs, find a local src
+	// in the task's files/ search path.
+	if src, ok := args.Get("src"); ok {
+		if s, isStr := src.(string); isStr && s != "" && !isURL(s) {
+			found, tried, ok := findFile(req, "files", s)
+			if !ok {
+				return failedResult(errors.New(notFoundMessage(s, tried))), nil
+			}
+			args = args.Copy()
+			args.Set("src", found)
+		}
+	}
+	p, msg := validate("kubernetes.core.k8s", k8sSpec, args, k8sMutex)
+	if msg != "" {
+		return failedResult(errors.New(msg)), nil
+	}
+	if p.bool("append_hash") {
+		return failedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
+	}
+	c, err := ClientsFor(req.Shared, req.Getenv, args)
+	if err != nil {
+		return failedResult(err), nil
+	}
+	svc := newService(req, c, p)
+	defs, err := svc.definitions(req)
+	if err != nil {
+		return failedResult(err), nil
+	}
+	var results []*value.Dict
+	changed := false
+	for _, def := range defs {
+		res, err := svc.perform(def)
+		if err != nil {
+			if !p.bool("continue_on_error") {
+				return failedResult(err), nil
+			}
+			res = value.DictOf("changed", false, "result", value.NewDict(0))
+			errRes := failedResult(err)
+			errRes.Delete("failed")
+			errRes.Delete("changed")
+			res.Set("error", errRes)
+		}
+		if value.Truthy(res.Default("changed", false)) {
+			changed = true
+		}
+		results = append(results, res)
+	}
+	var out *value.Dict
+	if len(results) == 1 {
+		out = results[0]
+	} else {
+		list := make([]any, len(results))
+		for i, r := range results {
+			list[i] = r
+		}
+		out = value.DictOf("changed", changed, "result", value.DictOf("results", list))
+	}
+	return out, nil
+}
+
+// perform applies the task's state to one definition, as kubernetes.core's
+// perform_action does.
+func (s *service) perform(def *value.Dict) (*value.Dict, error) {
+	meta, _ := def.Get("metadata")
+	md, _ := meta.(*value.Dict)
+	name := value.Str(field(md, "name"))
+	if field(md, "name") == nil {
+		name = ""
+	}
+	namespace := ""
+	if ns := field(md, "namespace"); ns != nil {
+		namespace = value.Str(ns)
+	}
+	state := s.p.str("state")
+	kind := pyStr(field(def, "kind"))
+	apiVersion := pyStr(field(def, "apiVersion"))
+
+	res, err := s.c.findResource(kind, apiVersion)
+	if err != nil {
+		return nil, failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err)
+	}
+	if res == nil {
+		return nil, failf("Failed to find exact match for %s.%s by [kind, name, singularName, shortNames]", apiVersion, kind)
+	}
+	def.Set("kind", res.Kind)
+	def.Set("apiVersion", res.GroupVersion)
+
+	existing, err := s.retrieve(res, name, namespace)
+	if err != nil {
+		return nil, err
+	}
+	result := value.DictOf("changed", false, "result", value.NewDict(0))
+	var instance any = value.NewDict(0)
+	var warnings []string
+	method := ""
+	selectors := s.p.strs("label_selectors")
+
+	if state == "absent" {
+		method = "delete"
+		if exists(existing) && strings.HasSuffix(value.Str(field(existing, "kind")), "List") {
+			var list []any
+			for _, item := range field(existing, "items").([]any) {
+				r, err := s.delete(res, value.Str(field(item, "metadata", "name")), pyStrOr(field(item, "metadata", "namespace"), namespace), existing)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, r)
+			}
+			instance = list
+		} else {
+			instance, err = s.delete(res, name, namespace, existing)
+			if err != nil {
+				return nil, err
+			}
+		}
+		result.Set("method", method)
+		if exists(existing) {
+			result.Set("changed", true)
+		}
+	} else {
+		if len(selectors) > 0 && !matchesSelectors(def, selectors) {
+			result.Set("msg", fmt.Sprintf("resource 'kind=%s,name=%s,namespace=%s' filtered by label_selectors.", kind, pyNone(name), pyNone(namespace)))
+			return result, nil
+		}
+		switch {
+		case s.p.bool("apply"):
+			method = "apply"
+			instance, warnings, err = s.apply(res, def, namespace)
+		case existing == nil:
+			if state == "patched" {
+				result.Set("warnings", []any{fmt.Sprintf("resource 'kind=%s,name=%s' was not found but will not be created as 'state' parameter has been set to '%s'", kind, pyNone(name), state)})
+				return result, nil
+			}
+			method = "create"
+			instance, warnings, err = s.create(res, def, namespace)
+			result.Set("changed", true)
+		case s.p.bool("force"):
+			method = "replace"
+			instance, warnings, err = s.replace(res, def, name, namespace)
+		default:
+			method = "update"
+			instance, warnings, err = s.update(res, def, name, namespace)
+		}
+		if err != nil {
+			return nil, err
+		}
+		result.Set("method", method)
+	}
+	if len(warnings) > 0 {
+		w := make([]any, len(warnings))
+		for i, x := range warnings {
+			w[i] = x
+		}
+		result.Set("warnings", w)
+	}
+
+	success := true
+	if s.p.bool("wait") && !s.check {
+		q := query{name: name, namespace: namespace, labelSel: selectors}
+		if method != "delete" {
+			q = query{name: value.Str(field(instance, "metadata", "name")), namespace: pyStrOr(field(instance, "metadata", "namespace"), ""), labelSel: selectors}
+		}
+		pred := waiterFor(res.Kind, state, s.p.dict("wait_condition"))
+		ok, obj, duration, err := s.c.wait(s.ctx, res, q, pred, s.p.int("wait_timeout"), s.p.int("wait_sleep"))
+		if err != nil {
+			return nil, &failure{msg: err.Error()}
+		}
+		success = ok
+		result.Set("duration", duration)
+		if method != "delete" {
+			if obj == nil {
+				obj = value.NewDict(0)
+			}
+			instance = obj
+		}
+	}
+
+	if method != "create" && method != "delete" {
+		ex, _ := existing.(*value.Dict)
+		if ex == nil {
+			ex = value.NewDict(0)
+		}
+		in, _ := instance.(*value.Dict)
+		if in == nil {
+			in = value.NewDict(0)
+		}
+		match, diff := diffObjects(ex, in, s.hidden)
+		if match && diff.Len() > 0 {
+			appendWarning(result, "No meaningful diff was generated, but the API may not be idempotent (only metadata.generation or metadata.resourceVersion were changed)")
+		}
+		result.Set("changed", !match)
+		if s.diff {
+			result.Set("diff", diff)
+		}
+	}
+	result.Set("result", hideFields(instance, s.hidden))
+	if !success {
+		return nil, &failure{msg: fmt.Sprintf(`"%s" "%s": Timed out waiting on resource`, res.Kind, pyNone(name)), extra: result}
+	}
+	return result, nil
+}
+
+func appendWarning(result *value.Dict, w string) {
+	list, _ := result.Default("warnings", nil).([]any)
+	result.Set("warnings", append(list, w))
+}
+
+// pyStr renders a scalar as Python's str() would in a format string.
+func pyStr(v any) string {
+	if v == nil {
+		return "None"
+	}
+	return value.Str(v)
+}
+
+func pyNone(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
+}
+
+func pyStrOr(v any, def string) string {
+	if v == nil {
+		return def
+	}
+	return value.Str(v)
+}
+
+// retrieve gets the live object (or the selected list); nil when absent.
+func (s *service) retrieve(res *apiResource, name, namespace string) (any, error) {
+	selectors := s.p.strs("label_selectors")
+	if name == "" && len(selectors) == 0 {
+		return nil, nil
+	}
+	obj, err := s.c.get(s.ctx, res, query{name: name, namespace: namespace, labelSel: selectors})
+	if err != nil {
+		if errCode(err) == 405 {
+			return nil, nil
+		}
+		return nil, failWith("Failed to retrieve requested object", err)
+	}
+	if d, ok := obj.(*value.Dict); ok {
+		fillListItems(d)
+	}
+	return obj, nil
+}
+
+// fillListItems sets apiVersion and kind on a List's items, as the Python
+// client's ResourceInstance does.
+func fillListItems(d *value.Dict) {
+	kind := value.Str(field(d, "kind"))
+	items, ok := field(d, "items").([]any)
+	if !strings.HasSuffix(kind, "List") || !ok {
+		return
+	}
+	for _, it := range items {
+		if item, ok := it.(*value.Dict); ok {
+			if !item.Has("apiVersion") {
+				item.Set("apiVersion", field(d, "apiVersion"))
+			}
+			if !item.Has("kind") {
+				item.Set("kind", strings.TrimSuffix(kind, "List"))
+			}
+		}
+	}
+}
+
+func (s *service) namespaceFor(res *apiResource, namespace string) (string, error) {
+	if res.Namespaced && namespace == "" {
+		return "", fmt.Errorf("Namespace is required for %s.%s", res.GroupVersion, res.Kind)
+	}
+	return namespace, nil
+}
+
+func (s *service) create(res *apiResource, def *value.Dict, namespace string) (any, []string, error) {
+	ns, err := s.namespaceFor(res, namespace)
+	if err != nil {
+		return nil, nil, failWith("Failed to create object", err)
+	}
+	resp, err := s.c.do(s.ctx, request{verb: "POST", path: res.path("", ns), query: s.query(), body: def})
+	if err != nil {
+		if errCode(err) == 409 {
+			name := pyStr(field(def, "metadata", "name"))
+			return value.NewDict(0), []string{name + " was not found, but creating it returned a 409 Conflict error. This can happen                         if the resource you are creating does not directly create a resource of the same kind."}, nil
+		}
+		return nil, nil, failWith("Failed to create object", err)
+	}
+	return resp.obj, resp.warnings, nil
+}
+
+func (s *service) replace(res *apiResource, def *value.Dict, name, namespace string) (any, []string, error) {
+	ns, err := s.namespaceFor(res, namespace)
+	if err != nil {
+		return nil, nil, failWith("Failed to replace object", err)
+	}
+	resp, err := s.c.do(s.ctx, request{verb: "PUT", path: res.path(name, ns), query: s.query(), body: def})
+	if err != nil {
+		return nil, nil, failWith("Failed to replace object", err)
+	}
+	return resp.obj, resp.warnings, nil
+}
+
+// builtinGroups serve strategic merge patch; custom resources never do,
+// so their patches go straight to a JSON merge patch.
+var builtinGroups = map[string]bool{
+	"": true, "apps": true, "batch": true, "autoscaling": true, "policy": true,
+	"rbac.authorization.k8s.io": true, "networking.k8s.io": true, "storage.k8s.io": true,
+	"admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,
+	"scheduling.k8s.io": true, "coordination.k8s.io": true, "node.k8s.io": true, "discovery.k8s.io": true,
+	"flowcontrol.apiserver.k8s.io": true, "certificates.k8s.io": true, "events.k8s.io": true,
+	"resource.k8s.io": true, "internal.apiserver.k8s.io": true, "storagemigration.k8s.io": true,
+}
+
+func (res *apiResource) group() string {
+	g, _, ok := strings.Cut(res.GroupVersion, "/")
+	if !ok {
+		return ""
+	}
+	return g
+}
+
+// update patches the live object with each merge type in turn until one
+// is accepted (default: strategic merge, then JSON merge).
+func (s *service) update(res *apiResource, def *value.Dict, name, namespace string) (any, []string, error) {
+	ns, err := s.namespaceFor(res, namespace)
+	if err != nil {
+		return nil, nil, failWith("Failed to patch object", err)
+	}
+	types := s.p.strs("merge_type")
+	if len(types) == 0 {
+		types = []string{"strategic-merge", "merge"}
+		if !builtinGroups[res.group()] {
+			types = []string{"merge"}
+		}
+	}
+	var last error
+	for _, mt := range types {
+		resp, err := s.c.do(s.ctx, request{verb: "PATCH", path: res.path(name, ns), query: s.query(),
+			contentType: "application/" + mt + "-patch+json", body: def})
+		if err == nil {
+			return resp.obj, resp.warnings, nil
+		}
+		last = failWith("Failed to patch object", err)
+	}
+	return nil, nil, last
+}
+
+// apply is a server-side apply. The field manager and force come from
+// server_side_apply; with `apply: true` alone they are cfzt-runner and
+// forced, so the runner owns the fields it declares.
+func (s *service) apply(res *apiResource, def *value.Dict, namespace string) (any, []string, error) {
+	ns, err := s.namespaceFor(res, namespace)
+	if err != nil {
+		return nil, nil, failWith("Failed to apply object", err)
+	}
+	manager, force := FieldManager, "true"
+	if ssa := s.p.dict("server_side_apply"); ssa != nil {
+		manager = value.Str(field(ssa, "field_manager"))
+		force = fmt.Sprint(value.Truthy(field(ssa, "force_conflicts")))
+	}
+	name := value.Str(field(def, "metadata", "name"))
+	resp, err := s.c.do(s.ctx, request{verb: "PATCH", path: res.path(name, ns), query: s.query("fieldManager", manager, "force", force),
+		contentType: "application/apply-patch+yaml", body: def})
+	if err != nil {
+		return nil, nil, failWith("Failed to apply object", err)
+	}
+	return resp.obj, resp.warnings, nil
+}
+
+func (s *service) delete(res *apiResource, name, namespace string, existing any) (any, error) {
+	if !exists(existing) {
+		return value.NewDict(0), nil
+	}
+	selectors := s.p.strs("label_selectors")
+	if name == "" && len(selectors) == 0 {
+		return nil, failf("Failed to delete object: At least one of name|label_selector|field_selector is required")
+	}
+	if res.Namespaced && namespace == "" && len(selectors) == 0 {
+		return nil, failf("Failed to delete object: At least one of namespace|label_selector|field_selector is required")
+	}
+	q := s.query()
+	if name == "" {
+		q.Set("labelSelector", strings.Join(selectors, ","))
+	}
+	rq := request{verb: "DELETE", path: res.path(name, namespace), query: q}
+	if opts := s.p.dict("delete_options"); opts != nil && !s.check {
+		body := value.DictOf("apiVersion", "v1", "kind", "DeleteOptions")
+		opts.Each(func(k string, v any) bool {
+			if v != nil {
+				body.Set(k, v)
+			}
+			return true
+		})
+		rq.body = body
+	}
+	resp, err := s.c.do(s.ctx, rq)
+	if err != nil {
+		return nil, failWith("Failed to delete object", err)
+	}
+	return resp.obj, nil
 }

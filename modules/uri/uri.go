@@ -1,9 +1,558 @@
-// Package uri implements ansible.builtin's uri and slurp modules natively.
+// Package uri implements ansible.builtin's uri and slurp modules natively:
+// uri over net/http with ansible-core 2.19's arguments, result keys and
+// failure wording, slurp over the local file system.
 package uri
 
-import "github.com/cfzt/cfzt-runner/modules"
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"mime"
+	"net/url"
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules"
+)
 
 // Modules returns the HTTP and file modules by short name.
 func Modules() map[string]modules.Module {
-	return map[string]modules.Module{}
+	return map[string]modules.Module{
+		"uri":   modules.Func(runURI),
+		"slurp": modules.Func(runSlurp),
+	}
+}
+
+// uriSpec is ansible.builtin.uri's argument_spec (ansible-core 2.19).
+var uriSpec = &spec{
+	module: "ansible.legacy.uri",
+	params: []param{
+		{name: "url", typ: "str", required: true},
+		{name: "force", typ: "bool", def: false},
+		{name: "http_agent", typ: "str", def: "ansible-httpget"},
+		{name: "use_proxy", typ: "bool", def: true},
+		{name: "validate_certs", typ: "bool", def: true},
+		{name: "url_username", typ: "str", aliases: []string{"user"}},
+		{name: "url_password", typ: "str", aliases: []string{"password"}},
+		{name: "force_basic_auth", typ: "bool", def: false},
+		{name: "client_cert", typ: "path"},
+		{name: "client_key", typ: "path"},
+		{name: "use_gssapi", typ: "bool", def: false},
+		{name: "follow_redirects", typ: "str", def: "safe", choices: []string{"all", "no", "none", "safe", "urllib2", "yes"}},
+		{name: "dest", typ: "path"},
+		{name: "body", typ: "raw"},
+		{name: "body_format", typ: "str", def: "raw", choices: []string{"form-urlencoded", "json", "raw", "form-multipart"}},
+		{name: "src", typ: "path"},
+		{name: "method", typ: "str", def: "GET"},
+		{name: "return_content", typ: "bool", def: false},
+		{name: "creates", typ: "path"},
+		{name: "removes", typ: "path"},
+		{name: "status_code", typ: "list", elements: "int", def: []any{200}},
+		{name: "timeout", typ: "int", def: 30},
+		{name: "headers", typ: "dict"},
+		{name: "unix_socket", typ: "path"},
+		{name: "remote_src", typ: "bool", def: false},
+		{name: "ca_path", typ: "path"},
+		{name: "unredirected_headers", typ: "list", elements: "str", def: []any{}},
+		{name: "decompress", typ: "bool", def: true},
+		{name: "ciphers", typ: "list", elements: "str"},
+		{name: "use_netrc", typ: "bool", def: true},
+	},
+	extra:     []string{"attributes", "attr", "group", "mode", "owner", "selevel", "serole", "setype", "seuser", "unsafe_writes"},
+	exclusive: [][]string{{"body", "src"}},
+}
+
+var methodRe = regexp.MustCompile(`^[A-Z]+$`)
+
+// runURI is ansible.builtin.uri.
+func runURI(req *modules.Request) (*value.Dict, error) {
+	if req.Check {
+		// The uri action plugin does not support check mode.
+		return value.DictOf("changed", false, "msg", "This action (uri) does not support check mode.", "skipped", true), nil
+	}
+	p, err := uriSpec.validate(req.Args)
+	if err != nil {
+		return modules.Failed(err.Error()), nil
+	}
+	o := &options{
+		url:             p["url"].(string),
+		method:          strings.ToUpper(p["method"].(string)),
+		follow:          p["follow_redirects"].(string),
+		validate:        p["validate_certs"].(bool),
+		timeout:         time.Duration(p["timeout"].(int)) * time.Second,
+		agent:           p["http_agent"].(string),
+		force:           p["force"].(bool),
+		forceBasic:      p["force_basic_auth"].(bool),
+		useProxy:        p["use_proxy"].(bool),
+		decompress:      p["decompress"].(bool),
+		useNetrc:        p["use_netrc"].(bool),
+		caPath:          str(p["ca_path"]),
+		clientCert:      str(p["client_cert"]),
+		clientKey:       str(p["client_key"]),
+		unixSocket:      str(p["unix_socket"]),
+		username:        str(p["url_username"]),
+		password:        str(p["url_password"]),
+		getenv:          req.Getenv,
+		secretsFromArgs: nil,
+	}
+	if o.password != "" {
+		o.secretsFromArgs = append(o.secretsFromArgs, o.password)
+	}
+	for _, h := range p["unredirected_headers"].([]any) {
+		o.unredirected = append(o.unredirected, strings.ToLower(value.Str(h)))
+	}
+	if !methodRe.MatchString(o.method) {
+		return modules.Failed("Parameter 'method' needs to be a single word in uppercase, like GET or POST."), nil
+	}
+	headers := value.NewDict(4)
+	if h, ok := p["headers"].(*value.Dict); ok {
+		headers = h
+	}
+	body := p["body"]
+	switch p["body_format"].(string) {
+	case "json":
+		if _, isStr := body.(string); !isStr {
+			body = value.JSON(body, value.JSONOptions{EnsureASCII: true})
+		}
+		setDefaultHeader(headers, "Content-Type", "application/json")
+	case "form-urlencoded":
+		if _, isStr := body.(string); !isStr {
+			enc, err := formURLEncode(body)
+			if err != nil {
+				return modules.Failed(err.Error()), nil
+			}
+			body = enc
+		}
+		setDefaultHeader(headers, "Content-Type", "application/x-www-form-urlencoded")
+	case "form-multipart":
+		ct, enc, err := multipartBody(body, req)
+		if err != nil {
+			return modules.Failed("failed to parse body as form-multipart: " + err.Error()), nil
+		}
+		body = enc
+		headers.Set("Content-Type", ct)
+	}
+	if c := str(p["creates"]); c != "" {
+		if _, err := os.Stat(c); err == nil {
+			return skippedStdout(fmt.Sprintf("skipped, since '%s' exists", c)), nil
+		}
+	}
+	if r := str(p["removes"]); r != "" {
+		if _, err := os.Stat(r); err != nil {
+			return skippedStdout(fmt.Sprintf("skipped, since '%s' does not exist", r)), nil
+		}
+	}
+	var data []byte
+	hasData := false
+	if src := str(p["src"]); src != "" {
+		if !p["remote_src"].(bool) {
+			src = findFile(req, src)
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return value.DictOf("changed", false, "elapsed", 0, "msg", "Unable to open source file "+src, "failed", true), nil
+		}
+		data, hasData = b, true
+	} else if body != nil {
+		switch b := body.(type) {
+		case string:
+			data, hasData = []byte(b), true
+		default:
+			// urllib cannot send a non-string body.
+			return value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", o.url,
+				"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: can't concat str to bytes", statusList(p["status_code"].([]any)))), nil
+		}
+	}
+	var badHeader any
+	headers.Each(func(k string, v any) bool {
+		switch v.(type) {
+		case []any, *value.Dict, nil:
+			badHeader = v
+			return false
+		}
+		o.headers = append(o.headers, [2]string{k, value.Str(v)})
+		return true
+	})
+	if badHeader != nil || headers.Len() != len(o.headers) {
+		// http.client refuses a header value that is not a string.
+		return value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", o.url,
+			"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: expected string or bytes-like object, got '%s'", statusList(p["status_code"].([]any)), pyType(badHeader))), nil
+	}
+	if v := o.header("Authorization"); v != "" {
+		o.secretsFromArgs = append(o.secretsFromArgs, authSecrets(v)...)
+	}
+	dest := str(p["dest"])
+	if dest != "" {
+		if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() {
+			o.lastMod = st.ModTime()
+		}
+	}
+
+	start := time.Now()
+	f := o.fetch(req, data, hasData)
+	elapsed := int(time.Since(start).Seconds())
+
+	codes := p["status_code"].([]any)
+	statusOK := false
+	for _, c := range codes {
+		if c.(int) == f.status {
+			statusOK = true
+		}
+	}
+	if f.fatal != "" {
+		// fetch_url's ConnectionError/ValueError path: fail_json with info only.
+		res := value.DictOf("changed", false, "msg", f.fatal, "failed", true, "status", -1, "url", o.url)
+		return mask(res, o.secrets()), nil
+	}
+	ctype, sub, charset := parseContentType(f)
+	_ = ctype
+	maybeJSON := false
+	if sub != "" {
+		s := sub
+		if _, suffix, ok := strings.Cut(sub, "+"); ok {
+			s = suffix
+		}
+		s = strings.ToLower(s)
+		maybeJSON = s == "json" || s == "javascript"
+	}
+	returnContent := p["return_content"].(bool)
+	maybeOutput := maybeJSON || returnContent || !statusOK
+
+	resp := value.NewDict(16)
+	resp.Set("redirected", f.info.Default("url", "") != o.url)
+	resp.Update(f.info)
+	var content []byte
+	haveContent := false
+	if maybeOutput {
+		content, haveContent = f.body, true
+		if f.httpError || f.status == -1 {
+			// uri pops the error body from info once read.
+			resp.Delete("body")
+		}
+	}
+	resp.Set("elapsed", elapsed)
+	resp.Set("changed", false)
+
+	if dest != "" && f.gotResponse {
+		if statusOK && f.status != 304 {
+			if st, err := os.Stat(dest); err == nil && st.IsDir() {
+				dest = filepath.Join(dest, f.filename(o.url))
+			}
+			if err := writeAtomic(dest, f.body); err != nil {
+				msg := err.Error()
+				if m := value.Str(resp.Default("msg", "")); m != "" {
+					msg += " " + m
+				}
+				resp.Delete("msg")
+				resp.Set("msg", msg)
+				resp.Set("failed", true)
+				return mask(resp, o.secrets()), nil
+			}
+			resp.Set("changed", true)
+			addFileAttrs(resp, dest)
+		}
+		resp.Set("path", dest)
+	}
+
+	out := value.NewDict(resp.Len() + 2)
+	resp.Each(func(k string, v any) bool {
+		out.Set(strings.ToLower(strings.ReplaceAll(k, "-", "_")), v)
+		return true
+	})
+	if loc, ok := out.Get("location"); ok {
+		if base, err := url.Parse(o.url); err == nil {
+			if ref, err := url.Parse(value.Str(loc)); err == nil {
+				out.Set("location", base.ResolveReference(ref).String())
+			}
+		}
+	}
+	var text any
+	if haveContent {
+		t := decodeText(content, charset)
+		text = t
+		if maybeJSON {
+			if js, err := value.DecodeJSON([]byte(t)); err == nil {
+				out.Set("json", js)
+			}
+		}
+	}
+	if !statusOK {
+		msg := fmt.Sprintf("Status code was %d and not %s: %s", f.status, statusList(codes), value.Str(out.Default("msg", "")))
+		out.Delete("msg")
+		out.Set("msg", msg)
+		out.Set("failed", true)
+	}
+	if returnContent {
+		out.Set("content", text)
+	}
+	return mask(out, o.secrets()), nil
+}
+
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	return value.Str(v)
+}
+
+// statusList renders status_code as Python prints a list of ints.
+func statusList(codes []any) string {
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = strconv.Itoa(c.(int))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func skippedStdout(s string) *value.Dict {
+	return value.DictOf("changed", false, "stdout", s, "stdout_lines", []any{s})
+}
+
+// setDefaultHeader sets a header unless one of that name (any case) exists.
+func setDefaultHeader(h *value.Dict, name, val string) {
+	for _, k := range h.Keys() {
+		if strings.EqualFold(k, name) {
+			return
+		}
+	}
+	h.Set(name, val)
+}
+
+// formURLEncode is uri's form_urlencoded: a dict or a list of pairs, list
+// values repeated, None values dropped, encoded like urllib's urlencode.
+func formURLEncode(body any) (string, error) {
+	var pairs [][2]any
+	switch b := body.(type) {
+	case nil:
+		return "", nil
+	case *value.Dict:
+		b.Each(func(k string, v any) bool { pairs = append(pairs, [2]any{k, v}); return true })
+	case []any:
+		for _, e := range b {
+			switch x := e.(type) {
+			case []any:
+				if len(x) != 2 {
+					return "", fmt.Errorf("failed to parse body as form_urlencoded: too many values to unpack (expected 2)")
+				}
+				pairs = append(pairs, [2]any{x[0], x[1]})
+			case *value.Dict:
+				return "", fmt.Errorf("failed to parse body as form_urlencoded: too many values to unpack (expected 2)")
+			default:
+				return "", fmt.Errorf("failed to parse body as form_urlencoded: not enough values to unpack (expected 2, got 1)")
+			}
+		}
+	default:
+		return value.Str(body), nil
+	}
+	var out []string
+	for _, kv := range pairs {
+		vals, ok := kv[1].([]any)
+		if !ok {
+			vals = []any{kv[1]}
+		}
+		for _, v := range vals {
+			if v == nil {
+				continue
+			}
+			out = append(out, quotePlus(value.Str(kv[0]))+"="+quotePlus(value.Str(v)))
+		}
+	}
+	return strings.Join(out, "&"), nil
+}
+
+// quotePlus is urllib.parse.quote_plus with its default safe set.
+func quotePlus(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("_.-~", c) >= 0:
+			b.WriteByte(c)
+		case c == ' ':
+			b.WriteByte('+')
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// findFile resolves a relative src as the action plugin's _find_needle('files').
+func findFile(req *modules.Request, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	isFile := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && !st.IsDir()
+	}
+	paths := req.Opt.SearchPaths
+	if len(paths) == 0 && req.TaskDir != "" {
+		paths = []string{req.TaskDir}
+	}
+	for _, p := range paths {
+		cands := []string{filepath.Join(p, "files", name)}
+		if filepath.Base(p) == "tasks" {
+			cands = append(cands, filepath.Join(filepath.Dir(p), "files", name))
+		}
+		cands = append(cands, filepath.Join(p, name))
+		for _, c := range cands {
+			if isFile(c) {
+				return c
+			}
+		}
+	}
+	return name
+}
+
+// parseContentType is urls.parse_content_type over the response headers:
+// the content type (text/plain when absent, as Python's email package
+// answers), its subtype and the charset (utf-8 by default).
+func parseContentType(f *fetched) (ctype, sub, charset string) {
+	if !f.gotResponse {
+		return "application/octet-stream", "octet-stream", "utf-8"
+	}
+	ctype, charset = "text/plain", "utf-8"
+	if raw := f.header.Get("Content-Type"); raw != "" {
+		mt, params, err := mime.ParseMediaType(raw)
+		if err == nil && strings.Count(mt, "/") == 1 {
+			ctype = strings.ToLower(mt)
+			if cs := params["charset"]; cs != "" {
+				charset = strings.ToLower(strings.Split(cs, ",")[0])
+			}
+		}
+	}
+	_, sub, _ = strings.Cut(ctype, "/")
+	return ctype, sub, charset
+}
+
+// decodeText decodes a body with its charset, as to_text does.
+func decodeText(b []byte, charset string) string {
+	switch strings.ReplaceAll(charset, "_", "-") {
+	case "iso-8859-1", "latin-1", "latin1", "l1":
+		r := make([]rune, len(b))
+		for i, c := range b {
+			r[i] = rune(c)
+		}
+		return string(r)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// gunzip decodes a gzip body, as GzipDecodedReader does.
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	return io.ReadAll(zr)
+}
+
+// writeAtomic writes dest through a temporary file in its directory.
+func writeAtomic(dest string, content []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(dest), ".cfzt-uri-*")
+	if err != nil {
+		return fmt.Errorf("Failed to create temporary content file: %v", err)
+	}
+	_, werr := tmp.Write(content)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), dest)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("failed to copy %s to %s: %v", tmp.Name(), dest, werr)
+	}
+	return nil
+}
+
+// addFileAttrs adds the file keys exit_json adds for a path result.
+func addFileAttrs(res *value.Dict, path string) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	uid, gid := fileOwner(st)
+	res.Set("uid", uid)
+	res.Set("gid", gid)
+	owner, group := strconv.Itoa(uid), strconv.Itoa(gid)
+	if u, err := user.LookupId(owner); err == nil {
+		owner = u.Username
+	}
+	if g, err := user.LookupGroupId(group); err == nil {
+		group = g.Name
+	}
+	res.Set("owner", owner)
+	res.Set("group", group)
+	res.Set("mode", fmt.Sprintf("%04o", st.Mode().Perm()))
+	res.Set("state", "file")
+	res.Set("size", int(st.Size()))
+}
+
+// authSecrets returns the values to hide for an Authorization header: the
+// whole value and its credential part.
+func authSecrets(v string) []string {
+	out := []string{v}
+	if _, cred, ok := strings.Cut(v, " "); ok && len(strings.TrimSpace(cred)) >= 4 {
+		out = append(out, strings.TrimSpace(cred))
+	}
+	return out
+}
+
+// mask replaces every occurrence of a secret in the result's strings (and
+// keys, except Ansible's reserved ones) with ********, as AnsibleModule
+// does for no_log parameters.
+func mask(res *value.Dict, secrets []string) *value.Dict {
+	if len(secrets) == 0 {
+		return res
+	}
+	return maskValue(res, secrets).(*value.Dict)
+}
+
+var noModifyKeys = map[string]bool{"msg": true, "exception": true, "warnings": true, "deprecations": true, "failed": true,
+	"skipped": true, "changed": true, "rc": true, "stdout": true, "stderr": true, "elapsed": true, "path": true,
+	"location": true, "content_type": true}
+
+func maskValue(v any, secrets []string) any {
+	switch x := v.(type) {
+	case string:
+		for _, s := range secrets {
+			if s != "" {
+				x = strings.ReplaceAll(x, s, "********")
+			}
+		}
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = maskValue(e, secrets)
+		}
+		return out
+	case *value.Dict:
+		out := value.NewDict(x.Len())
+		x.Each(func(k string, e any) bool {
+			nk := k
+			if !noModifyKeys[k] {
+				nk = maskValue(k, secrets).(string)
+			}
+			out.Set(nk, maskValue(e, secrets))
+			return true
+		})
+		return out
+	}
+	return v
 }

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/run"
+	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/uri"
+	"github.com/cfzt/cfzt-runner/operator"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+)
+
+// operatorFlags are the operator runtime's flags (see docs in usage).
+type operatorFlags struct {
+	interval                  string
+	watch                     bool
+	watchKinds, statusKinds   multi
+	grace                     time.Duration
+	leaderElect               bool
+	leaseName, leaseNamespace string
+	leaseDuration, renew      time.Duration
+	retry                     time.Duration
+	metricsAddr               string
+	logFormat                 string
+	backoffBase, backoffMax   time.Duration
+	debounce, debounceMax     time.Duration
+}
+
+// addOperatorFlags registers the runtime's flags on fs. Defaults come from
+// the environment the seeds define: POLL_INTERVAL_SECONDS, REPLICAS, ROLE
+// and OPERATOR_NAMESPACE.
+func addOperatorFlags(fs *flag.FlagSet) *operatorFlags {
+	f := &operatorFlags{}
+	replicas, _ := strconv.Atoi(os.Getenv("REPLICAS"))
+	fs.StringVar(&f.interval, "interval", os.Getenv("POLL_INTERVAL_SECONDS"), "re-run the playbook every SECONDS (or a duration such as 90s), reloading it each cycle; 0 runs once")
+	fs.BoolVar(&f.watch, "watch", false, "also run a cycle on changes to the kinds the playbook reads with k8s_info")
+	fs.Var(&f.watchKinds, "watch-kind", "watch group/version/Kind instead of the playbook's k8s_info kinds (repeatable)")
+	fs.Var(&f.statusKinds, "watch-status-kind", "Kind whose status-only updates start a cycle (repeatable; default CloudflareTask)")
+	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGTERM/SIGINT, how long the running task may take to finish")
+	fs.BoolVar(&f.leaderElect, "leader-elect", replicas > 1, "run cycles only while holding a coordination.k8s.io Lease (default on when REPLICAS > 1)")
+	fs.StringVar(&f.leaseName, "leader-elect-id", leaseName(envOr("ROLE", "manager")), "name of the leader Lease (default cfzt-ROLE)")
+	fs.StringVar(&f.leaseNamespace, "leader-elect-namespace", envOr("OPERATOR_NAMESPACE", "cloudflare-zero-trust"), "namespace of the leader Lease")
+	fs.DurationVar(&f.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "how long followers wait before taking over an unrenewed Lease")
+	fs.DurationVar(&f.renew, "leader-elect-renew-deadline", 10*time.Second, "how long the leader retries renewing before it gives up")
+	fs.DurationVar(&f.retry, "leader-elect-retry-period", 2*time.Second, "interval between Lease attempts")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /healthz, /readyz and /metrics on this address (e.g. :8080)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "text (Ansible's coloured output) or json (one event per line)")
+	fs.DurationVar(&f.backoffBase, "backoff-base", time.Second, "first retry delay after a failed cycle in watch mode")
+	fs.DurationVar(&f.backoffMax, "backoff-max", 5*time.Minute, "longest wait after repeated failed cycles")
+	fs.DurationVar(&f.debounce, "debounce", 300*time.Millisecond, "quiet window after a change before a cycle starts")
+	fs.DurationVar(&f.debounceMax, "debounce-max", time.Second, "longest wait from the first change of a burst")
+	return f
+}
+
+// leaseName is cfzt-ROLE made a valid object name: ROLE values such as
+// kube_worker have underscores, which Kubernetes names do not allow.
+func leaseName(role string) string {
+	b := []byte("cfzt-" + strings.ToLower(role))
+	for i, c := range b {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '.' {
+			b[i] = '-'
+		}
+	}
+	return strings.Trim(string(b), "-.")
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// handles reports whether the runtime takes over the run: a loop, or the
+// JSON log format (which a single run may use too).
+func (f *operatorFlags) handles() bool {
+	d, _ := parseInterval(f.interval)
+	return d > 0 || f.watch || f.logFormat == "json"
+}
+
+// parseInterval reads seconds ("60", "1.5") or a Go duration ("90s").
+func parseInterval(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		if n < 0 {
+			return 0, fmt.Errorf("invalid interval %q", s)
+		}
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid interval %q: want seconds or a duration", s)
+	}
+	return d, nil
+}
+
+// parseKind reads group/version/Kind, or version/Kind for the core group.
+func parseKind(s string) (schema.GroupVersionKind, error) {
+	i := strings.LastIndex(s, "/")
+	if i <= 0 || i == len(s)-1 {
+		return schema.GroupVersionKind{}, fmt.Errorf("invalid --watch-kind %q: want group/version/Kind", s)
+	}
+	gv, err := schema.ParseGroupVersion(strings.TrimPrefix(s[:i], "/"))
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("invalid --watch-kind %q: %w", s, err)
+	}
+	return gv.WithKind(s[i+1:]), nil
+}
+
+// logLevelVerbosity maps LOG_LEVEL to -v as the seed entrypoint does:
+// DEBUG is -vv, INFO -v, anything else none.
+func logLevelVerbosity(level string) int {
+	switch strings.ToUpper(strings.TrimSpace(level)) {
+	case "DEBUG":
+		return 2
+	case "INFO":
+		return 1
+	}
+	return 0
+}
+
+// runOperator runs books under the operator runtime: once with the JSON
+// display, or in a loop with --interval/--watch.
+func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) int {
+	interval, err := parseInterval(f.interval)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "[ERROR]:", err)
+		return 2
+	}
+	var kinds []schema.GroupVersionKind
+	for _, k := range f.watchKinds {
+		gvk, err := parseKind(k)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "[ERROR]:", err)
+			return 2
+		}
+		kinds = append(kinds, gvk)
+	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		fmt.Fprintf(os.Stderr, "[ERROR]: invalid --log-format %q: want text or json\n", f.logFormat)
+		return 2
+	}
+	// ansible.cfg is read once: a restart picks up its changes.
+	cfg := loadConfig()
+	if cfg.err != nil {
+		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
+		return 1
+	}
+	if c.verbose == 0 && os.Getenv("ANSIBLE_VERBOSITY") == "" {
+		c.verbose = logLevelVerbosity(os.Getenv("LOG_LEVEL"))
+	}
+	// k8s_info calls are recorded: watch mode watches what they read.
+	reads := operator.NewReadRecorder()
+	kube := k8s.Modules()
+	kube["k8s_info"] = reads.Wrap(kube["k8s_info"])
+	reg, err := modules.NewRegistry(modules.Builtin(), kube, uri.Modules())
+	if err != nil {
+		return exitCode(err)
+	}
+	playbook.SetKnownModules(reg.Names())
+	extra, err := parseExtraVars(c.extra)
+	if err != nil {
+		return exitCode(err)
+	}
+	metrics := operator.NewMetrics()
+	operator.ObserveRequests(metrics)
+	var disp run.Display
+	var log operator.Logger
+	// Modules' direct output (pause's "Pausing for") goes to stdout with
+	// the text display and to stderr with JSON, which keeps stdout JSON.
+	direct := io.Writer(os.Stdout)
+	if f.logFormat == "json" {
+		j := &display.JSON{Out: os.Stdout, Verbose: c.verbose}
+		disp, log, direct = j, jsonLogger(j), os.Stderr
+	} else {
+		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
+		log = textLogger(os.Stderr)
+	}
+	disp = &operator.CountingDisplay{Display: disp, Metrics: metrics}
+	cycle := func(ctx context.Context, stop <-chan struct{}) operator.CycleResult {
+		res := runCycle(ctx, stop, c, cfg, books, reg, extra, disp, direct)
+		res.Targets = append(res.Targets, reads.Take()...)
+		return res
+	}
+	if interval == 0 && !f.watch {
+		res := cycle(ctx, nil)
+		if res.Err != nil {
+			var le *playbook.LoadError
+			if errors.As(res.Err, &le) {
+				return le.Code
+			}
+			return 1
+		}
+		return res.Code
+	}
+	statusKinds := []string(f.statusKinds)
+	if len(statusKinds) == 0 {
+		statusKinds = []string{"CloudflareTask"}
+	}
+	op := &operator.Operator{
+		Config: operator.Config{
+			Interval: interval, Watch: f.watch, WatchKinds: kinds, Namespaces: watchNamespaces(), StatusKinds: statusKinds,
+			Debounce: f.debounce, DebounceMax: f.debounceMax, BackoffBase: f.backoffBase, BackoffMax: f.backoffMax, Grace: f.grace,
+			LeaderElect: f.leaderElect, LeaseName: f.leaseName, LeaseNamespace: f.leaseNamespace, Identity: identity(),
+			LeaseDuration: f.leaseDuration, RenewDeadline: f.renew, RetryPeriod: f.retry, MetricsAddr: f.metricsAddr,
+		},
+		Cycle:      cycle,
+		RESTConfig: func() (*rest.Config, error) { return k8s.RESTConfig(os.LookupEnv, nil) },
+		Abort:      secondSignal(),
+		Log:        log,
+		Metrics:    metrics,
+	}
+	log("started", "interval_seconds", interval.Seconds(), "watch", f.watch, "leader_elect", f.leaderElect, "playbooks", strings.Join(books, ","))
+	return op.Run(ctx)
+}
+
+// runCycle loads every playbook with a fresh loader, template engine and
+// inventory, so edited YAML takes effect, and runs them. Its Targets are
+// the kinds the playbooks read with literal names (ScanKinds).
+func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *modules.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
+	loader := playbook.NewLoader(reg.Resolve, cfg.rolesPath)
+	eng := template.New()
+	res := operator.CycleResult{}
+	for _, book := range books {
+		if stop != nil && isClosed(stop) {
+			break
+		}
+		pb, err := loader.LoadPlaybook(book)
+		if err != nil {
+			disp.Error(loadErr(err))
+			res.Err = err
+			return res
+		}
+		res.Targets = append(res.Targets, operator.ScanKinds(loader, pb, eng, extra)...)
+		inv := run.NewInventory()
+		for _, src := range c.inventory {
+			if err := inv.AddSource(src); err != nil {
+				disp.Error(err)
+				res.Err = err
+				return res
+			}
+		}
+		inv.AddVarsDir(pb.Dir)
+		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
+			ConfigFile: cfg.pathValue(),
+			Opts: run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
+				StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers}}
+		if rc := r.Run(ctx, pb); rc > res.Code {
+			res.Code = rc
+		}
+	}
+	return res
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// watchNamespaces reads WATCH_NAMESPACES (comma-separated; empty: all).
+// OPERATOR_NAMESPACE is added to a non-empty list, since the roles read
+// their own objects (CloudflareTasks, state ConfigMaps) there.
+func watchNamespaces() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ns := range strings.Split(os.Getenv("WATCH_NAMESPACES"), ",") {
+		if ns = strings.TrimSpace(ns); ns != "" && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+	}
+	if op := os.Getenv("OPERATOR_NAMESPACE"); len(out) > 0 && op != "" && !seen[op] {
+		out = append(out, op)
+	}
+	return out
+}
+
+// identity is POD_NAME, else the host name with a random suffix.
+func identity() string {
+	if p := os.Getenv("POD_NAME"); p != "" {
+		return p
+	}
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	return host + "_" + hex.EncodeToString(b)
+}
+
+// secondSignal closes its channel on the second SIGINT/SIGTERM: main's
+// context already turns the first into a stop request.
+func secondSignal() <-chan struct{} {
+	out := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		<-sigs
+		close(out)
+	}()
+	return out
+}
+
+// textLogger writes runtime events as one line each:
+// "[cfzt-runner] TIME EVENT key=value ...".
+func textLogger(w io.Writer) operator.Logger {
+	return func(event string, kv ...any) {
+		var b strings.Builder
+		b.WriteString("[cfzt-runner] " + time.Now().UTC().Format(time.RFC3339) + " " + event)
+		for i := 0; i+1 < len(kv); i += 2 {
+			v := fmt.Sprint(kv[i+1])
+			if f, ok := kv[i+1].(float64); ok {
+				v = strconv.FormatFloat(f, 'f', 3, 64)
+			}
+			if strings.ContainsAny(v, " \t\n\"") {
+				v = strconv.Quote(v)
+			}
+			fmt.Fprintf(&b, " %v=%s", kv[i], v)
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+// jsonLogger writes runtime events through the JSON display.
+func jsonLogger(j *display.JSON) operator.Logger {
+	return func(event string, kv ...any) {
+		f := value.NewDict(len(kv) / 2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			v := kv[i+1]
+			switch x := v.(type) {
+			case int64:
+				v = int(x)
+			case string, bool, int, float64:
+			default:
+				v = fmt.Sprint(x)
+			}
+			f.Set(fmt.Sprint(kv[i]), v)
+		}
+		j.Event(event, f)
+	}
+}

@@ -1,0 +1,121 @@
+package playbook
+
+import (
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"gopkg.in/yaml.v3"
+)
+
+// Origins remember where the values of YAML mappings were written, so
+// that messages such as 2.19's broken-conditional error can name the
+// source of a variable's value. Entries go away with their dict.
+var origins sync.Map // weak.Pointer[value.Dict] -> map[string]value.Pos
+
+// SetOrigin records the source position of d[key].
+func SetOrigin(d *value.Dict, key string, pos value.Pos) {
+	setOrigin(d, key, pos, value.Pos{})
+}
+
+func setOrigin(d *value.Dict, key string, pos, keyPos value.Pos) {
+	if d == nil || pos.IsZero() {
+		return
+	}
+	wp := weak.Make(d)
+	m, loaded := origins.Load(wp)
+	if !loaded {
+		var fresh any
+		fresh, loaded = origins.LoadOrStore(wp, &originMap{pos: map[string]value.Pos{}})
+		m = fresh
+		if !loaded {
+			runtime.AddCleanup(d, func(wp weak.Pointer[value.Dict]) { origins.Delete(wp) }, wp)
+		}
+	}
+	om := m.(*originMap)
+	om.mu.Lock()
+	om.pos[key] = pos
+	if !keyPos.IsZero() {
+		if om.keys == nil {
+			om.keys = map[string]value.Pos{}
+		}
+		om.keys[key] = keyPos
+	}
+	om.mu.Unlock()
+}
+
+type originMap struct {
+	mu  sync.Mutex
+	pos map[string]value.Pos
+	// keys are where the keys themselves were written.
+	keys map[string]value.Pos
+}
+
+// KeyOriginOf returns where the key k of d was written.
+func KeyOriginOf(d *value.Dict, key string) (value.Pos, bool) {
+	if d == nil {
+		return value.Pos{}, false
+	}
+	m, ok := origins.Load(weak.Make(d))
+	if !ok {
+		return value.Pos{}, false
+	}
+	om := m.(*originMap)
+	om.mu.Lock()
+	defer om.mu.Unlock()
+	p, ok := om.keys[key]
+	return p, ok
+}
+
+// OriginOf returns the recorded source position of d[key].
+func OriginOf(d *value.Dict, key string) (value.Pos, bool) {
+	if d == nil {
+		return value.Pos{}, false
+	}
+	m, ok := origins.Load(weak.Make(d))
+	if !ok {
+		return value.Pos{}, false
+	}
+	om := m.(*originMap)
+	om.mu.Lock()
+	defer om.mu.Unlock()
+	p, ok := om.pos[key]
+	return p, ok
+}
+
+// RecordOrigins walks a YAML node and the value loaded from it, recording
+// the position of every mapping value.
+func RecordOrigins(file string, n *yaml.Node, v any) {
+	if n == nil {
+		return
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch x := v.(type) {
+	case *value.Dict:
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, vn := n.Content[i], n.Content[i+1]
+			e, ok := x.Get(k.Value)
+			if !ok {
+				continue
+			}
+			setOrigin(x, k.Value, value.NodePos(file, vn), value.NodePos(file, k))
+			RecordOrigins(file, vn, e)
+		}
+	case []any:
+		if n.Kind != yaml.SequenceNode || len(n.Content) != len(x) {
+			return
+		}
+		for i, e := range x {
+			RecordOrigins(file, n.Content[i], e)
+		}
+	}
+}

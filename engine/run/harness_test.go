@@ -1,0 +1,196 @@
+package run_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/run"
+	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/stretchr/testify/require"
+)
+
+// recorder is a Display that keeps every event and also renders them
+// with the default display, so tests can check both.
+type recorder struct {
+	*display.Default
+	mu      sync.Mutex
+	events  []*run.Event
+	starts  []string
+	include []string
+	retries int
+	stats   []*run.Stats
+}
+
+func (r *recorder) TaskStart(name string, t *playbook.Task, handler bool) {
+	r.mu.Lock()
+	r.starts = append(r.starts, name)
+	r.mu.Unlock()
+	r.Default.TaskStart(name, t, handler)
+}
+
+func (r *recorder) Result(ev *run.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, ev)
+	r.mu.Unlock()
+	r.Default.Result(ev)
+}
+
+func (r *recorder) Included(file, host string, label any, hasItem bool) {
+	r.include = append(r.include, file+" for "+host)
+	r.Default.Included(file, host, label, hasItem)
+}
+
+func (r *recorder) Retry(host, name string, res *value.Dict) {
+	r.retries++
+	r.Default.Retry(host, name, res)
+}
+
+func (r *recorder) Recap(stats []*run.Stats) {
+	r.stats = stats
+	r.Default.Recap(stats)
+}
+
+// result returns the non-item result of the named task on host.
+func (r *recorder) result(t *testing.T, task, host string) *run.Event {
+	t.Helper()
+	for _, ev := range r.events {
+		if ev.Name == task && ev.Host == host && !ev.Item {
+			return ev
+		}
+	}
+	t.Fatalf("no result for task %q on %s; tasks: %v", task, host, r.starts)
+	return nil
+}
+
+// items returns the item results of the named task on host.
+func (r *recorder) items(task, host string) []*run.Event {
+	var out []*run.Event
+	for _, ev := range r.events {
+		if ev.Name == task && ev.Host == host && ev.Item {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// msg returns the msg of a debug task's result.
+func (r *recorder) msg(t *testing.T, task, host string) any {
+	t.Helper()
+	v, ok := r.result(t, task, host).Result.Get("msg")
+	require.True(t, ok, "task %q has no msg", task)
+	return v
+}
+
+func (r *recorder) ran(task string) bool {
+	for _, s := range r.starts {
+		if s == task {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *recorder) stat(t *testing.T, host string) *run.Stats {
+	t.Helper()
+	for _, s := range r.stats {
+		if s.Host == host {
+			return s
+		}
+	}
+	t.Fatalf("no recap for %s", host)
+	return nil
+}
+
+// testModules are modules only the tests use, next to the built-in ones.
+type testModules struct {
+	mu    sync.Mutex
+	calls map[string]int
+	envs  []map[string]string
+	check []bool
+}
+
+func (m *testModules) set() map[string]modules.Module {
+	return map[string]modules.Module{
+		// count returns how often it ran on this host (for until/run_once).
+		"count": modules.Func(func(req *modules.Request) (*value.Dict, error) {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.calls[req.Host]++
+			return value.DictOf("changed", false, "count", m.calls[req.Host]), nil
+		}),
+		// probe reports the environment and check mode it was given.
+		"probe": modules.Func(func(req *modules.Request) (*value.Dict, error) {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.envs = append(m.envs, req.Env)
+			m.check = append(m.check, req.Check)
+			env := value.NewDict(len(req.Env))
+			for k, v := range req.Env {
+				env.Set(k, v)
+			}
+			v, _ := req.Getenv("CFZT_PROBE")
+			return value.DictOf("changed", !req.Check, "env", env, "check", req.Check, "probe", v), nil
+		}),
+	}
+}
+
+// fixture is a playbook project in a temporary directory.
+type fixture struct {
+	dir   string
+	mods  *testModules
+	rec   *recorder
+	out   *bytes.Buffer
+	rc    int
+	opts  run.Options
+	inv   []string
+	color bool
+}
+
+func newFixture(t *testing.T, files map[string]string) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	if keep := os.Getenv("CFZT_KEEP_FIXTURES"); keep != "" {
+		// Keep a copy to run the real ansible-playbook on it.
+		dir = filepath.Join(keep, t.Name())
+		require.NoError(t, os.RemoveAll(dir))
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	return &fixture{dir: dir, mods: &testModules{calls: map[string]int{}}, inv: []string{"localhost,"}}
+}
+
+// run loads and runs playbook.yml.
+func (f *fixture) run(t *testing.T) *recorder {
+	t.Helper()
+	reg, err := modules.NewRegistry(modules.Builtin(), f.mods.set())
+	require.NoError(t, err)
+	loader := playbook.NewLoader(reg.Resolve, nil)
+	pb, err := loader.LoadPlaybook(filepath.Join(f.dir, "playbook.yml"))
+	require.NoError(t, err)
+	inv := run.NewInventory()
+	for _, src := range f.inv {
+		if !strings.Contains(src, ",") {
+			src = filepath.Join(f.dir, src)
+		}
+		require.NoError(t, inv.AddSource(src))
+	}
+	inv.AddVarsDir(pb.Dir)
+	f.out = &bytes.Buffer{}
+	f.rec = &recorder{Default: &display.Default{Out: f.out, Err: f.out, Verbose: f.opts.Verbosity, Color: f.color}}
+	r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: f.rec, Inventory: inv,
+		Stdout: f.out, Opts: f.opts}
+	f.rc = r.Run(context.Background(), pb)
+	return f.rec
+}

@@ -1,0 +1,119 @@
+package run
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// ResultError is the error behind a failed result. Like ansible-core's
+// ErrorSummary it travels in the result under the "exception" key; the
+// display prints it as the [ERROR] block, and a registered copy shows
+// "(traceback unavailable)" in its place.
+type ResultError struct{ Err error }
+
+// Error implements error.
+func (e *ResultError) Error() string { return e.Err.Error() }
+
+// tracebackUnavailable is what a registered result holds under "exception".
+const tracebackUnavailable = "(traceback unavailable)"
+
+// ExceptionOf returns the error a result carries under "exception".
+func ExceptionOf(res *value.Dict) error {
+	if res == nil {
+		return nil
+	}
+	if e, ok := res.Default("exception", nil).(*ResultError); ok {
+		return e.Err
+	}
+	return nil
+}
+
+// errorResult is the failed result of a task that raised err, shaped as
+// ansible-core's result_dict_from_exception.
+func errorResult(err error) *value.Dict {
+	return value.DictOf("failed", true, "exception", &ResultError{err}, "msg", err.Error(), "changed", false)
+}
+
+// actionPlugins are modules that ansible-core implements as controller-side
+// action plugins; their failures read "Action failed", others "Module failed".
+var actionPlugins = map[string]bool{
+	"debug": true, "fail": true, "assert": true, "set_fact": true, "include_vars": true, "pause": true,
+	"meta": true, "include_tasks": true, "include_role": true, "set_stats": true, "add_host": true,
+	"group_by": true, "wait_for_connection": true,
+}
+
+// normalizeFailure gives a failed module result its exception, as
+// ansible-core does for results that say failed without raising.
+func normalizeFailure(t *playbook.Task, res *value.Dict) {
+	if !value.Truthy(res.Default("failed", false)) {
+		return
+	}
+	if _, ok := res.Default("exception", nil).(*ResultError); ok {
+		return
+	}
+	prefix := "Module failed: "
+	if actionPlugins[t.Module] {
+		prefix = "Action failed: "
+	}
+	msg := "Unknown error."
+	if m, ok := res.Get("msg"); ok {
+		msg = value.Str(m)
+	}
+	err := chain("Task failed.", t.Pos, errors.New(prefix+msg))
+	res.Set("exception", &ResultError{err})
+	if !res.Has("msg") {
+		res.Set("msg", err.Error())
+	}
+}
+
+// registered is the value a result is registered as: internal keys
+// stripped at every level, exceptions summarised, invocation dropped.
+func registered(res *value.Dict) *value.Dict {
+	out := cleanCopy(res).(*value.Dict)
+	out.Delete("invocation")
+	return out
+}
+
+// cleanCopy deep-copies v without _ansible_* keys and with exceptions
+// replaced by their summary.
+func cleanCopy(v any) any {
+	switch x := v.(type) {
+	case *value.Dict:
+		out := value.NewDict(x.Len())
+		x.Each(func(k string, e any) bool {
+			if strings.HasPrefix(k, "_ansible_") {
+				return true
+			}
+			out.Set(k, cleanCopy(e))
+			return true
+		})
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cleanCopy(e)
+		}
+		return out
+	case *ResultError:
+		return tracebackUnavailable
+	}
+	return v
+}
+
+// summarized copies a loop item result for the aggregate "results" list:
+// internal keys stay (the display needs _ansible_no_log), exceptions are
+// summarised.
+func summarized(res *value.Dict) *value.Dict {
+	out := value.NewDict(res.Len())
+	res.Each(func(k string, e any) bool {
+		if _, ok := e.(*ResultError); ok {
+			e = tracebackUnavailable
+		}
+		out.Set(k, e)
+		return true
+	})
+	return out
+}

@@ -1,0 +1,262 @@
+package template
+
+import (
+	"fmt"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// jinjaUndefined is Jinja2's own Undefined, which an inline if without an
+// else yields. Unlike Ansible's undefined variables it prints as nothing in
+// a text template, passes through `default` unchanged, and is an
+// unsupported type when it is the whole result.
+type jinjaUndefined struct{ hint string }
+
+// PyType implements value.PyTyper.
+func (jinjaUndefined) PyType() string { return "Undefined" }
+
+func (jinjaUndefined) String() string { return "" }
+
+// groupTuple is the (grouper, list) named tuple the groupby filter yields.
+type groupTuple struct{ t value.Tuple }
+
+// PyType implements value.PyTyper.
+func (*groupTuple) PyType() string { return "GroupTuple" }
+
+func (g *groupTuple) String() string { return value.Repr(g.t) }
+
+// markup is Jinja2's Markup string, returned by tojson, escape and friends.
+// It is a str everywhere except in a template's final result, where
+// ansible-core converts it with a warning.
+type markup string
+
+// PyType implements value.PyTyper.
+func (markup) PyType() string { return "Markup" }
+
+func (m markup) String() string { return string(m) }
+
+// plain converts the template-only wrappers that behave as an ordinary
+// value (markup strings, group tuples) to that value.
+func plain(v any) any {
+	switch x := v.(type) {
+	case markup:
+		return string(x)
+	case *groupTuple:
+		return x.t
+	}
+	return v
+}
+
+// fakeAddr stands for the memory address in the repr of Python objects that
+// have no stable one; the golden tests normalise addresses.
+const fakeAddr = "0x7f3a5c2e1d40"
+
+// methodRepr is the repr of a bound method, as Python prints it.
+func methodRepr(m *boundMethod) string {
+	return fmt.Sprintf("<built-in method %s of %s object at %s>", m.name, value.TypeName(plain(m.recv)), fakeAddr)
+}
+
+// listifyTuples returns v with every tuple (at any depth) turned into a
+// list, as ansible-core finalizes template results; containers without
+// tuples are returned unchanged.
+func listifyTuples(v any) any {
+	switch x := v.(type) {
+	case value.Tuple:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = listifyTuples(e)
+		}
+		return out
+	case *groupTuple:
+		return listifyTuples(x.t)
+	case markup:
+		return string(x)
+	case []any:
+		var out []any
+		for i, e := range x {
+			r := listifyTuples(e)
+			if out == nil && !sameScalar(r, e) {
+				out = make([]any, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = r
+			}
+		}
+		if out == nil {
+			return x
+		}
+		return out
+	case *value.Dict:
+		var out *value.Dict
+		keys := x.Keys()
+		for i, k := range keys {
+			e, _ := x.Get(k)
+			r := listifyTuples(e)
+			if out == nil && !sameScalar(r, e) {
+				out = value.NewDict(len(keys))
+				for _, pk := range keys[:i] {
+					pv, _ := x.Get(pk)
+					out.Set(pk, pv)
+				}
+			}
+			if out != nil {
+				out.Set(k, r)
+			}
+		}
+		if out == nil {
+			return x
+		}
+		return out
+	}
+	return v
+}
+
+// storageErr is ansible-core's refusal to keep a value that cannot be
+// stored in a variable.
+func storageErr(typeName, repr string) error {
+	return &RuntimeError{Msg: fmt.Sprintf("Type '%s' is unsupported for variable storage.", typeName), Value: repr, UnknownOrigin: true}
+}
+
+// finalize checks and converts a template's result as ansible-core does
+// before the value leaves templating: undefined values and unsupported
+// types fail, tuples become lists, and Markup or GroupTuple values are
+// converted with a warning.
+func (c *Ctx) finalize(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, int, int64, float64, string:
+		return v, nil
+	case value.Undefined:
+		return nil, undefinedErr(x)
+	case jinjaUndefined:
+		return nil, storageErr("Undefined", "")
+	case *rangeVal:
+		return nil, storageErr("range", x.String())
+	case *boundMethod:
+		return nil, storageErr("builtin_function_or_method", methodRepr(x))
+	case globalFunc:
+		return nil, storageErr("function", "<function>")
+	case *macro:
+		return nil, storageErr("Macro", "<Macro>")
+	case *namespace:
+		return nil, storageErr("Namespace", x.String())
+	case *loopInfo:
+		return nil, storageErr("LoopContext", "<LoopContext>")
+	case markup:
+		c.warnValue("Type 'Markup' is unsupported in variable storage, converting to 'str'.")
+		return string(x), nil
+	case *groupTuple:
+		c.warnValue("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.")
+		return c.finalize(x.t)
+	case value.Tuple:
+		out := make([]any, len(x))
+		for i, e := range x {
+			r, err := c.finalize(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case []any:
+		var out []any
+		for i, e := range x {
+			r, err := c.finalize(e)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil && !sameScalar(r, e) {
+				out = make([]any, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = r
+			}
+		}
+		if out == nil {
+			return x, nil
+		}
+		return out, nil
+	case *value.Dict:
+		var out *value.Dict
+		keys := x.Keys()
+		for i, k := range keys {
+			e, _ := x.Get(k)
+			r, err := c.finalize(e)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil && !sameScalar(r, e) {
+				out = value.NewDict(len(keys))
+				for _, pk := range keys[:i] {
+					pv, _ := x.Get(pk)
+					out.Set(pk, pv)
+				}
+			}
+			if out != nil {
+				out.Set(k, r)
+			}
+		}
+		if out == nil {
+			return x, nil
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// Warning is a message ansible-core prints as [WARNING] while templating.
+type Warning struct {
+	Msg string
+	// AtValue asks for the origin (and source excerpt) of the value being
+	// templated, as ansible-core shows for type conversion warnings.
+	AtValue bool
+	// Deprecated, when set, makes this a [DEPRECATION WARNING] for a
+	// feature ansible-core removes in that version.
+	Deprecated string
+	// Help is advice printed after the message and origin.
+	Help string
+}
+
+// DeprecatedVar is a variable value whose use ansible-core deprecates (the
+// play_hosts magic variable): a Vars returns it in place of Value, and each
+// render that reads it warns with Msg, Help and Version at the value being
+// templated.
+type DeprecatedVar struct {
+	Value     any
+	Msg, Help string
+	Version   string
+}
+
+func (c *Ctx) warnValue(msg string) { c.warn(Warning{Msg: msg, AtValue: true}) }
+
+func (c *Ctx) warn(w Warning) {
+	if c.opt.Warn != nil {
+		c.opt.Warn(w)
+	}
+}
+
+// PyType names, for value.TypeName, of the template-only Python objects.
+
+func (*rangeVal) PyType() string    { return "range" }
+func (*namespace) PyType() string   { return "Namespace" }
+func (*boundMethod) PyType() string { return "builtin_function_or_method" }
+func (globalFunc) PyType() string   { return "function" }
+func (*macro) PyType() string       { return "Macro" }
+func (*pyDatetime) PyType() string  { return "datetime" }
+func (*pyTimedelta) PyType() string { return "timedelta" }
+func (*loopInfo) PyType() string    { return "LoopContext" }
+
+// JSON forms, for value.JSON, of the template-only Python objects.
+
+// JSONValue implements value.JSONer.
+func (d *pyDatetime) JSONValue() any { return d.isoformat() }
+
+// JSONValue implements value.JSONer.
+func (r *rangeVal) JSONValue() any { return r.list() }
+
+// JSONValue implements value.JSONer.
+func (g *groupTuple) JSONValue() any { return g.t }
+
+// JSONValue implements value.JSONer.
+func (m markup) JSONValue() any { return string(m) }

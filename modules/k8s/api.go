@@ -1,0 +1,233 @@
+package k8s
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery/cached/memory"
+)
+
+// apiResource is one discovered resource type.
+type apiResource struct {
+	Kind, Name, Singular string
+	ShortNames           []string
+	GroupVersion         string // "v1", "apps/v1"
+	Namespaced           bool
+	Subresources         map[string]bool
+}
+
+// findResource looks kind up in apiVersion by kind, plural name, singular
+// name, then short name, as kubernetes.core does. A miss refreshes the
+// discovery cache once, so kinds installed during the run are found. It
+// returns nil, nil when there is no such resource.
+func (c *Clients) findResource(kind, apiVersion string) (*apiResource, error) {
+	r, err := c.lookupResource(kind, apiVersion)
+	if r != nil || err != nil {
+		return r, err
+	}
+	c.Discovery.Invalidate()
+	return c.lookupResource(kind, apiVersion)
+}
+
+func (c *Clients) lookupResource(kind, apiVersion string) (*apiResource, error) {
+	list, err := c.Discovery.ServerResourcesForGroupVersion(apiVersion)
+	if err != nil {
+		if errors.Is(err, memory.ErrCacheNotFound) || apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	subs := map[string]map[string]bool{}
+	var top []*apiResource
+	for _, r := range list.APIResources {
+		if parent, sub, ok := strings.Cut(r.Name, "/"); ok {
+			if subs[parent] == nil {
+				subs[parent] = map[string]bool{}
+			}
+			subs[parent][sub] = true
+			continue
+		}
+		top = append(top, &apiResource{Kind: r.Kind, Name: r.Name, Singular: r.SingularName,
+			ShortNames: r.ShortNames, GroupVersion: list.GroupVersion, Namespaced: r.Namespaced})
+	}
+	match := func(pick func(*apiResource) bool) *apiResource {
+		for _, r := range top {
+			if pick(r) {
+				r.Subresources = subs[r.Name]
+				return r
+			}
+		}
+		return nil
+	}
+	for _, pick := range []func(*apiResource) bool{
+		func(r *apiResource) bool { return r.Kind == kind },
+		func(r *apiResource) bool { return r.Name == kind },
+		func(r *apiResource) bool { return r.Singular == kind },
+		func(r *apiResource) bool {
+			for _, s := range r.ShortNames {
+				if s == kind {
+					return true
+				}
+			}
+			return false
+		},
+	} {
+		if r := match(pick); r != nil {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// path returns the URL path of the resource, of one object when name is
+// set, in namespace when the resource is namespaced and namespace is set.
+func (r *apiResource) path(name, namespace string) string {
+	var b strings.Builder
+	if strings.Contains(r.GroupVersion, "/") {
+		b.WriteString("/apis/")
+	} else {
+		b.WriteString("/api/")
+	}
+	b.WriteString(r.GroupVersion)
+	if r.Namespaced && namespace != "" {
+		b.WriteString("/namespaces/")
+		b.WriteString(url.PathEscape(namespace))
+	}
+	b.WriteString("/")
+	b.WriteString(r.Name)
+	if name != "" {
+		b.WriteString("/")
+		b.WriteString(url.PathEscape(name))
+	}
+	return b.String()
+}
+
+// apiError is a failed API request: the server's status and body, or the
+// transport error.
+type apiError struct {
+	code int
+	body []byte
+	err  error
+}
+
+// Error renders the error as kubernetes.core embeds it in its messages:
+// the response body as a Python bytes literal, else the transport error.
+func (e *apiError) Error() string {
+	if len(e.body) > 0 {
+		return pyBytes(e.body)
+	}
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("(%d)\nReason: %s", e.code, http.StatusText(e.code))
+}
+
+// Reason is the HTTP reason phrase, which kubernetes.core returns as
+// `reason` of a failed task.
+func (e *apiError) Reason() string {
+	if e.code == 0 {
+		return ""
+	}
+	return http.StatusText(e.code)
+}
+
+func errCode(err error) int {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.code
+	}
+	return 0
+}
+
+// request is one API call.
+type request struct {
+	verb, path  string
+	query       url.Values
+	contentType string
+	body        any // encoded as JSON unless []byte
+}
+
+// response is a decoded answer with the server's warnings.
+type response struct {
+	obj      any
+	warnings []string
+}
+
+// do performs an API call and decodes the JSON answer keeping key order.
+func (c *Clients) do(ctx context.Context, rq request) (*response, error) {
+	req := c.raw.Verb(rq.verb).AbsPath(rq.path)
+	for k, vs := range rq.query {
+		for _, v := range vs {
+			req = req.Param(k, v)
+		}
+	}
+	if rq.body != nil {
+		var data []byte
+		switch b := rq.body.(type) {
+		case []byte:
+			data = b
+		default:
+			data = []byte(value.JSON(b, value.JSONOptions{}))
+		}
+		req = req.Body(data)
+	}
+	if rq.contentType != "" {
+		req = req.SetHeader("Content-Type", rq.contentType)
+	}
+	res := req.Do(ctx)
+	raw, err := res.Raw()
+	var code int
+	res.StatusCode(&code)
+	if err != nil {
+		if code == 0 || len(raw) == 0 {
+			return nil, &apiError{code: code, err: err}
+		}
+		return nil, &apiError{code: code, body: raw}
+	}
+	obj, err := value.DecodeJSON(raw)
+	if err != nil {
+		return nil, &apiError{code: code, err: err}
+	}
+	out := &response{obj: obj}
+	for _, w := range res.Warnings() {
+		out.warnings = append(out.warnings, w.Text)
+	}
+	return out, nil
+}
+
+// pyBytes renders data as Python's repr of a bytes object.
+func pyBytes(data []byte) string {
+	quote := byte('\'')
+	if bytes.IndexByte(data, '\'') >= 0 && bytes.IndexByte(data, '"') < 0 {
+		quote = '"'
+	}
+	var b strings.Builder
+	b.WriteByte('b')
+	b.WriteByte(quote)
+	for _, c := range data {
+		switch {
+		case c == quote || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\r':
+			b.WriteString(`\r`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte(quote)
+	return b.String()
+}

@@ -1,0 +1,466 @@
+package k8s
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+)
+
+// Client rate limits: generous enough for an operator's bursts of
+// reconciles, low enough not to hammer a shared apiserver.
+const (
+	clientQPS   = 200
+	clientBurst = 400
+	userAgent   = "cfzt-runner"
+	// FieldManager is the server-side apply field manager of `apply: true`.
+	FieldManager = "cfzt-runner"
+)
+
+// authArg is one connection argument: the module argument, its aliases and
+// the name kubernetes.core also accepts in K8S_AUTH_<NAME>.
+type authArg struct {
+	arg, alt string
+	isBool   bool
+}
+
+// authArgs mirror kubernetes.core's AUTH_ARG_MAP: each may come from the
+// module argument, else K8S_AUTH_<ARG> or K8S_AUTH_<ALT>.
+var authArgs = []authArg{
+	{arg: "kubeconfig"},
+	{arg: "context"},
+	{arg: "host"},
+	{arg: "api_key"},
+	{arg: "username"},
+	{arg: "password"},
+	{arg: "validate_certs", alt: "verify_ssl", isBool: true},
+	{arg: "ca_cert", alt: "ssl_ca_cert"},
+	{arg: "client_cert", alt: "cert_file"},
+	{arg: "client_key", alt: "key_file"},
+	{arg: "proxy"},
+	{arg: "no_proxy"},
+	{arg: "impersonate_user"},
+	{arg: "impersonate_groups"},
+}
+
+// authSpec resolves the connection arguments from args, then the K8S_AUTH_*
+// environment variables, as kubernetes.core's _create_auth_spec does.
+func authSpec(getenv func(string) (string, bool), args *value.Dict) map[string]any {
+	auth := map[string]any{}
+	for _, a := range authArgs {
+		if args != nil {
+			if v, ok := args.Get(a.arg); ok && v != nil {
+				auth[a.arg] = v
+				continue
+			}
+			if a.alt != "" {
+				if v, ok := args.Get(a.alt); ok && v != nil {
+					auth[a.arg] = v
+					continue
+				}
+			}
+		}
+		env, ok := getenv("K8S_AUTH_" + strings.ToUpper(a.arg))
+		if (!ok || env == "") && a.alt != "" {
+			env, ok = getenv("K8S_AUTH_" + strings.ToUpper(a.alt))
+		}
+		if !ok || (env == "" && a.alt != "") {
+			continue
+		}
+		if a.isBool {
+			l := strings.ToLower(env)
+			auth[a.arg] = l != "0" && l != "false" && l != "no"
+			continue
+		}
+		if a.arg == "impersonate_groups" {
+			var groups []any
+			for _, g := range strings.Split(env, ",") {
+				if g != "" {
+					groups = append(groups, g)
+				}
+			}
+			auth[a.arg] = groups
+			continue
+		}
+		auth[a.arg] = env
+	}
+	return auth
+}
+
+func authStr(auth map[string]any, k string) string {
+	v, ok := auth[k]
+	if !ok || v == nil {
+		return ""
+	}
+	return value.Str(v)
+}
+
+// RESTConfig builds a client configuration the way kubernetes.core does:
+// explicit credentials (host with api_key, username/password or a client
+// certificate) are used as they are; otherwise a kubeconfig is loaded when
+// `kubeconfig` or `context` is given; otherwise the in-cluster service
+// account is tried, then the default kubeconfig ($KUBECONFIG, else
+// ~/.kube/config). Explicit arguments and K8S_AUTH_* variables then
+// override what was loaded. getenv reads the task environment.
+func RESTConfig(getenv func(string) (string, bool), args *value.Dict) (*rest.Config, error) {
+	return restConfig(getenv, authSpec(getenv, args))
+}
+
+func restConfig(getenv func(string) (string, bool), auth map[string]any) (*rest.Config, error) {
+	host := strings.TrimRight(authStr(auth, "host"), "/")
+	set := func(names ...string) bool {
+		for _, n := range names {
+			if authStr(auth, n) == "" {
+				return false
+			}
+		}
+		return true
+	}
+	var cfg *rest.Config
+	var err error
+	switch {
+	case host != "" && (set("username", "password") || set("api_key") || set("client_cert", "client_key")):
+		cfg = &rest.Config{}
+	case set("kubeconfig") || set("context"):
+		cfg, err = loadKubeconfig(getenv, auth)
+	default:
+		cfg = inClusterConfig(getenv)
+		if cfg == nil {
+			cfg, err = loadKubeconfig(getenv, auth)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("Could not create API client: %s", err)
+	}
+	if err := applyAuth(cfg, auth, host); err != nil {
+		return nil, err
+	}
+	cfg.QPS = clientQPS
+	cfg.Burst = clientBurst
+	cfg.UserAgent = userAgent
+	return cfg, nil
+}
+
+// applyAuth overrides the loaded configuration with explicit values.
+func applyAuth(cfg *rest.Config, auth map[string]any, host string) error {
+	if host != "" {
+		cfg.Host = host
+	}
+	if cfg.Host == "" {
+		return fmt.Errorf("Could not create API client: Invalid kube-config file. No configuration found.")
+	}
+	if v := authStr(auth, "api_key"); v != "" {
+		cfg.BearerToken = strings.TrimPrefix(v, "Bearer ")
+		cfg.BearerTokenFile = ""
+		cfg.Username, cfg.Password = "", ""
+		cfg.ExecProvider, cfg.AuthProvider = nil, nil
+	}
+	if u, p := authStr(auth, "username"), authStr(auth, "password"); u != "" && p != "" {
+		cfg.Username, cfg.Password = u, p
+		cfg.BearerToken, cfg.BearerTokenFile = "", ""
+	}
+	if v := authStr(auth, "ca_cert"); v != "" {
+		cfg.TLSClientConfig.CAFile = v
+		cfg.TLSClientConfig.CAData = nil
+	}
+	if v := authStr(auth, "client_cert"); v != "" {
+		cfg.TLSClientConfig.CertFile = v
+		cfg.TLSClientConfig.CertData = nil
+	}
+	if v := authStr(auth, "client_key"); v != "" {
+		cfg.TLSClientConfig.KeyFile = v
+		cfg.TLSClientConfig.KeyData = nil
+	}
+	if v, ok := auth["validate_certs"]; ok && v != nil {
+		cfg.TLSClientConfig.Insecure = !value.Truthy(boolOf(v))
+	}
+	if cfg.TLSClientConfig.Insecure {
+		// client-go refuses a CA together with insecure; Python ignores it.
+		cfg.TLSClientConfig.CAFile = ""
+		cfg.TLSClientConfig.CAData = nil
+	}
+	if v := authStr(auth, "proxy"); v != "" {
+		u, err := url.Parse(v)
+		if err != nil {
+			return fmt.Errorf("Could not create API client: invalid proxy %q", v)
+		}
+		noProxy := splitNoProxy(authStr(auth, "no_proxy"))
+		cfg.Proxy = func(r *http.Request) (*url.URL, error) {
+			if bypassProxy(r.URL.Hostname(), noProxy) {
+				return nil, nil
+			}
+			return u, nil
+		}
+	}
+	if v := authStr(auth, "impersonate_user"); v != "" {
+		cfg.Impersonate.UserName = v
+	}
+	if gs, ok := auth["impersonate_groups"].([]any); ok {
+		for _, g := range gs {
+			cfg.Impersonate.Groups = append(cfg.Impersonate.Groups, value.Str(g))
+		}
+	}
+	return nil
+}
+
+func splitNoProxy(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func bypassProxy(host string, noProxy []string) bool {
+	for _, p := range noProxy {
+		if p == "*" || host == p || strings.HasSuffix(host, "."+strings.TrimPrefix(p, ".")) {
+			return true
+		}
+		if _, cidr, err := net.ParseCIDR(p); err == nil {
+			if ip := net.ParseIP(host); ip != nil && cidr.Contains(ip) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// loadKubeconfig loads the `kubeconfig` argument (a path or an inline
+// dict), else $KUBECONFIG, else ~/.kube/config, selecting `context`.
+func loadKubeconfig(getenv func(string) (string, bool), auth map[string]any) (*rest.Config, error) {
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: authStr(auth, "context")}
+	switch kc := auth["kubeconfig"].(type) {
+	case *value.Dict:
+		raw, err := clientcmd.Load([]byte(value.JSON(kc, value.JSONOptions{})))
+		if err != nil {
+			return nil, err
+		}
+		return clientcmd.NewNonInteractiveClientConfig(*raw, overrides.CurrentContext, overrides, nil).ClientConfig()
+	case string:
+		if kc != "" {
+			if _, err := os.Stat(kc); err != nil {
+				return nil, fmt.Errorf("File does not exist: %s", kc)
+			}
+			rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kc}
+			return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+		}
+	}
+	rules := &clientcmd.ClientConfigLoadingRules{}
+	if env, ok := getenv("KUBECONFIG"); ok && env != "" {
+		rules.Precedence = filepath.SplitList(env)
+	} else {
+		home, _ := getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		rules.Precedence = []string{filepath.Join(home, ".kube", "config")}
+	}
+	found := false
+	for _, p := range rules.Precedence {
+		if _, err := os.Stat(p); err == nil {
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("Invalid kube-config file. No configuration found.")
+	}
+	raw, err := rules.Load()
+	if err != nil {
+		return nil, err
+	}
+	if len(raw.Contexts) == 0 && len(raw.Clusters) == 0 {
+		return nil, fmt.Errorf("Invalid kube-config file. No configuration found.")
+	}
+	return clientcmd.NewNonInteractiveClientConfig(*raw, overrides.CurrentContext, overrides, rules).ClientConfig()
+}
+
+// Where a pod's service account credentials are mounted.
+var serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+// inClusterConfig returns the pod's service-account configuration, or nil
+// outside a pod.
+func inClusterConfig(getenv func(string) (string, bool)) *rest.Config {
+	host, _ := getenv("KUBERNETES_SERVICE_HOST")
+	port, _ := getenv("KUBERNETES_SERVICE_PORT")
+	if host == "" || port == "" {
+		return nil
+	}
+	token := filepath.Join(serviceAccountDir, "token")
+	if _, err := os.Stat(token); err != nil {
+		return nil
+	}
+	cfg := &rest.Config{
+		Host:            "https://" + net.JoinHostPort(host, port),
+		BearerTokenFile: token,
+	}
+	ca := filepath.Join(serviceAccountDir, "ca.crt")
+	if _, err := os.Stat(ca); err == nil {
+		cfg.TLSClientConfig.CAFile = ca
+	}
+	return cfg
+}
+
+// Clients are the per-run Kubernetes clients of one connection.
+type Clients struct {
+	// Config is the connection; copy it before changing it.
+	Config *rest.Config
+	// Dynamic is a dynamic client over Config.
+	Dynamic dynamic.Interface
+	// Discovery caches discovery in memory; Invalidate refreshes it.
+	Discovery discovery.CachedDiscoveryInterface
+	// Mapper maps kinds to resources; on a miss it refreshes discovery
+	// once and retries, so a CRD installed earlier in the run is found.
+	Mapper meta.ResettableRESTMapper
+
+	raw rest.Interface
+}
+
+// quietKlog stops client-go's internal logging (for example discovery
+// errors it only reports) from reaching the playbook's output; failures
+// reach the user through the module results instead.
+var quietKlog sync.Once
+
+// newClients builds the clients of cfg.
+func newClients(cfg *rest.Config) (*Clients, error) {
+	quietKlog.Do(func() {
+		klog.LogToStderr(false)
+		klog.SetOutput(io.Discard)
+	})
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("Could not create API client: %s", err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("Could not create API client: %s", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("Could not create API client: %s", err)
+	}
+	rawCfg := dynamic.ConfigFor(cfg)
+	rawCfg.GroupVersion = &schema.GroupVersion{}
+	raw, err := rest.RESTClientForConfigAndClient(rawCfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("Could not create API client: %s", err)
+	}
+	cached := memory.NewMemCacheClient(dc)
+	return &Clients{
+		Config:    cfg,
+		Dynamic:   dyn,
+		Discovery: cached,
+		Mapper:    &refreshingMapper{restmapper.NewDeferredDiscoveryRESTMapper(cached)},
+		raw:       raw,
+	}, nil
+}
+
+// ClientsFor returns the clients for the connection that args and the
+// task environment describe, creating them once per run in shared.
+func ClientsFor(shared *modules.Shared, getenv func(string) (string, bool), args *value.Dict) (*Clients, error) {
+	auth := authSpec(getenv, args)
+	build := func() (any, error) {
+		cfg, err := restConfig(getenv, auth)
+		if err != nil {
+			return nil, err
+		}
+		return newClients(cfg)
+	}
+	if shared == nil {
+		c, err := build()
+		if err != nil {
+			return nil, err
+		}
+		return c.(*Clients), nil
+	}
+	// The in-cluster and default-kubeconfig paths depend on the environment
+	// too; include what they read in the key.
+	for _, k := range []string{"KUBECONFIG", "HOME", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"} {
+		if v, ok := getenv(k); ok {
+			auth["env:"+k] = v
+		}
+	}
+	c, err := shared.Get(cacheKey(auth), build)
+	if err != nil {
+		return nil, err
+	}
+	return c.(*Clients), nil
+}
+
+// cacheKey digests the connection parameters so that no credential is kept
+// in clear in the key.
+func cacheKey(auth map[string]any) string {
+	keys := make([]string, 0, len(auth))
+	for k := range auth {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\x00", k, value.JSON(auth[k], value.JSONOptions{SortKeys: true}))
+	}
+	return "k8s.clients/" + hex.EncodeToString(h.Sum(nil))
+}
+
+// refreshingMapper resets the deferred mapper and retries once when a kind
+// or resource is not found, since the memory cache reports itself fresh
+// once filled and the deferred mapper would then never reload it.
+type refreshingMapper struct {
+	*restmapper.DeferredDiscoveryRESTMapper
+}
+
+func retryOnMiss[T any](m *refreshingMapper, f func() (T, error)) (T, error) {
+	v, err := f()
+	if err != nil && meta.IsNoMatchError(err) {
+		m.Reset()
+		v, err = f()
+	}
+	return v, err
+}
+
+func (m *refreshingMapper) KindFor(r schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	return retryOnMiss(m, func() (schema.GroupVersionKind, error) { return m.DeferredDiscoveryRESTMapper.KindFor(r) })
+}
+
+func (m *refreshingMapper) KindsFor(r schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	return retryOnMiss(m, func() ([]schema.GroupVersionKind, error) { return m.DeferredDiscoveryRESTMapper.KindsFor(r) })
+}
+
+func (m *refreshingMapper) ResourceFor(r schema.GroupVersionResource) (schema.GroupVersionResource, error) {
+	return retryOnMiss(m, func() (schema.GroupVersionResource, error) { return m.DeferredDiscoveryRESTMapper.ResourceFor(r) })
+}
+
+func (m *refreshingMapper) ResourcesFor(r schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
+	return retryOnMiss(m, func() ([]schema.GroupVersionResource, error) { return m.DeferredDiscoveryRESTMapper.ResourcesFor(r) })
+}
+
+func (m *refreshingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	return retryOnMiss(m, func() (*meta.RESTMapping, error) { return m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...) })
+}
+
+func (m *refreshingMapper) RESTMappings(gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
+	return retryOnMiss(m, func() ([]*meta.RESTMapping, error) {
+		return m.DeferredDiscoveryRESTMapper.RESTMappings(gk, versions...)
+	})
+}

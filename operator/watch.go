@@ -1,0 +1,201 @@
+package operator
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
+)
+
+// watcher runs one informer per watched kind and namespace and reports
+// the changes that should start a cycle.
+//
+// Which events count:
+//   - adds and deletes, except the adds of an informer's initial list (the
+//     cycle that follows the informer's start reads those objects anyway);
+//   - updates that change anything but metadata.resourceVersion,
+//     metadata.managedFields, metadata.generation and status;
+//   - status-only updates of the kinds in statusKinds (by default
+//     CloudflareTask: the kube_worker collects what the cloudflare_worker
+//     writes to a task's status, and the cloudflare_worker picks up tasks
+//     that the kube_worker re-queues through status).
+//
+// Status-only updates of other kinds are ignored: they are what the roles
+// write (tenant conditions, OperatorConfig status), and reacting to them
+// would make every cycle start the next one. A cycle's own spec or
+// metadata writes (e.g. the annotations kube_worker writes back to a
+// route) do start one follow-up cycle, which finds nothing to change.
+type watcher struct {
+	dyn         dynamic.Interface
+	mapper      meta.ResettableRESTMapper
+	namespaces  []string // empty: all namespaces
+	statusKinds map[string]bool
+	notify      func(kind string)
+	log         Logger
+
+	mu      sync.Mutex
+	ctx     context.Context
+	started map[informerKey]bool
+	missing map[schema.GroupVersionKind]bool // kinds not served (yet)
+}
+
+func newWatcher(ctx context.Context, cfg *rest.Config, namespaces, statusKinds []string, notify func(string), log Logger) (*watcher, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sk := map[string]bool{}
+	for _, k := range statusKinds {
+		sk[k] = true
+	}
+	return &watcher{
+		dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+		namespaces: namespaces, statusKinds: sk, notify: notify, log: log, ctx: ctx,
+		started: map[informerKey]bool{}, missing: map[schema.GroupVersionKind]bool{},
+	}, nil
+}
+
+// informerKey is one informer: a kind in a namespace ("" for all).
+type informerKey struct {
+	gvk schema.GroupVersionKind
+	ns  string
+}
+
+// ensure starts the informers the targets need and are not running yet.
+// A target without a namespace is watched in the configured namespaces
+// (all when none are configured); cluster-scoped kinds everywhere. A kind
+// the apiserver does not serve yet (a CRD not installed) is retried on the
+// next call, after a discovery refresh; one this identity may not list or
+// watch is given up with a log line (the cycle still reads it).
+func (w *watcher) ensure(targets []Target) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	reset := false
+	for _, t := range targets {
+		gvk := t.GVK
+		if w.started[informerKey{gvk, metav1.NamespaceAll}] {
+			continue
+		}
+		if w.missing[gvk] && !reset {
+			w.mapper.Reset()
+			reset = true
+		}
+		m, err := w.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			if !w.missing[gvk] {
+				w.log("watch_kind_unavailable", "kind", gvkString(gvk), "error", err.Error())
+			}
+			w.missing[gvk] = true
+			continue
+		}
+		delete(w.missing, gvk)
+		namespaces := []string{t.Namespace}
+		switch {
+		case m.Scope.Name() != meta.RESTScopeNameNamespace:
+			namespaces = []string{metav1.NamespaceAll}
+		case t.Namespace == "" && len(w.namespaces) > 0:
+			namespaces = w.namespaces
+		}
+		for _, ns := range namespaces {
+			if key := (informerKey{gvk, ns}); !w.started[key] {
+				w.started[key] = true
+				w.start(key, m.Resource)
+			}
+		}
+	}
+}
+
+// start runs one informer until the watcher's context ends, or until the
+// apiserver refuses this identity the list or watch.
+func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
+	ctx, cancel := context.WithCancel(w.ctx)
+	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, key.ns, 0, cache.Indexers{}, nil).Informer()
+	kind := key.gvk.Kind
+	where := key.ns
+	if where == "" {
+		where = "all namespaces"
+	}
+	inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if apierrors.IsForbidden(err) {
+			w.log("watch_forbidden", "kind", gvkString(key.gvk), "namespace", where, "error", err.Error())
+			cancel()
+			return
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+	inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			if !initial {
+				w.notify(kind)
+			}
+		},
+		UpdateFunc: func(old, cur any) {
+			if w.matters(kind, old, cur) {
+				w.notify(kind)
+			}
+		},
+		DeleteFunc: func(any) { w.notify(kind) },
+	})
+	go inf.RunWithContext(ctx)
+	w.log("watch_started", "kind", gvkString(key.gvk), "resource", gvr.Resource, "namespace", where)
+}
+
+// matters reports whether an update should start a cycle (see watcher).
+func (w *watcher) matters(kind string, old, cur any) bool {
+	o, ok1 := old.(*unstructured.Unstructured)
+	n, ok2 := cur.(*unstructured.Unstructured)
+	if !ok1 || !ok2 {
+		return true
+	}
+	if o.GetResourceVersion() == n.GetResourceVersion() {
+		return false // a resync, not a change
+	}
+	if !equality.Semantic.DeepEqual(stripVolatile(o.Object), stripVolatile(n.Object)) {
+		return true
+	}
+	statusChanged := !equality.Semantic.DeepEqual(o.Object["status"], n.Object["status"])
+	return statusChanged && w.statusKinds[kind]
+}
+
+// stripVolatile copies an object without the fields that change on every
+// write or belong to status.
+func stripVolatile(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "status" {
+			out[k] = v
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(md))
+		for k, v := range md {
+			switch k {
+			case "resourceVersion", "managedFields", "generation":
+			default:
+				m[k] = v
+			}
+		}
+		out["metadata"] = m
+	}
+	return out
+}
+
+func gvkString(gvk schema.GroupVersionKind) string {
+	return gvk.GroupVersion().String() + "/" + gvk.Kind
+}

@@ -1,0 +1,359 @@
+// Package golden runs the golden corpus: small playbooks whose stdout,
+// stderr and exit code were recorded from the real ansible-playbook
+// (hack/record-goldens.sh) and must be reproduced by cfzt-runner. No Ansible
+// is needed at test time. See README.md in this directory.
+package golden
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	runnerBin string // cfzt-runner built by TestMain
+	homeDir   string // the fixed HOME of every run
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "cfzt-golden-home.*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	homeDir = tmp
+	// CFZT_GOLDEN_RUNNER names a prebuilt binary, to iterate without a
+	// rebuild per run.
+	if bin := os.Getenv("CFZT_GOLDEN_RUNNER"); bin != "" {
+		runnerBin = bin
+		return m.Run()
+	}
+	runnerBin = filepath.Join(tmp, "bin", "cfzt-runner")
+	build := exec.Command("go", "build", "-o", runnerBin, "./cmd/cfzt-runner")
+	build.Dir = filepath.Join("..", "..")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building cfzt-runner:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// TestGolden runs every case under cases/ and compares its stdout, stderr
+// and exit code with the recording, after normalize.
+func TestGolden(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("cases", "*", "expected.rc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no recorded cases under cases/")
+	}
+	known, err := knownFailures("KNOWN_FAILURES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(dirs)
+	for _, rc := range dirs {
+		dir := filepath.Dir(rc)
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			if why, ok := known[name]; ok && os.Getenv("CFZT_GOLDEN_RUN_KNOWN") == "" {
+				t.Skip("KNOWN_FAILURES: " + why)
+			}
+			t.Parallel()
+			runCase(t, dir)
+		})
+	}
+}
+
+func runCase(t *testing.T, dir string) {
+	wantRC, err := readRC(filepath.Join(dir, "expected.rc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOut := readFile(t, filepath.Join(dir, "expected.out"))
+	wantErr := readFile(t, filepath.Join(dir, "expected.err"))
+
+	args, err := caseArgs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := caseEnv(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	cmd := exec.Command(runnerBin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = time.Second
+	gotRC := 0
+	timer := time.AfterFunc(2*time.Minute, func() { _ = cmd.Process.Kill() })
+	err = cmd.Run()
+	timer.Stop()
+	if ee, ok := err.(*exec.ExitError); ok {
+		gotRC = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+
+	var problems []string
+	if gotRC != wantRC {
+		problems = append(problems, fmt.Sprintf("exit code: want %d, got %d", wantRC, gotRC))
+	}
+	if d := lineDiff(normalize(wantOut), normalize(stdout.String())); d != "" {
+		problems = append(problems, "stdout (- oracle, + cfzt-runner):\n"+d)
+	}
+	if d := lineDiff(normalize(wantErr), normalize(stderr.String())); d != "" {
+		problems = append(problems, "stderr (- oracle, + cfzt-runner):\n"+d)
+	}
+	if len(problems) > 0 {
+		t.Errorf("case %s: cd %s && %s %s\n%s", filepath.Base(dir), dir, runnerBin,
+			strings.Join(args, " "), strings.Join(problems, "\n"))
+	}
+}
+
+// caseArgs mirrors case_args in hack/record-goldens.sh.
+func caseArgs(dir string) ([]string, error) {
+	extra, err := readLines(filepath.Join(dir, "args"))
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	hasInventory := false
+	for _, a := range extra {
+		if a == "-i" || a == "--inventory" || strings.HasPrefix(a, "--inventory=") ||
+			(strings.HasPrefix(a, "-i") && len(a) > 2) {
+			hasInventory = true
+		}
+	}
+	if !hasInventory {
+		args = append(args, "-i", "localhost,")
+	}
+	args = append(args, extra...)
+	return append(args, "playbook.yml"), nil
+}
+
+// caseEnv mirrors case_env in hack/record-goldens.sh.
+func caseEnv(dir string) ([]string, error) {
+	env := []string{
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"HOME=" + homeDir,
+		"ANSIBLE_LOCAL_TEMP=" + filepath.Join(homeDir, ".ansible", "tmp"),
+		"ANSIBLE_NOCOLOR=1",
+		"ANSIBLE_STDOUT_CALLBACK=default",
+		"ANSIBLE_LOCALHOST_WARNING=False",
+		"ANSIBLE_INVENTORY_UNPARSED_WARNING=False",
+		"ANSIBLE_FORKS=1",
+		"LC_ALL=C.UTF-8",
+		"TZ=UTC",
+		"GOLDEN_LOOKUP_VAR=value-from-environment",
+		"GOLDEN_EMPTY_VAR=",
+	}
+	extra, err := readLines(filepath.Join(dir, "env"))
+	if err != nil {
+		return nil, err
+	}
+	return append(env, extra...), nil
+}
+
+// readLines returns the meaningful lines of an optional case file: blank
+// lines and lines starting with # are dropped; a missing file is empty.
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out, sc.Err()
+}
+
+func readFile(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func readRC(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+// knownFailures reads the case names listed as "## name" headings in path,
+// with the first line of each entry's text as the reason.
+func knownFailures(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	out := map[string]string{}
+	for i, l := range lines {
+		name, ok := strings.CutPrefix(l, "## ")
+		if !ok {
+			continue
+		}
+		name = strings.Trim(strings.Fields(name + " x")[0], "`")
+		why := "listed"
+		if i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "## ") {
+			why = lines[i+1]
+		}
+		out[name] = why
+	}
+	return out, nil
+}
+
+// The normalizations applied to both sides; README.md documents each one.
+var normalizers = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// Colour codes (none are expected with ANSIBLE_NOCOLOR=1).
+	{regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`), ""},
+	// The checkout location of the corpus.
+	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/tests/golden/cases/`), "<CASES>/"},
+	// The per-run HOME directory.
+	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/cfzt-golden-home\.\w+`), "<HOME>"},
+	// The version header printed at -vv and above describes the installation.
+	{regexp.MustCompile(`(?m)^\S+ \[core [^\]\n]*\]\n(?:  [^\n]* = [^\n]*\n)*`), "<VERSION-HEADER>\n"},
+	// Memory addresses in the repr of Python objects.
+	{regexp.MustCompile(`( object at )0x[0-9a-f]+>`), "${1}0x<ADDR>>"},
+	// Durations in results (pause and timed modules).
+	{regexp.MustCompile(`("delta": )"[^"]*"`), `$1"<DURATION>"`},
+}
+
+// normalize removes what differs between machines and runs, not between
+// implementations.
+func normalize(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	for _, n := range normalizers {
+		s = n.re.ReplaceAllString(s, n.repl)
+	}
+	return s
+}
+
+// lineDiff returns a unified-style listing of the lines that differ between
+// want and got, with two lines of context, or "" when they are equal.
+func lineDiff(want, got string) string {
+	if want == got {
+		return ""
+	}
+	a := splitLines(want)
+	b := splitLines(got)
+	// Longest common subsequence table; outputs are small.
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type op struct {
+		kind byte
+		text string
+	}
+	var ops []op
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			ops = append(ops, op{' ', a[i]})
+			i++
+			j++
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			ops = append(ops, op{'+', b[j]})
+			j++
+		default:
+			ops = append(ops, op{'-', a[i]})
+			i++
+		}
+	}
+	const ctx = 2
+	var sb strings.Builder
+	last := -1
+	for k, o := range ops {
+		if o.kind == ' ' {
+			continue
+		}
+		from := max(k-ctx, last+1)
+		if last >= 0 && from > last+1 {
+			sb.WriteString("   ...\n")
+		}
+		for c := from; c < k; c++ {
+			if ops[c].kind == ' ' {
+				writeLine(&sb, ' ', ops[c].text)
+			}
+		}
+		writeLine(&sb, o.kind, o.text)
+		last = k
+		for c := k + 1; c < len(ops) && c <= k+ctx && ops[c].kind == ' '; c++ {
+			writeLine(&sb, ' ', ops[c].text)
+			last = c
+		}
+	}
+	return sb.String()
+}
+
+// splitLines splits s after each newline, without an empty last element.
+func splitLines(s string) []string {
+	l := strings.SplitAfter(s, "\n")
+	if len(l) > 0 && l[len(l)-1] == "" {
+		l = l[:len(l)-1]
+	}
+	return l
+}
+
+func writeLine(sb *strings.Builder, kind byte, text string) {
+	sb.WriteByte(kind)
+	sb.WriteByte(' ')
+	if !strings.HasSuffix(text, "\n") {
+		text += "⏎ (no newline at end)\n"
+	}
+	sb.WriteString(text)
+}
