@@ -264,8 +264,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		inv.AddVarsDir(pb.Dir)
 		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
 			ConfigFile: cfg.pathValue(),
-			Opts: run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-				StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers}}
+			Opts:       c.runOptions(extra)}
 		if rc := r.Run(ctx, pb); rc > res.Code {
 			res.Code = rc
 		}

@@ -193,8 +193,7 @@ func runCLI(ctx context.Context, args []string) int {
 	// failed playbook stops the rest, as with ansible-playbook.
 	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: os.Stdout,
 		ConfigFile: cfg.pathValue(),
-		Opts: run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-			StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}}
+		Opts:       c.runOptions(extra)}
 	code := 0
 	for _, pb := range loaded {
 		inv.AddVarsDir(pb.Dir)
@@ -203,6 +202,13 @@ func runCLI(ctx context.Context, args []string) int {
 		}
 	}
 	return code
+}
+
+// runOptions are the executor options the command line selects, shared by
+// the one-shot run and the operator loop.
+func (c *cli) runOptions(extra *value.Dict) run.Options {
+	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
 }
 
 // loadErr turns a LoadError into the chain the display prints.
