@@ -136,58 +136,76 @@ func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 	case value.Unsafe:
 		return string(x), nil
 	case []any:
-		var out []any
-		for i, e := range x {
-			r, err := c.resolveDeep(e, lazy, ref.child(i))
-			if err != nil {
-				if !lazy {
-					return nil, err
-				}
-				r = errUndefined(err)
-			}
-			if out == nil && !sameScalar(r, e) {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = r
-			}
-		}
-		if out == nil {
-			return x, nil
-		}
-		return out, nil
+		return mapList(x, func(i int, e any) (any, error) {
+			return c.resolveElem(e, lazy, ref.child(i))
+		})
 	case *value.Dict:
 		// ansible-core 2.19 templates dict values, never keys.
-		var out *value.Dict
-		keys := x.Keys()
-		for i, k := range keys {
-			e, _ := x.Get(k)
-			rk := k
-			r, rerr := c.resolveDeep(e, lazy, ref.child(k))
-			if rerr != nil {
-				if !lazy {
-					return nil, rerr
-				}
-				r = errUndefined(rerr)
-			}
-			if out == nil && !sameScalar(r, e) {
-				out = value.NewDict(len(keys))
-				for _, pk := range keys[:i] {
-					pv, _ := x.Get(pk)
-					out.Set(pk, pv)
-				}
-			}
-			if out != nil {
-				out.Set(rk, r)
-			}
-		}
-		if out == nil {
-			return x, nil
-		}
-		return out, nil
+		return mapDict(x, func(k string, e any) (any, error) {
+			return c.resolveElem(e, lazy, ref.child(k))
+		})
 	}
 	return v, nil
+}
+
+// resolveElem resolves a container element; in lazy mode a failing element
+// becomes an undefined that fails only where it is used.
+func (c *Ctx) resolveElem(e any, lazy bool, ref *varRef) (any, error) {
+	r, err := c.resolveDeep(e, lazy, ref)
+	if err != nil && lazy {
+		return errUndefined(err), nil
+	}
+	return r, err
+}
+
+// mapList applies fn to every element, copying the list only when an
+// element changes, so unchanged containers are shared.
+func mapList(x []any, fn func(i int, e any) (any, error)) (any, error) {
+	var out []any
+	for i, e := range x {
+		r, err := fn(i, e)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil && !sameScalar(r, e) {
+			out = make([]any, len(x))
+			copy(out, x[:i])
+		}
+		if out != nil {
+			out[i] = r
+		}
+	}
+	if out == nil {
+		return x, nil
+	}
+	return out, nil
+}
+
+// mapDict is mapList for dict values; keys are kept as they are.
+func mapDict(x *value.Dict, fn func(k string, e any) (any, error)) (any, error) {
+	var out *value.Dict
+	keys := x.Keys()
+	for i, k := range keys {
+		e, _ := x.Get(k)
+		r, err := fn(k, e)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil && !sameScalar(r, e) {
+			out = value.NewDict(len(keys))
+			for _, pk := range keys[:i] {
+				pv, _ := x.Get(pk)
+				out.Set(pk, pv)
+			}
+		}
+		if out != nil {
+			out.Set(k, r)
+		}
+	}
+	if out == nil {
+		return x, nil
+	}
+	return out, nil
 }
 
 // sameScalar reports whether a resolved element is the original one, so

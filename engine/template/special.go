@@ -159,48 +159,9 @@ func (c *Ctx) finalize(v any) (any, error) {
 		}
 		return out, nil
 	case []any:
-		var out []any
-		for i, e := range x {
-			r, err := c.finalize(e)
-			if err != nil {
-				return nil, err
-			}
-			if out == nil && !sameScalar(r, e) {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = r
-			}
-		}
-		if out == nil {
-			return x, nil
-		}
-		return out, nil
+		return mapList(x, func(_ int, e any) (any, error) { return c.finalize(e) })
 	case *value.Dict:
-		var out *value.Dict
-		keys := x.Keys()
-		for i, k := range keys {
-			e, _ := x.Get(k)
-			r, err := c.finalize(e)
-			if err != nil {
-				return nil, err
-			}
-			if out == nil && !sameScalar(r, e) {
-				out = value.NewDict(len(keys))
-				for _, pk := range keys[:i] {
-					pv, _ := x.Get(pk)
-					out.Set(pk, pv)
-				}
-			}
-			if out != nil {
-				out.Set(k, r)
-			}
-		}
-		if out == nil {
-			return x, nil
-		}
-		return out, nil
+		return mapDict(x, func(_ string, e any) (any, error) { return c.finalize(e) })
 	}
 	return v, nil
 }
