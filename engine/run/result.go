@@ -72,35 +72,79 @@ func normalizeFailure(t *playbook.Task, res *value.Dict) {
 // registered is the value a result is registered as: internal keys
 // stripped at every level, exceptions summarised, invocation dropped.
 func registered(res *value.Dict) *value.Dict {
-	out := cleanCopy(res).(*value.Dict)
-	out.Delete("invocation")
+	out := value.NewDict(res.Len())
+	res.Each(func(k string, e any) bool {
+		if k != "invocation" && !strings.HasPrefix(k, "_ansible_") {
+			out.Set(k, cleanCopy(e))
+		}
+		return true
+	})
 	return out
 }
 
-// cleanCopy deep-copies v without _ansible_* keys and with exceptions
-// replaced by their summary.
+// cleanCopy returns v without _ansible_* keys and with exceptions replaced
+// by their summary. Values are never changed in place once made, so a
+// subtree that needs no change is shared rather than copied: a k8s_info
+// result of a thousand objects is registered without a deep copy.
 func cleanCopy(v any) any {
+	c, _ := cleaned(v)
+	return c
+}
+
+// cleaned is cleanCopy that also reports whether anything was changed.
+func cleaned(v any) (any, bool) {
 	switch x := v.(type) {
 	case *value.Dict:
-		out := value.NewDict(x.Len())
+		var out *value.Dict
+		i := 0
 		x.Each(func(k string, e any) bool {
-			if strings.HasPrefix(k, "_ansible_") {
-				return true
+			c, changed := cleaned(e)
+			strip := strings.HasPrefix(k, "_ansible_")
+			if out == nil && (changed || strip) {
+				// First difference: copy the entries before it.
+				out = value.NewDict(x.Len())
+				j := 0
+				x.Each(func(k2 string, e2 any) bool {
+					if j == i {
+						return false
+					}
+					j++
+					if !strings.HasPrefix(k2, "_ansible_") {
+						out.Set(k2, e2)
+					}
+					return true
+				})
 			}
-			out.Set(k, cleanCopy(e))
+			i++
+			if out != nil && !strip {
+				out.Set(k, c)
+			}
 			return true
 		})
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = cleanCopy(e)
+		if out == nil {
+			return x, false
 		}
-		return out
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range x {
+			c, changed := cleaned(e)
+			if changed && out == nil {
+				out = make([]any, len(x))
+				copy(out, x[:i])
+			}
+			if out != nil {
+				out[i] = c
+			}
+		}
+		if out == nil {
+			return x, false
+		}
+		return out, true
 	case *ResultError:
-		return tracebackUnavailable
+		return tracebackUnavailable, true
 	}
-	return v
+	return v, false
 }
 
 // summarized copies a loop item result for the aggregate "results" list:

@@ -125,7 +125,17 @@ func (c *Ctx) evalArg(e expr) (any, error) {
 }
 
 func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar expr) (*Args, error) {
-	a := &Args{Pos: make([]any, 0, len(args))}
+	// One allocation holds the Args and up to three positional values.
+	ab := &struct {
+		Args
+		buf [3]any
+	}{}
+	a := &ab.Args
+	if len(args) <= len(ab.buf) {
+		a.Pos = ab.buf[:0]
+	} else {
+		a.Pos = make([]any, 0, len(args))
+	}
 	for _, e := range args {
 		v, err := c.evalArg(e)
 		if err != nil {

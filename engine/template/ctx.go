@@ -327,8 +327,11 @@ func (c *Ctx) writeBack(e expr, v any) {
 		}
 		c.resolved[x.name] = v
 	case *attrExpr:
-		if d, ok := c.evalQuiet(x.obj).(*value.Dict); ok {
-			d.Set(x.attr, v)
+		switch o := c.evalQuiet(x.obj).(type) {
+		case *value.Dict:
+			o.Set(x.attr, v)
+		case *namespace:
+			o.set(x.attr, v)
 		}
 	case *itemExpr:
 		obj := c.evalQuiet(x.obj)

@@ -112,7 +112,7 @@ func undefinedName(name string) value.Undefined {
 }
 
 func noAttr(obj any, attr string) value.Undefined {
-	return value.Undefined{Msg: fmt.Sprintf("object of type '%s' has no attribute '%s'", value.TypeName(obj), attr)}
+	return value.Undefined{Msg: "object of type '" + value.TypeName(obj) + "' has no attribute '" + attr + "'"}
 }
 
 // Origins may be implemented by a Vars to give the source position of a

@@ -165,7 +165,7 @@ func getAttr(obj any, attr string) any {
 			return v
 		}
 	case *namespace:
-		if v, ok := o.d.Get(attr); ok {
+		if v, ok := o.get(attr); ok {
 			return v
 		}
 	case *loopInfo:

@@ -152,6 +152,9 @@ func (c *Ctx) exec(n node, b *sink) error {
 }
 
 func (c *Ctx) execSet(x *setNode) error {
+	if ok, err := c.execAppend(x); ok {
+		return err
+	}
 	var v any
 	if x.body != nil {
 		var inner sink
@@ -174,7 +177,7 @@ func (c *Ctx) execSet(x *setNode) error {
 		if !ok {
 			return typeErrorf("cannot assign attribute on non-namespace object")
 		}
-		ns.d.Set(a.attr, v)
+		ns.set(a.attr, v)
 		return nil
 	}
 	if len(x.names) == 1 {
@@ -348,9 +351,95 @@ func (l *loopInfo) attr(name string) (any, bool) {
 }
 
 // namespace is Jinja2's namespace(), whose attributes {% set %} can change.
-type namespace struct{ d *value.Dict }
+type namespace struct {
+	d *value.Dict
+	// grown names the attributes whose list was last made by execAppend:
+	// its backing array belongs to this namespace alone and has room to
+	// grow.
+	grown map[string]bool
+}
 
 func (n *namespace) String() string { return "<Namespace " + value.Repr(n.d) + ">" }
+
+// get returns attribute name. A list the namespace grows in place is
+// returned with its capacity cut to its length, so that no holder of it
+// can see, or write over, the elements appended later.
+func (n *namespace) get(name string) (any, bool) {
+	v, ok := n.d.Get(name)
+	if l, isList := v.([]any); isList && n.grown[name] {
+		return l[:len(l):len(l)], true
+	}
+	return v, ok
+}
+
+// set stores attribute name as `{% set ns.name = v %}` does.
+func (n *namespace) set(name string, v any) {
+	n.d.Set(name, v)
+	delete(n.grown, name)
+}
+
+// execAppend runs `{% set ns.a = ns.a + [...] %}` (any list on the right)
+// as an amortized append instead of a copy of the whole list, so that a
+// loop accumulating N items costs O(N) rather than O(N²). The result is
+// the same as Python's: a holder of the old list (which get gave with its
+// capacity cut) never sees the new items. It reports whether x had that
+// shape and was run.
+func (c *Ctx) execAppend(x *setNode) (bool, error) {
+	t, ok := x.target.(*attrExpr)
+	if !ok || x.body != nil {
+		return false, nil
+	}
+	b, ok := x.value.(*binExpr)
+	if !ok || b.op != "+" {
+		return false, nil
+	}
+	l, ok := b.l.(*attrExpr)
+	if !ok || l.attr != t.attr {
+		return false, nil
+	}
+	ln, ok1 := l.obj.(*nameExpr)
+	tn, ok2 := t.obj.(*nameExpr)
+	if !ok1 || !ok2 || ln.name != tn.name {
+		return false, nil
+	}
+	obj, err := c.evalDefined(tn)
+	if err != nil {
+		return false, nil // the general path reports it
+	}
+	ns, ok := obj.(*namespace)
+	if !ok {
+		return false, nil
+	}
+	cur, _ := ns.d.Get(t.attr)
+	left, ok := cur.([]any)
+	if !ok {
+		return false, nil
+	}
+	rv, err := c.eval(b.r)
+	if err != nil {
+		return true, err
+	}
+	right, ok := rv.([]any)
+	if !ok {
+		// Not list + list: the general operator gives the value or error.
+		v, err := binaryOp("+", left[:len(left):len(left)], rv)
+		if err == nil {
+			ns.set(t.attr, v)
+		}
+		return true, err
+	}
+	if !ns.grown[t.attr] {
+		grown := make([]any, len(left), 2*(len(left)+len(right))+4)
+		copy(grown, left)
+		left = grown
+		if ns.grown == nil {
+			ns.grown = map[string]bool{}
+		}
+	}
+	ns.d.Set(t.attr, append(left, right...))
+	ns.grown[t.attr] = true
+	return true, nil
+}
 
 // rangeVal is a lazy Python range.
 type rangeVal struct{ start, stop, step int }

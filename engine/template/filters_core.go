@@ -162,7 +162,13 @@ func (s sig) bind(a *Args) ([]any, error) {
 
 func (s sig) bindKw(a *Args) ([]any, *value.Dict, error) {
 	vals := make([]any, len(s.params))
-	set := make([]bool, len(s.params))
+	var setBuf [8]bool // no allocation for the usual few parameters
+	set := setBuf[:0]
+	if len(s.params) <= len(setBuf) {
+		set = setBuf[:len(s.params)]
+	} else {
+		set = make([]bool, len(s.params))
+	}
 	for i := range a.Pos {
 		if i < len(s.params) {
 			vals[i], set[i] = a.Pos[i], true
@@ -638,7 +644,7 @@ func filterAttr(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	switch o := in.(type) {
 	case *namespace:
-		if x, ok := o.d.Get(name); ok {
+		if x, ok := o.get(name); ok {
 			return x, nil
 		}
 	case *loopInfo:
@@ -707,8 +713,12 @@ func filterCenter(_ *Ctx, in any, a *Args) (any, error) {
 	return strings.Repeat(" ", left) + s + strings.Repeat(" ", n-left), nil
 }
 
+// defaultSig is default's signature; the filter is on most template
+// lines, so its signature is built once.
+var defaultSig = sigOf("ansible_default", opt("default_value", ""), opt("boolean", false))
+
 func filterDefault(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("ansible_default", opt("default_value", ""), opt("boolean", false)).bind(a)
+	v, err := defaultSig.bind(a)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,12 @@ func TestSmoke(t *testing.T) {
 		"{% for x in l %}{{ x }},{% endfor %}":            "1,2,",
 		"{% set ns = namespace(v=[]) %}{% for x in l %}{% set ns.v = ns.v + [x] %}{% endfor %}{{ ns.v }}": []any{1, 2},
 		"{% set acc = [] %}{% for x in l %}{{ acc.append(x * 10) }}{% endfor %}{{ acc }}":                 []any{10, 20},
+		// The in-place append of ns.a = ns.a + [...] must not show through
+		// a copy taken earlier, nor let that copy's own growth show here.
+		"{% set ns = namespace(l=[]) %}{% set keep = namespace(v=none) %}{% for i in range(5) %}{% set ns.l = ns.l + [i] %}{% if i == 2 %}{% set keep.v = ns.l %}{% endif %}{% endfor %}{% set ns2 = namespace(l=keep.v) %}{% set ns2.l = ns2.l + ['x'] %}{% set ns.l = ns.l + [5] %}{{ ns.l }} {{ keep.v }} {{ ns2.l }}": "[0, 1, 2, 3, 4, 5] [0, 1, 2] [0, 1, 2, 'x']",
+		"{% set ns = namespace(l=[1]) %}{% set ns.l = ns.l + [2] %}{% set ns.l = 'reset' %}{% set ns.l = [7] %}{% set ns.l = ns.l + [8] %}{{ ns.l }}":                                                                                                                                                                     []any{7, 8},
+		"{% set ns = namespace(l=[1]) %}{% set ns.l = ns.l + [2] %}{{ ns.l.append(3) }}{{ ns.l }}":                                                                                                                                                                                                                        []any{1, 2, 3},
+		"{% set ns = namespace(s='a') %}{% set ns.s = ns.s + 'b' %}{{ ns.s }}":                                                                                                                                                                                                                                            "ab",
 		"{{ 'a\\\\b' }}":                           `a\\b`,
 		"{{ 'x,y'.split(',') }}":                   []any{"x", "y"},
 		"{{ ('a' ~ 'b').upper() }}":                "AB",

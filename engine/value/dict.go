@@ -9,7 +9,12 @@ package value
 // loaded from YAML or JSON.
 type Dict struct {
 	keys []string
-	m    map[string]any
+	vals []any
+	// idx maps a key to its position once the dict has more than
+	// smallDict keys; smaller dicts, the vast majority (Kubernetes object
+	// metadata, annotations, module arguments), are searched linearly,
+	// which is faster than hashing and saves allocating a map.
+	idx map[string]int
 	// typed holds the original key of entries whose key is not a string
 	// (YAML's `1:` or `on:`), under the key's str() form.
 	typed map[string]any
@@ -24,7 +29,56 @@ func (d *Dict) SetTypeName(name string) { d.pyType = name }
 
 // NewDict returns an empty Dict with room for n keys.
 func NewDict(n int) *Dict {
-	return &Dict{keys: make([]string, 0, n), m: make(map[string]any, n)}
+	// A small dict comes in one allocation with room for its entries:
+	// templates build many (every dict literal, every combine).
+	switch {
+	case n <= 0:
+		return &Dict{}
+	case n <= 2:
+		b := &struct {
+			d Dict
+			k [2]string
+			v [2]any
+		}{}
+		b.d.keys, b.d.vals = b.k[:0], b.v[:0]
+		return &b.d
+	case n <= 4:
+		b := &struct {
+			d Dict
+			k [4]string
+			v [4]any
+		}{}
+		b.d.keys, b.d.vals = b.k[:0], b.v[:0]
+		return &b.d
+	case n <= smallDict:
+		b := &struct {
+			d Dict
+			k [smallDict]string
+			v [smallDict]any
+		}{}
+		b.d.keys, b.d.vals = b.k[:0], b.v[:0]
+		return &b.d
+	}
+	return &Dict{keys: make([]string, 0, n), vals: make([]any, 0, n), idx: make(map[string]int, n)}
+}
+
+// smallDict is the largest size at which a Dict has no index map.
+const smallDict = 8
+
+// find returns the position of k, or -1.
+func (d *Dict) find(k string) int {
+	if d.idx != nil {
+		if i, ok := d.idx[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, key := range d.keys {
+		if key == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // DictOf builds a Dict from alternating key, value arguments.
@@ -49,8 +103,10 @@ func (d *Dict) Get(k string) (any, bool) {
 	if d == nil {
 		return nil, false
 	}
-	v, ok := d.m[k]
-	return v, ok
+	if i := d.find(k); i >= 0 {
+		return d.vals[i], true
+	}
+	return nil, false
 }
 
 // Has reports whether k is a key of d.
@@ -61,10 +117,30 @@ func (d *Dict) Has(k string) bool {
 
 // Set stores v under k, keeping the position of an existing key.
 func (d *Dict) Set(k string, v any) {
-	if _, ok := d.m[k]; !ok {
-		d.keys = append(d.keys, k)
+	if i := d.find(k); i >= 0 {
+		d.vals[i] = v
+		return
 	}
-	d.m[k] = v
+	d.keys = append(d.keys, k)
+	d.vals = append(d.vals, v)
+	switch {
+	case d.idx != nil:
+		d.idx[k] = len(d.keys) - 1
+	case len(d.keys) > smallDict:
+		d.reindex()
+	}
+}
+
+// reindex builds the index map of a dict with more than smallDict keys.
+func (d *Dict) reindex() {
+	if len(d.keys) <= smallDict {
+		d.idx = nil
+		return
+	}
+	d.idx = make(map[string]int, len(d.keys))
+	for i, k := range d.keys {
+		d.idx[k] = i
+	}
 }
 
 // SetKey stores v under a key of any hashable type; a non-string key is
@@ -103,18 +179,18 @@ func (d *Dict) HasTypedKeys() bool { return d != nil && len(d.typed) > 0 }
 
 // Delete removes k.
 func (d *Dict) Delete(k string) {
-	if _, ok := d.m[k]; !ok {
+	i := d.find(k)
+	if i < 0 {
 		return
 	}
-	delete(d.m, k)
 	if d.typed != nil {
 		delete(d.typed, k)
 	}
-	for i, key := range d.keys {
-		if key == k {
-			d.keys = append(d.keys[:i:i], d.keys[i+1:]...)
-			break
-		}
+	// New arrays: a Keys slice handed out earlier stays as it was.
+	d.keys = append(d.keys[:i:i], d.keys[i+1:]...)
+	d.vals = append(d.vals[:i:i], d.vals[i+1:]...)
+	if d.idx != nil {
+		d.reindex()
 	}
 }
 
@@ -131,8 +207,9 @@ func (d *Dict) Each(fn func(k string, v any) bool) {
 	if d == nil {
 		return
 	}
-	for _, k := range d.keys {
-		if !fn(k, d.m[k]) {
+	keys, vals := d.keys, d.vals
+	for i, k := range keys {
+		if !fn(k, vals[i]) {
 			return
 		}
 	}

@@ -211,39 +211,66 @@ func (e *jsonEncoder) writeDict(x *Dict, depth int) error {
 // json.dumps does; ascii escapes every non-ASCII character.
 func WriteJSONString(b *strings.Builder, s string, ascii bool) {
 	b.WriteByte('"')
+	done := 0 // s[:done] is written
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20:
-				fmt.Fprintf(b, `\u%04x`, r)
-			case ascii && r > 0x7e:
-				if r > 0xffff {
-					r -= 0x10000
-					fmt.Fprintf(b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-				} else {
-					fmt.Fprintf(b, `\u%04x`, r)
-				}
-			default:
-				b.WriteRune(r)
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && (c != 0x7f || !ascii) {
+				i++
+				continue
 			}
+			b.WriteString(s[done:i])
+			switch c {
+			case '"':
+				b.WriteString(`\"`)
+			case '\\':
+				b.WriteString(`\\`)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			case '\b':
+				b.WriteString(`\b`)
+			case '\f':
+				b.WriteString(`\f`)
+			default:
+				writeUEscape(b, rune(c))
+			}
+			i++
+			done = i
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !ascii && (r != utf8.RuneError || size > 1) {
+			i += size // valid UTF-8 is written as it is
+			continue
+		}
+		b.WriteString(s[done:i])
+		switch {
+		case !ascii:
+			b.WriteRune(utf8.RuneError) // an invalid byte
+		case r > 0xffff:
+			r -= 0x10000
+			writeUEscape(b, 0xd800+(r>>10))
+			writeUEscape(b, 0xdc00+(r&0x3ff))
+		default:
+			writeUEscape(b, r)
+		}
+		i += size
+		done = i
 	}
+	b.WriteString(s[done:])
 	b.WriteByte('"')
+}
+
+// writeUEscape writes r (at most 0xffff) as \uXXXX in lowercase hex.
+func writeUEscape(b *strings.Builder, r rune) {
+	const hex = "0123456789abcdef"
+	b.WriteString(`\u`)
+	b.WriteByte(hex[r>>12&0xf])
+	b.WriteByte(hex[r>>8&0xf])
+	b.WriteByte(hex[r>>4&0xf])
+	b.WriteByte(hex[r&0xf])
 }

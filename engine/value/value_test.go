@@ -1,7 +1,9 @@
 package value
 
 import (
+	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,4 +87,38 @@ func TestDuplicateKeys(t *testing.T) {
 	require.NoError(t, err)
 	dups := DuplicateKeys("t.yml", nodes[0])
 	require.Equal(t, []DuplicateKey{{Key: "c", Pos: Pos{File: "t.yml", Line: 4, Col: 3}}, {Key: "a", Pos: Pos{File: "t.yml", Line: 5, Col: 1}}}, dups)
+}
+
+func TestDictIndexAcrossSizes(t *testing.T) {
+	d := NewDict(0)
+	for i := range 20 {
+		d.Set(fmt.Sprintf("k%d", i), i)
+	}
+	d.Set("k3", "again") // keeps its position
+	keys := d.Keys()
+	for i := 19; i >= 0; i -= 2 {
+		d.Delete(fmt.Sprintf("k%d", i))
+	}
+	if len(keys) != 20 || keys[1] != "k1" {
+		t.Fatalf("a Keys slice handed out earlier changed: %v", keys)
+	}
+	if got := strings.Join(d.Keys(), ","); got != "k0,k2,k4,k6,k8,k10,k12,k14,k16,k18" {
+		t.Fatalf("keys after deletes: %s", got)
+	}
+	for i := range 20 {
+		v, ok := d.Get(fmt.Sprintf("k%d", i))
+		if ok != (i%2 == 0) || (ok && v != i) {
+			t.Fatalf("k%d = %v, %v", i, v, ok)
+		}
+	}
+	d.Set("k1", 1) // back to a new key at the end
+	if ks := d.Keys(); ks[len(ks)-1] != "k1" || d.Len() != 11 {
+		t.Fatalf("keys %v", ks)
+	}
+	for _, k := range []string{"k0", "k2", "k4", "k6", "k8", "k10", "k12", "k14"} {
+		d.Delete(k)
+	}
+	if got := strings.Join(d.Keys(), ","); got != "k16,k18,k1" || d.Default("k18", nil) != 18 {
+		t.Fatalf("small again: %s", got)
+	}
 }
