@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	coordinationv1 "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/dynamic"
 )
 
 // runElected takes part in leader election until soft ends, running the
@@ -20,22 +17,31 @@ func (o *Operator) runElected(soft, hard context.Context) error {
 	if err != nil {
 		return err
 	}
-	client, err := coordinationv1.NewForConfig(cfg)
+	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	if o.LeaseNamespace == "" || o.LeaseName == "" || o.Identity == "" {
 		return fmt.Errorf("leader election needs a lease namespace, name and identity")
 	}
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: o.LeaseNamespace, Name: o.LeaseName},
-		Client:     client,
-		LockConfig: resourcelock.ResourceLockConfig{Identity: o.Identity},
+	cfgE := electorConfig{
+		leases:        client.Resource(leaseGVR).Namespace(o.LeaseNamespace),
+		name:          o.LeaseName,
+		identity:      o.Identity,
+		leaseDuration: o.LeaseDuration,
+		renewDeadline: o.RenewDeadline,
+		retryPeriod:   o.RetryPeriod,
+		onNewLeader: func(id string) {
+			o.Log("leader", "identity", id, "self", id == o.Identity)
+		},
+	}
+	if err := cfgE.validate(); err != nil {
+		return err
 	}
 	o.electing.Store(true)
 	defer o.electing.Store(false)
 	for soft.Err() == nil && hard.Err() == nil {
-		if err := o.term(soft, hard, lock); err != nil {
+		if err := o.term(soft, hard, &elector{electorConfig: cfgE}); err != nil {
 			return err
 		}
 	}
@@ -44,33 +50,16 @@ func (o *Operator) runElected(soft, hard context.Context) error {
 
 // term runs one elector until it stops: either this replica led and lost
 // (or was asked to stop), or soft ended while it was a candidate.
-func (o *Operator) term(soft, hard context.Context, lock resourcelock.Interface) error {
+func (o *Operator) term(soft, hard context.Context, e *elector) error {
 	ectx, cancel := context.WithCancel(hard)
 	defer cancel()
 	led := make(chan context.Context, 1)
-	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   o.LeaseDuration,
-		RenewDeadline:   o.RenewDeadline,
-		RetryPeriod:     o.RetryPeriod,
-		ReleaseOnCancel: true,
-		Name:            o.LeaseName,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(lctx context.Context) { led <- lctx },
-			OnStoppedLeading: func() {},
-			OnNewLeader: func(id string) {
-				o.Log("leader", "identity", id, "self", id == o.Identity)
-			},
-		},
-	})
-	if err != nil {
-		return err
-	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		le.Run(ectx)
+		e.run(ectx, func(lctx context.Context) { led <- lctx })
 	}()
+	var err error
 	select {
 	case lctx := <-led:
 		o.leading.Store(true)

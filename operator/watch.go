@@ -4,18 +4,17 @@ import (
 	"context"
 	"sync"
 
+	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -56,7 +55,7 @@ func newWatcher(ctx context.Context, cfg *rest.Config, namespaces, statusKinds [
 	if err != nil {
 		return nil, err
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	dc, err := kdisco.NewForConfig(cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +64,7 @@ func newWatcher(ctx context.Context, cfg *rest.Config, namespaces, statusKinds [
 		sk[k] = true
 	}
 	return &watcher{
-		dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+		dyn: dyn, mapper: &kdisco.Mapper{Client: dc},
 		namespaces: namespaces, statusKinds: sk, notify: notify, log: log, ctx: ctx,
 		started: map[informerKey]bool{}, missing: map[schema.GroupVersionKind]bool{},
 	}, nil
@@ -125,7 +124,7 @@ func (w *watcher) ensure(targets []Target) {
 // apiserver refuses this identity the list or watch.
 func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
 	ctx, cancel := context.WithCancel(w.ctx)
-	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, key.ns, 0, cache.Indexers{}, nil).Informer()
+	inf := newInformer(w.dyn, gvr, key.ns)
 	kind := key.gvk.Kind
 	where := key.ns
 	if where == "" {
@@ -154,6 +153,22 @@ func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
 	})
 	go inf.RunWithContext(ctx)
 	w.log("watch_started", "kind", gvkString(key.gvk), "resource", gvr.Resource, "namespace", where)
+}
+
+// newInformer returns an informer of the objects of gvr in namespace (""
+// for all), without resync or indexes.
+func newInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) cache.SharedIndexInformer {
+	res := dyn.Resource(gvr).Namespace(namespace)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return res.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return res.Watch(ctx, opts)
+		},
+	}
+	return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, dyn),
+		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ObjectDescription: gvr.String()})
 }
 
 // matters reports whether an update should start a cycle (see watcher).

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/discovery/cached/memory"
 )
 
 // apiResource is one discovered resource type.
@@ -28,39 +28,44 @@ type apiResource struct {
 // discovery cache once, so kinds installed during the run are found. It
 // returns nil, nil when there is no such resource.
 func (c *Clients) findResource(kind, apiVersion string) (*apiResource, error) {
-	r, err := c.lookupResource(kind, apiVersion)
+	snap, err := c.Discovery.Current()
+	if err != nil {
+		return nil, err
+	}
+	r, err := lookupResource(snap, kind, apiVersion)
 	if r != nil || err != nil {
 		return r, err
 	}
-	c.Discovery.Invalidate()
-	return c.lookupResource(kind, apiVersion)
+	if snap, err = c.Discovery.Refresh(snap); err != nil {
+		return nil, err
+	}
+	return lookupResource(snap, kind, apiVersion)
 }
 
-func (c *Clients) lookupResource(kind, apiVersion string) (*apiResource, error) {
-	list, err := c.Discovery.ServerResourcesForGroupVersion(apiVersion)
+func lookupResource(snap *kdisco.Snapshot, kind, apiVersion string) (*apiResource, error) {
+	list, err := snap.Resources(apiVersion)
 	if err != nil {
-		if errors.Is(err, memory.ErrCacheNotFound) || apierrors.IsNotFound(err) {
+		if errors.Is(err, kdisco.ErrNotServed) || apierrors.IsNotFound(err) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	subs := map[string]map[string]bool{}
-	var top []*apiResource
-	for _, r := range list.APIResources {
-		if parent, sub, ok := strings.Cut(r.Name, "/"); ok {
-			if subs[parent] == nil {
-				subs[parent] = map[string]bool{}
+	top := make([]*apiResource, 0, len(list))
+	for i := range list {
+		r := &list[i]
+		res := &apiResource{Kind: r.Kind, Name: r.Name, Singular: r.Singular,
+			ShortNames: r.ShortNames, GroupVersion: r.GroupVersion(), Namespaced: r.Namespaced}
+		if len(r.Subresources) > 0 {
+			res.Subresources = map[string]bool{}
+			for _, sub := range r.Subresources {
+				res.Subresources[sub] = true
 			}
-			subs[parent][sub] = true
-			continue
 		}
-		top = append(top, &apiResource{Kind: r.Kind, Name: r.Name, Singular: r.SingularName,
-			ShortNames: r.ShortNames, GroupVersion: list.GroupVersion, Namespaced: r.Namespaced})
+		top = append(top, res)
 	}
 	match := func(pick func(*apiResource) bool) *apiResource {
 		for _, r := range top {
 			if pick(r) {
-				r.Subresources = subs[r.Name]
 				return r
 			}
 		}

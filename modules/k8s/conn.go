@@ -15,14 +15,11 @@ import (
 	"sync"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	"github.com/cfzt/cfzt-runner/modules"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 )
@@ -328,8 +325,8 @@ type Clients struct {
 	Config *rest.Config
 	// Dynamic is a dynamic client over Config.
 	Dynamic dynamic.Interface
-	// Discovery caches discovery in memory; Invalidate refreshes it.
-	Discovery discovery.CachedDiscoveryInterface
+	// Discovery caches discovery in memory for the run.
+	Discovery *kdisco.Client
 	// Mapper maps kinds to resources; on a miss it refreshes discovery
 	// once and retries, so a CRD installed earlier in the run is found.
 	Mapper meta.ResettableRESTMapper
@@ -356,22 +353,16 @@ func newClients(cfg *rest.Config) (*Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Could not create API client: %s", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
+	raw, err := kdisco.RESTClientFor(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("Could not create API client: %s", err)
 	}
-	rawCfg := dynamic.ConfigFor(cfg)
-	rawCfg.GroupVersion = &schema.GroupVersion{}
-	raw, err := rest.RESTClientForConfigAndClient(rawCfg, httpClient)
-	if err != nil {
-		return nil, fmt.Errorf("Could not create API client: %s", err)
-	}
-	cached := memory.NewMemCacheClient(dc)
+	disco := kdisco.New(raw)
 	return &Clients{
 		Config:    cfg,
 		Dynamic:   dyn,
-		Discovery: cached,
-		Mapper:    &refreshingMapper{restmapper.NewDeferredDiscoveryRESTMapper(cached)},
+		Discovery: disco,
+		Mapper:    &kdisco.Mapper{Client: disco, RefreshOnMiss: true},
 		raw:       raw,
 	}, nil
 }
@@ -421,46 +412,4 @@ func cacheKey(auth map[string]any) string {
 		fmt.Fprintf(h, "%s=%s\x00", k, value.JSON(auth[k], value.JSONOptions{SortKeys: true}))
 	}
 	return "k8s.clients/" + hex.EncodeToString(h.Sum(nil))
-}
-
-// refreshingMapper resets the deferred mapper and retries once when a kind
-// or resource is not found, since the memory cache reports itself fresh
-// once filled and the deferred mapper would then never reload it.
-type refreshingMapper struct {
-	*restmapper.DeferredDiscoveryRESTMapper
-}
-
-func retryOnMiss[T any](m *refreshingMapper, f func() (T, error)) (T, error) {
-	v, err := f()
-	if err != nil && meta.IsNoMatchError(err) {
-		m.Reset()
-		v, err = f()
-	}
-	return v, err
-}
-
-func (m *refreshingMapper) KindFor(r schema.GroupVersionResource) (schema.GroupVersionKind, error) {
-	return retryOnMiss(m, func() (schema.GroupVersionKind, error) { return m.DeferredDiscoveryRESTMapper.KindFor(r) })
-}
-
-func (m *refreshingMapper) KindsFor(r schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
-	return retryOnMiss(m, func() ([]schema.GroupVersionKind, error) { return m.DeferredDiscoveryRESTMapper.KindsFor(r) })
-}
-
-func (m *refreshingMapper) ResourceFor(r schema.GroupVersionResource) (schema.GroupVersionResource, error) {
-	return retryOnMiss(m, func() (schema.GroupVersionResource, error) { return m.DeferredDiscoveryRESTMapper.ResourceFor(r) })
-}
-
-func (m *refreshingMapper) ResourcesFor(r schema.GroupVersionResource) ([]schema.GroupVersionResource, error) {
-	return retryOnMiss(m, func() ([]schema.GroupVersionResource, error) { return m.DeferredDiscoveryRESTMapper.ResourcesFor(r) })
-}
-
-func (m *refreshingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	return retryOnMiss(m, func() (*meta.RESTMapping, error) { return m.DeferredDiscoveryRESTMapper.RESTMapping(gk, versions...) })
-}
-
-func (m *refreshingMapper) RESTMappings(gk schema.GroupKind, versions ...string) ([]*meta.RESTMapping, error) {
-	return retryOnMiss(m, func() ([]*meta.RESTMapping, error) {
-		return m.DeferredDiscoveryRESTMapper.RESTMappings(gk, versions...)
-	})
 }
