@@ -13,6 +13,17 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
+// The elector below keeps the Lease fields and timing of client-go's
+// leaderelection (which this package used before it pulled every generated
+// API type into the binary), with these differences, all on the safe side:
+//   - a leader that sees another identity holding an unexpired Lease stops
+//     at once, instead of retrying until its renew deadline;
+//   - on release it re-reads the Lease and clears it only if it still holds
+//     it, so it cannot wipe out a holder that has just taken over;
+//   - after losing the Lease it releases only once its loop has stopped;
+//   - the first renewal comes one retry period after acquiring;
+//   - the leader-change callback runs on the elector's goroutine.
+
 // leaseGVR is the resource of the leader Lease.
 var leaseGVR = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
 
