@@ -66,16 +66,23 @@ func run() error {
 	if runnerBin, err = filepath.Abs(runnerBin); err != nil {
 		return err
 	}
+	measure := filepath.Join(work, "cfzt-measure")
+	build := exec.Command("go", "build", "-o", measure, "./cmd/cfzt-measure")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building cmd/cfzt-measure: %w", err)
+	}
 	oracle, err := oracleRunner(root)
 	if err != nil {
 		return err
 	}
 	b := &bench.Bench{
-		Root:   root,
-		Runs:   max(1, envInt("BENCH_RUNS", 5)),
-		Warmup: envInt("BENCH_WARMUP", 1),
-		Work:   work,
-		Log:    os.Stderr,
+		Root:    root,
+		Runs:    max(1, envInt("BENCH_RUNS", 5)),
+		Warmup:  envInt("BENCH_WARMUP", 1),
+		Work:    work,
+		Measure: measure,
+		Log:     os.Stderr,
 		Runners: []*bench.Runner{
 			oracle,
 			{Name: "cfzt-runner", Command: []string{runnerBin}},

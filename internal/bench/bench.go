@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -35,6 +36,11 @@ type Sample struct {
 	// RSSKB is the peak resident set size in KiB of the largest process
 	// of the run's process tree (getrusage of the waited-for child).
 	RSSKB int64
+	// AnonKB is the largest private resident memory (RssAnon) of the
+	// waited-for process seen by sampling /proc every 2 ms: memory that is
+	// the process's own, without the pages of executables and libraries
+	// that the page cache shares.
+	AnonKB int64
 	// Requests counts API requests by kind ("kubernetes", "cloudflare").
 	Requests map[string]int
 	// Failed says why the run did not succeed; "" when it did.
@@ -83,7 +89,12 @@ type Bench struct {
 	Warmup  int
 	// Work is a scratch directory (HOME of the runners, kubeconfigs).
 	Work string
-	Log  io.Writer
+	// Measure is the cfzt-measure binary that playbook runs are started
+	// through, for their memory figures (see cmd/cfzt-measure); without
+	// it, the peak RSS is the driver's wait4 figure, which cannot be lower
+	// than the driver's own resident size.
+	Measure string
+	Log     io.Writer
 	// Versions describes the runtimes for the report header.
 	Versions []string
 }
@@ -98,10 +109,36 @@ func (b *Bench) RunPlaybook(ctx context.Context, r *Runner, dir, playbook string
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
+	var report *os.File
+	if b.Measure != "" {
+		// cfzt-measure starts the command and reports its memory on fd 3.
+		cmd = exec.CommandContext(ctx, b.Measure, argv...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, b.environ(r, env), &out, &out
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return Sample{Failed: err.Error()}
+		}
+		defer pr.Close()
+		cmd.ExtraFiles = []*os.File{pw}
+		report = pr
+		defer pw.Close()
+	}
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if report != nil {
+		cmd.ExtraFiles[0].Close()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
 	s := Sample{Wall: time.Since(start)}
-	if cmd.ProcessState != nil {
+	if report != nil {
+		line, _ := io.ReadAll(report)
+		var ns int64
+		if n, _ := fmt.Sscanf(string(line), "wall=%d maxrss=%d anon=%d", &ns, &s.RSSKB, &s.AnonKB); n == 3 {
+			s.Wall = time.Duration(ns) // without cfzt-measure's own start
+		}
+	} else if cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			s.RSSKB = ru.Maxrss
 		}

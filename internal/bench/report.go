@@ -38,6 +38,17 @@ func seconds(x float64) string {
 
 func mib(kb float64) string { return fmt.Sprintf("%.0f MiB", kb/1024) }
 
+// mibOrEmpty is mib, or "" for no value.
+func mibOrEmpty(kb float64) string {
+	if kb == 0 {
+		return ""
+	}
+	if kb < 10*1024 {
+		return fmt.Sprintf("%.1f MiB", kb/1024)
+	}
+	return mib(kb)
+}
+
 func ratio(a, b float64) string {
 	if a == 0 || b == 0 {
 		return "–"
@@ -58,8 +69,8 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 		return w.String()
 	}
 	a, c := b.Runners[0].Name, b.Runners[1].Name
-	fmt.Fprintf(&w, "| case | %s wall, median (min–max) | %s wall, median (min–max) | wall ratio | %s peak RSS | %s peak RSS | RSS ratio | API requests per run (%s / %s) |\n", a, c, a, c, a, c)
-	w.WriteString("|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&w, "| case | %s wall, median (min–max) | %s wall, median (min–max) | wall ratio | %s peak RSS | %s peak RSS | RSS ratio | private RSS, %s / %s (ratio) | API requests per run (%s / %s) |\n", a, c, a, c, a, c, a, c)
+	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, res := range results {
 		for _, ph := range res.Phases {
@@ -68,19 +79,22 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 				name += " — " + ph
 			}
 			row := []string{name}
-			var walls, rss [2]stats
+			var walls, rss, anon [2]stats
 			var reqs [2]string
 			for i, r := range []string{a, c} {
-				var ws, rs []float64
+				var ws, rs, as []float64
 				counts := map[string][]float64{}
 				for _, s := range res.Samples[r][ph] {
 					ws = append(ws, s.Wall.Seconds())
 					rs = append(rs, float64(s.RSSKB))
+					if s.AnonKB > 0 {
+						as = append(as, float64(s.AnonKB))
+					}
 					for k, v := range s.Requests {
 						counts[k] = append(counts[k], float64(v))
 					}
 				}
-				walls[i], rss[i] = summarize(ws), summarize(rs)
+				walls[i], rss[i], anon[i] = summarize(ws), summarize(rs), summarize(as)
 				reqs[i] = countsText(counts)
 				if len(ws) == 0 {
 					walls[i] = stats{}
@@ -102,6 +116,11 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 				row = append(row, fmt.Sprintf("%s (%s–%s)", mib(rss[i].med), mib(rss[i].min), mib(rss[i].max)))
 			}
 			row = append(row, ratio(rss[0].med, rss[1].med))
+			if anon[0].med == 0 && anon[1].med == 0 {
+				row = append(row, "–")
+			} else {
+				row = append(row, fmt.Sprintf("%s / %s (%s)", orDash(mibOrEmpty(anon[0].med)), orDash(mibOrEmpty(anon[1].med)), ratio(anon[0].med, anon[1].med)))
+			}
 			if reqs[0] == "" && reqs[1] == "" {
 				row = append(row, "–")
 			} else {
