@@ -163,7 +163,7 @@ func (s sig) bind(a *Args) ([]any, error) {
 func (s sig) bindKw(a *Args) ([]any, *value.Dict, error) {
 	vals := make([]any, len(s.params))
 	var setBuf [8]bool // no allocation for the usual few parameters
-	set := setBuf[:0]
+	var set []bool
 	if len(s.params) <= len(setBuf) {
 		set = setBuf[:len(s.params)]
 	} else {
