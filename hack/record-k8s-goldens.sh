@@ -12,7 +12,7 @@
 # tests/k8s-golden/expected/NAME.stdout, the exit status into NAME.rc.
 #
 # Usage: hack/record-k8s-goldens.sh [NAME.yml ...]
-# Environment: CFZT_RUNNER_BIN (a prebuilt cfzt-runner), CFZT_KUBE_APISERVER.
+# Environment: CFZT_RUNNER (a prebuilt cfzt-runner), CFZT_KUBE_APISERVER.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR="$ROOT/tests/k8s-golden"
@@ -28,8 +28,8 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 (cd "$ROOT" && go build -o "$TMP/kubeenv" ./tests/k8s-golden/kubeenv)
-# CFZT_RUNNER_BIN may name a prebuilt cfzt-runner; else it is built on demand.
-RUNNER=${CFZT_RUNNER_BIN:-}
+# CFZT_RUNNER may name a prebuilt cfzt-runner; else it is built on demand.
+RUNNER=${CFZT_RUNNER:-}
 
 if [ $# -eq 0 ]; then
   set -- $(cd "$DIR" && ls *.yml)

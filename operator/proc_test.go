@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,15 +37,8 @@ func TestMain(m *testing.M) {
 		if kube, err = kubernetes.NewForConfig(c.AdminConfig); err != nil {
 			panic(err)
 		}
-		root, err := kubetest.RepoRoot()
-		if err != nil {
+		if runnerBin, err = testbin.Runner(c.Dir); err != nil {
 			panic(err)
-		}
-		runnerBin = filepath.Join(c.Dir, "cfzt-runner")
-		build := exec.Command("go", "build", "-o", runnerBin, "./cmd/cfzt-runner")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			panic(fmt.Sprintf("building cfzt-runner: %v\n%s", err, out))
 		}
 	})
 }

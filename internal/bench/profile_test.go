@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 	"github.com/cfzt/cfzt-runner/modules"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/uri"
@@ -39,11 +39,9 @@ func TestProfileSteadyState(t *testing.T) {
 	ctx := context.Background()
 	root, _ := filepath.Abs("../..")
 	work := t.TempDir()
-	bin := filepath.Join(work, "cfzt-runner")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/cfzt-runner")
-	build.Dir = root
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
+	bin, err := testbin.Runner(work)
+	if err != nil {
+		t.Fatal(err)
 	}
 	b := &Bench{Root: root, Work: work, Log: os.Stderr, Runners: []*Runner{{Name: "ansible-playbook"}, {Name: "cfzt-runner", Command: []string{bin}}}}
 	o, err := startOperatorEnv(ctx, b)

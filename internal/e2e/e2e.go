@@ -56,10 +56,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 )
 
 // EnvRunner names a prebuilt cfzt-runner binary to use instead of building.
-const EnvRunner = "CFZT_RUNNER"
+const EnvRunner = testbin.Env
 
 // Default operator identity when deploy/rbac declares no ServiceAccount.
 const (
@@ -177,21 +178,9 @@ func (h *Harness) Stop() {
 }
 
 func (h *Harness) buildRunner() error {
-	if p := os.Getenv(EnvRunner); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%s: %w", EnvRunner, err)
-		}
-		h.Runner = p
-		return nil
-	}
-	out := filepath.Join(h.tmp, "cfzt-runner")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/cfzt-runner")
-	cmd.Dir = h.Root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building cfzt-runner: %v\n%s", err, b)
-	}
-	h.Runner = out
-	return nil
+	p, err := testbin.Runner(h.tmp)
+	h.Runner = p
+	return err
 }
 
 func (h *Harness) install(ctx context.Context, rbacDocs []string, extra []string) error {

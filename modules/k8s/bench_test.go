@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
 // The benchmarks run the playbooks of bench/scenarios/k8s with the
-// cfzt-runner binary ($CFZT_RUNNER_BIN, else built from this tree). With
+// cfzt-runner binary ($CFZT_RUNNER, else built from this tree). With
 // CFZT_BENCH_ORACLE set to an ansible-playbook (see hack/install-oracle.sh)
 // each iteration also runs it on the same apiserver and reports the ratio
 // of its time to cfzt-runner's as "oracle/cfzt".
@@ -82,7 +83,7 @@ func timeRun(b *testing.B, bin string, args ...string) time.Duration {
 }
 
 func benchPlaybook(b *testing.B, book string, args func(i int) []string) {
-	bin, err := buildRunner()
+	bin, err := testbin.Runner(cluster.Dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,60 +2,20 @@ package k8s
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 	"github.com/stretchr/testify/require"
-)
-
-// EnvRunnerBinary names a prebuilt cfzt-runner for the end-to-end tests;
-// without it they build ./cmd/cfzt-runner once.
-const EnvRunnerBinary = "CFZT_RUNNER_BIN"
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
 )
 
 func runnerBinary(t *testing.T) string {
 	t.Helper()
-	p, err := buildRunner()
+	p, err := testbin.Runner(cluster.Dir)
 	require.NoError(t, err)
 	return p
-}
-
-// buildRunner returns $CFZT_RUNNER_BIN or builds cfzt-runner once.
-func buildRunner() (string, error) {
-	binOnce.Do(func() {
-		if p := os.Getenv(EnvRunnerBinary); p != "" {
-			binPath = p
-			return
-		}
-		root, err := kubetest.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "cfzt-runner-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "cfzt-runner")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/cfzt-runner")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building cfzt-runner: %v: %s", err, out)
-		}
-	})
-	return binPath, binErr
 }
 
 // playbook runs a playbook with the runner binary against the test

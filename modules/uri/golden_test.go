@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 	"github.com/cfzt/cfzt-runner/modules/uri/uritest"
 )
 
@@ -20,16 +21,10 @@ func TestGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cfzt-runner")
 	}
-	root, err := filepath.Abs("../..")
+	tmp := t.TempDir()
+	bin, err := testbin.Runner(tmp)
 	if err != nil {
 		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "cfzt-runner")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/cfzt-runner")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	certs := filepath.Join(tmp, "certs")
 	if err := os.Mkdir(certs, 0o755); err != nil {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 )
 
 var (
@@ -35,18 +37,10 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	homeDir = tmp
-	// CFZT_GOLDEN_RUNNER names a prebuilt binary, to iterate without a
-	// rebuild per run.
-	if bin := os.Getenv("CFZT_GOLDEN_RUNNER"); bin != "" {
-		runnerBin = bin
-		return m.Run()
-	}
-	runnerBin = filepath.Join(tmp, "bin", "cfzt-runner")
-	build := exec.Command("go", "build", "-o", runnerBin, "./cmd/cfzt-runner")
-	build.Dir = filepath.Join("..", "..")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building cfzt-runner:", err)
+	// CFZT_RUNNER names a prebuilt binary, to iterate without a rebuild
+	// per run.
+	if runnerBin, err = testbin.Runner(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

@@ -6,16 +6,15 @@ package golden
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 	"github.com/cfzt/cfzt-runner/tests/k8s-golden/normalize"
 	"github.com/stretchr/testify/require"
 )
@@ -28,39 +27,12 @@ func TestMain(m *testing.M) {
 	kubetest.Main(m, func(c *kubetest.Cluster) { cluster = c })
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// runner returns $CFZT_RUNNER_BIN or a cfzt-runner built from this tree.
+// runner returns $CFZT_RUNNER or a cfzt-runner built from this tree.
 func runner(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if p := os.Getenv("CFZT_RUNNER_BIN"); p != "" {
-			binPath = p
-			return
-		}
-		root, err := kubetest.RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "cfzt-golden-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "cfzt-runner")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/cfzt-runner")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	require.NoError(t, binErr)
-	return binPath
+	p, err := testbin.Runner(cluster.Dir)
+	require.NoError(t, err)
+	return p
 }
 
 func TestGolden(t *testing.T) {
