@@ -125,20 +125,33 @@ func (s *Server) appView(app *appRec) AccessApplication {
 }
 
 // listApps answers GET .../access/apps with the name, domain, aud and
-// search filters.
+// search filters. name and domain match as case-insensitive substrings
+// unless exact=true (Cloudflare documents exact as "only exact string
+// matches against passed name/domain"; what the inexact match is exactly
+// is not documented, so the simulator takes the broader reading).
 func (s *Server) listApps(c *call) (any, error) {
 	a, err := c.account()
 	if err != nil {
 		return nil, err
 	}
 	q := c.query
+	exact := q.Get("exact") == "true"
+	matches := func(want, have string) bool {
+		if want == "" {
+			return true
+		}
+		if exact {
+			return have == want
+		}
+		return strings.Contains(strings.ToLower(have), strings.ToLower(want))
+	}
 	var out []AccessApplication
 	for _, app := range s.st.apps {
 		v := app.a
 		switch {
 		case app.account != a.id:
-		case q.Get("name") != "" && v.Name != q.Get("name"):
-		case q.Get("domain") != "" && v.Domain != strings.ToLower(q.Get("domain")):
+		case !matches(q.Get("name"), v.Name):
+		case !matches(strings.ToLower(q.Get("domain")), v.Domain):
 		case q.Get("aud") != "" && v.AUD != q.Get("aud"):
 		case !matchesSearch(q.Get("search"), v.Name, v.Domain):
 		default:
