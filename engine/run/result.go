@@ -83,68 +83,35 @@ func registered(res *value.Dict) *value.Dict {
 }
 
 // cleanCopy returns v without _ansible_* keys and with exceptions replaced
-// by their summary. Values are never changed in place once made, so a
-// subtree that needs no change is shared rather than copied: a k8s_info
-// result of a thousand objects is registered without a deep copy.
+// by their summary. A subtree that needs no change is shared rather than
+// copied (value.MapList): a k8s_info result of a thousand objects is
+// registered without a deep copy.
 func cleanCopy(v any) any {
-	c, _ := cleaned(v)
-	return c
-}
-
-// cleaned is cleanCopy that also reports whether anything was changed.
-func cleaned(v any) (any, bool) {
 	switch x := v.(type) {
 	case *value.Dict:
-		var out *value.Dict
-		i := 0
+		internal := false
+		for _, k := range x.Keys() {
+			internal = internal || strings.HasPrefix(k, "_ansible_")
+		}
+		if !internal {
+			r, _ := value.MapDict(x, func(_ string, e any) (any, error) { return cleanCopy(e), nil })
+			return r
+		}
+		out := value.NewDict(x.Len())
 		x.Each(func(k string, e any) bool {
-			c, changed := cleaned(e)
-			strip := strings.HasPrefix(k, "_ansible_")
-			if out == nil && (changed || strip) {
-				// First difference: copy the entries before it.
-				out = value.NewDict(x.Len())
-				j := 0
-				x.Each(func(k2 string, e2 any) bool {
-					if j == i {
-						return false
-					}
-					j++
-					if !strings.HasPrefix(k2, "_ansible_") {
-						out.Set(k2, e2)
-					}
-					return true
-				})
-			}
-			i++
-			if out != nil && !strip {
-				out.Set(k, c)
+			if !strings.HasPrefix(k, "_ansible_") {
+				out.Set(k, cleanCopy(e))
 			}
 			return true
 		})
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		return out
 	case []any:
-		var out []any
-		for i, e := range x {
-			c, changed := cleaned(e)
-			if changed && out == nil {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = c
-			}
-		}
-		if out == nil {
-			return x, false
-		}
-		return out, true
+		r, _ := value.MapList(x, func(_ int, e any) (any, error) { return cleanCopy(e), nil })
+		return r
 	case *ResultError:
-		return tracebackUnavailable, true
+		return tracebackUnavailable
 	}
-	return v, false
+	return v
 }
 
 // summarized copies a loop item result for the aggregate "results" list:

@@ -136,12 +136,12 @@ func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 	case value.Unsafe:
 		return string(x), nil
 	case []any:
-		return mapList(x, func(i int, e any) (any, error) {
+		return value.MapList(x, func(i int, e any) (any, error) {
 			return c.resolveElem(e, lazy, ref.child(i))
 		})
 	case *value.Dict:
 		// ansible-core 2.19 templates dict values, never keys.
-		return mapDict(x, func(k string, e any) (any, error) {
+		return value.MapDict(x, func(k string, e any) (any, error) {
 			return c.resolveElem(e, lazy, ref.child(k))
 		})
 	}
@@ -156,76 +156,6 @@ func (c *Ctx) resolveElem(e any, lazy bool, ref *varRef) (any, error) {
 		return errUndefined(err), nil
 	}
 	return r, err
-}
-
-// mapList applies fn to every element, copying the list only when an
-// element changes, so unchanged containers are shared.
-func mapList(x []any, fn func(i int, e any) (any, error)) (any, error) {
-	var out []any
-	for i, e := range x {
-		r, err := fn(i, e)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil && !sameScalar(r, e) {
-			out = make([]any, len(x))
-			copy(out, x[:i])
-		}
-		if out != nil {
-			out[i] = r
-		}
-	}
-	if out == nil {
-		return x, nil
-	}
-	return out, nil
-}
-
-// mapDict is mapList for dict values; keys are kept as they are.
-func mapDict(x *value.Dict, fn func(k string, e any) (any, error)) (any, error) {
-	var out *value.Dict
-	keys := x.Keys()
-	for i, k := range keys {
-		e, _ := x.Get(k)
-		r, err := fn(k, e)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil && !sameScalar(r, e) {
-			out = value.NewDict(len(keys))
-			for _, pk := range keys[:i] {
-				pv, _ := x.Get(pk)
-				out.Set(pk, pv)
-			}
-		}
-		if out != nil {
-			out.Set(k, r)
-		}
-	}
-	if out == nil {
-		return x, nil
-	}
-	return out, nil
-}
-
-// sameScalar reports whether a resolved element is the original one, so
-// that unchanged containers are shared rather than copied.
-func sameScalar(a, b any) bool {
-	switch x := a.(type) {
-	case []any:
-		y, ok := b.([]any)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	case *value.Dict:
-		y, ok := b.(*value.Dict)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case nil, bool, int, int64, float64:
-		// Identical plain scalars need no copy of their container.
-		return a == b
-	}
-	return false
 }
 
 func errUndefined(err error) value.Undefined {

@@ -75,7 +75,7 @@ func listifyTuples(v any) any {
 		var out []any
 		for i, e := range x {
 			r := listifyTuples(e)
-			if out == nil && !sameScalar(r, e) {
+			if out == nil && !value.Same(r, e) {
 				out = make([]any, len(x))
 				copy(out, x[:i])
 			}
@@ -93,7 +93,7 @@ func listifyTuples(v any) any {
 		for i, k := range keys {
 			e, _ := x.Get(k)
 			r := listifyTuples(e)
-			if out == nil && !sameScalar(r, e) {
+			if out == nil && !value.Same(r, e) {
 				out = value.NewDict(len(keys))
 				for _, pk := range keys[:i] {
 					pv, _ := x.Get(pk)
@@ -159,9 +159,9 @@ func (c *Ctx) finalize(v any) (any, error) {
 		}
 		return out, nil
 	case []any:
-		return mapList(x, func(_ int, e any) (any, error) { return c.finalize(e) })
+		return value.MapList(x, func(_ int, e any) (any, error) { return c.finalize(e) })
 	case *value.Dict:
-		return mapDict(x, func(_ string, e any) (any, error) { return c.finalize(e) })
+		return value.MapDict(x, func(_ string, e any) (any, error) { return c.finalize(e) })
 	}
 	return v, nil
 }
