@@ -73,4 +73,3 @@ func Same(a, b any) bool {
 	}
 	return false
 }
-
