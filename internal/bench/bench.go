@@ -103,46 +103,12 @@ type Bench struct {
 // directory; env is added to the runner's environment.
 func (b *Bench) RunPlaybook(ctx context.Context, r *Runner, dir, playbook string, env map[string]string, args ...string) Sample {
 	argv := append(append(append([]string(nil), r.Command...), args...), playbook)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = b.environ(r, env)
 	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	var report *os.File
-	if b.Measure != "" {
-		// cfzt-measure starts the command and reports its memory on fd 3.
-		cmd = exec.CommandContext(ctx, b.Measure, argv...)
-		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, b.environ(r, env), &out, &out
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return Sample{Failed: err.Error()}
-		}
-		defer pr.Close()
-		cmd.ExtraFiles = []*os.File{pw}
-		report = pr
-		defer pw.Close()
+	p, err := b.start(ctx, r, dir, env, argv, &out)
+	if err != nil {
+		return Sample{Failed: err.Error()}
 	}
-	start := time.Now()
-	err := cmd.Start()
-	if report != nil {
-		cmd.ExtraFiles[0].Close()
-	}
-	if err == nil {
-		err = cmd.Wait()
-	}
-	s := Sample{Wall: time.Since(start)}
-	if report != nil {
-		line, _ := io.ReadAll(report)
-		var ns int64
-		if n, _ := fmt.Sscanf(string(line), "wall=%d maxrss=%d anon=%d", &ns, &s.RSSKB, &s.AnonKB); n == 3 {
-			s.Wall = time.Duration(ns) // without cfzt-measure's own start
-		}
-	} else if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			s.RSSKB = ru.Maxrss
-		}
-	}
+	s, err := p.wait()
 	s.Recap = recap(out.String())
 	if err != nil {
 		s.Failed = fmt.Sprintf("%v; output ends:\n%s", err, tail(out.String(), 15))
@@ -150,6 +116,64 @@ func (b *Bench) RunPlaybook(ctx context.Context, r *Runner, dir, playbook string
 		s.Failed = "a task failed; output ends:\n" + tail(out.String(), 15)
 	}
 	return s
+}
+
+// process is a command started by start.
+type process struct {
+	cmd    *exec.Cmd
+	report *os.File // cfzt-measure's fd 3, or nil
+	begun  time.Time
+}
+
+// start starts argv for r in dir with its output to out, through
+// cfzt-measure when b.Measure is set. Cancelling ctx sends SIGTERM, which
+// cfzt-measure passes on.
+func (b *Bench) start(ctx context.Context, r *Runner, dir string, env map[string]string, argv []string, out io.Writer) (*process, error) {
+	p := &process{}
+	if b.Measure != "" {
+		argv = append([]string{b.Measure}, argv...)
+	}
+	p.cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
+	p.cmd.Dir, p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = dir, b.environ(r, env), out, out
+	p.cmd.Cancel = func() error { return p.cmd.Process.Signal(syscall.SIGTERM) }
+	p.cmd.WaitDelay = 30 * time.Second
+	var pw *os.File
+	if b.Measure != "" {
+		var err error
+		if p.report, pw, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		p.cmd.ExtraFiles = []*os.File{pw}
+	}
+	p.begun = time.Now()
+	err := p.cmd.Start()
+	if pw != nil {
+		pw.Close() // the child has its copy
+	}
+	if err != nil && p.report != nil {
+		p.report.Close()
+	}
+	return p, err
+}
+
+// wait waits for the process and returns its wall time and memory, with
+// the error of its exit.
+func (p *process) wait() (Sample, error) {
+	err := p.cmd.Wait()
+	s := Sample{Wall: time.Since(p.begun)}
+	if p.report != nil {
+		line, _ := io.ReadAll(p.report)
+		p.report.Close()
+		var ns int64
+		if n, _ := fmt.Sscanf(string(line), "wall=%d maxrss=%d anon=%d", &ns, &s.RSSKB, &s.AnonKB); n == 3 {
+			s.Wall = time.Duration(ns) // without cfzt-measure's own start
+		}
+	} else if p.cmd.ProcessState != nil {
+		if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			s.RSSKB = ru.Maxrss
+		}
+	}
+	return s, err
 }
 
 // environ is the fixed environment of every run: no user configuration,

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -439,23 +437,14 @@ func (o *operatorEnv) hasRule(host string) bool {
 }
 
 // startTier starts one operator tier as a long-running cfzt-runner.
-func (b *Bench) startTier(ctx context.Context, r *Runner, book string, env map[string]string, logFile string, args ...string) (*exec.Cmd, error) {
+func (b *Bench) startTier(ctx context.Context, r *Runner, book string, env map[string]string, logFile string, args ...string) (*process, error) {
 	argv := append(append(append([]string(nil), r.Command...), args...), book)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = filepath.Dir(book)
-	cmd.Env = b.environ(r, env)
 	f, err := os.Create(logFile)
 	if err != nil {
 		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 30 * time.Second
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return cmd, nil
+	defer f.Close() // the child has its own copy
+	return b.start(ctx, r, filepath.Dir(book), env, argv, f)
 }
 
 func setupLatency(ctx context.Context, b *Bench) ([]Case, func(), error) {
@@ -501,7 +490,7 @@ func setupLatency(ctx context.Context, b *Bench) ([]Case, func(), error) {
 			env := o.env(namespaces)
 			tctx, cancel := context.WithCancel(ctx)
 			defer cancel()
-			var tiers []*exec.Cmd
+			var tiers []*process
 			var logs []string
 			for _, book := range []string{kubeBook, cfBook} {
 				log := filepath.Join(b.Work, fmt.Sprintf("%s-%s.log", prefix, strings.TrimSuffix(filepath.Base(book), ".yml")))
@@ -538,8 +527,8 @@ func setupLatency(ctx context.Context, b *Bench) ([]Case, func(), error) {
 				for !o.hasRule(host) {
 					if time.Now().After(deadline) || ctx.Err() != nil {
 						cancel()
-						for _, c := range tiers {
-							_ = c.Wait()
+						for _, p := range tiers {
+							_, _ = p.wait()
 						}
 						msg := fmt.Sprintf("no tunnel rule for %s after %v", host, time.Since(start).Round(time.Second))
 						for _, l := range logs {
@@ -553,17 +542,13 @@ func setupLatency(ctx context.Context, b *Bench) ([]Case, func(), error) {
 				out = append(out, Sample{Wall: time.Since(start)})
 			}
 			cancel()
-			var rss int64
-			for _, c := range tiers {
-				_ = c.Wait()
-				if c.ProcessState != nil {
-					if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > rss {
-						rss = ru.Maxrss
-					}
-				}
+			var rss, anon int64
+			for _, p := range tiers {
+				s, _ := p.wait()
+				rss, anon = max(rss, s.RSSKB), max(anon, s.AnonKB)
 			}
 			for i := range out {
-				out[i].RSSKB = rss
+				out[i].RSSKB, out[i].AnonKB = rss, anon
 			}
 			return out, nil
 		}}
