@@ -15,7 +15,10 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(runCLI(ctx, os.Args[1:]))
+	writeProfiles := startProfiles()
+	code := runCLI(ctx, os.Args[1:])
+	writeProfiles()
+	os.Exit(code)
 }
 
 // exitCode maps an error to ansible-playbook's exit status.

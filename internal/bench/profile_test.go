@@ -2,8 +2,10 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
@@ -43,7 +45,14 @@ func TestProfileSteadyState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Bench{Root: root, Work: work, Log: os.Stderr, Runners: []*Runner{{Name: "ansible-playbook"}, {Name: "cfzt-runner", Command: []string{bin}}}}
+	measure := filepath.Join(work, "cfzt-measure")
+	build := exec.Command("go", "build", "-o", measure, "./cmd/cfzt-measure")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building cfzt-measure: %v\n%s", err, out)
+	}
+	b := &Bench{Root: root, Work: work, Measure: measure, Log: os.Stderr,
+		Runners: []*Runner{{Name: "ansible-playbook"}, {Name: "cfzt-runner", Command: []string{bin}}}}
 	o, err := startOperatorEnv(ctx, b)
 	defer o.close()
 	if err != nil {
@@ -56,10 +65,25 @@ func TestProfileSteadyState(t *testing.T) {
 	env := o.env(namespaces)
 	kube := filepath.Join(root, "ansible", "playbooks", "kube_worker.yml")
 	cf := filepath.Join(root, "ansible", "playbooks", "cloudflare_worker.yml")
-	for _, book := range []string{kube, cf, kube} {
-		if s := b.RunPlaybook(ctx, b.Runners[1], filepath.Dir(book), book, env); s.Failed != "" {
+	// CFZT_BENCH_PHASE_PROFILES names a directory for the CPU and heap
+	// profiles of phases 1 to 3 (phase1.cpu, phase1.heap, ...), written by
+	// the runner itself (CFZT_CPUPROFILE, CFZT_MEMPROFILE).
+	profDir := os.Getenv("CFZT_BENCH_PHASE_PROFILES")
+	for i, book := range []string{kube, cf, kube} {
+		penv := env
+		if profDir != "" {
+			penv = map[string]string{}
+			for k, v := range env {
+				penv[k] = v
+			}
+			penv["CFZT_CPUPROFILE"] = filepath.Join(profDir, fmt.Sprintf("phase%d.cpu", i+1))
+			penv["CFZT_MEMPROFILE"] = filepath.Join(profDir, fmt.Sprintf("phase%d.heap", i+1))
+		}
+		s := b.RunPlaybook(ctx, b.Runners[1], filepath.Dir(book), book, penv)
+		if s.Failed != "" {
 			t.Fatal(s.Failed)
 		}
+		t.Logf("phase %d as a process: %v, peak RSS %d KiB", i+1, s.Wall, s.RSSKB)
 	}
 	for k, v := range env {
 		t.Setenv(k, v)
