@@ -174,7 +174,7 @@ func (b *Bench) Header(machine string) string {
 	}
 	fmt.Fprintf(&w, "- runs: %d measured per runner and case after %d warm-up, interleaved (%s, %s, %s, %s, …)\n",
 		b.Runs, b.Warmup, b.Runners[0].Name, b.Runners[1].Name, b.Runners[0].Name, b.Runners[1].Name)
-	fmt.Fprintf(&w, "- wall: elapsed time of the process from start to exit; peak RSS: ru_maxrss of the waited-for child (the largest process of its tree); ratio: %s median / %s median\n\n",
+	fmt.Fprintf(&w, "- wall: elapsed time of the command from start to exit; peak RSS: its ru_maxrss (the largest process of its tree, file-backed pages included); private RSS: the largest RssAnon of the command's own process, sampled every 2 ms; all three taken by cmd/cfzt-measure; ratio: %s median / %s median\n\n",
 		b.Runners[0].Name, b.Runners[1].Name)
 	return w.String()
 }
