@@ -33,20 +33,16 @@ func TestRoleEditTakesEffectWithoutRestart(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"pb.yml": rolePlaybook, "roles/behaviour/tasks/main.yml": roleTasks("behaviour-v1")})
 	p := startRunner(t, "runner", dir, nil, "--interval", "0.2", "pb.yml")
 	msg := func(m string) func(event) bool {
-		return func(ev event) bool { return ev.str("event") == "result" && ev.str("msg") == m }
+		return func(ev event) bool { return ev.Str("event") == "result" && ev.Str("msg") == m }
 	}
-	_, i := p.waitFor(0, 30*time.Second, "behaviour-v1", msg("behaviour-v1"))
+	_, i := p.WaitFor(0, 30*time.Second, "behaviour-v1", msg("behaviour-v1"))
 	writeFiles(t, dir, map[string]string{"roles/behaviour/tasks/main.yml": roleTasks("behaviour-v2")})
-	_, j := p.waitFor(i, 30*time.Second, "behaviour-v2", msg("behaviour-v2"))
+	_, j := p.WaitFor(i, 30*time.Second, "behaviour-v2", msg("behaviour-v2"))
 	// A task added to the role file also appears.
 	writeFiles(t, dir, map[string]string{"roles/behaviour/tasks/main.yml": roleTasks("behaviour-v2") + roleTasks("added-task")})
-	p.waitFor(j, 30*time.Second, "added-task", msg("added-task"))
-	select {
-	case <-p.done:
-		t.Fatal("the runner exited")
-	default:
-	}
-	require.Greater(t, p.count(cycleEnd("ok")), 2)
+	p.WaitFor(j, 30*time.Second, "added-task", msg("added-task"))
+	require.False(t, p.Exited(), "the runner exited")
+	require.Greater(t, p.Count(cycleEnd("ok")), 2)
 }
 
 // A failing playbook never ends the loop; consecutive failures slow it
@@ -56,27 +52,27 @@ func TestFailedCyclesBackOffAndRecover(t *testing.T) {
 	failing := "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - fail: {msg: broken}\n"
 	writeFiles(t, dir, map[string]string{"pb.yml": failing})
 	p := startRunner(t, "runner", dir, nil, "--interval", "0.1", "--backoff-max", "800ms", "pb.yml")
-	p.waitFor(0, 30*time.Second, "a failed cycle", cycleEnd("failed"))
+	p.WaitFor(0, 30*time.Second, "a failed cycle", cycleEnd("failed"))
 	time.Sleep(3 * time.Second)
-	failed := p.count(cycleEnd("failed"))
+	failed := p.Count(cycleEnd("failed"))
 	// Without backoff, 0.1s cycles would run about 30 times in 3s; with
 	// waits of 0.1, 0.2, 0.4, 0.8, 0.8... it is about 6.
 	require.GreaterOrEqual(t, failed, 3, "the loop goes on after failures")
 	require.LessOrEqual(t, failed, 12, "failures back off")
 	// Waits between failed cycles grow.
 	var starts []time.Time
-	for _, ev := range p.snapshot() {
-		if ev.str("event") == "cycle_start" {
-			starts = append(starts, ev.time(t))
+	for _, ev := range p.Events() {
+		if ev.Str("event") == "cycle_start" {
+			starts = append(starts, eventTime(t, ev))
 		}
 	}
 	require.GreaterOrEqual(t, len(starts), 4)
 	require.Greater(t, starts[3].Sub(starts[2]), starts[1].Sub(starts[0]))
 	// A broken YAML file is a failed cycle too, not an exit.
 	writeFiles(t, dir, map[string]string{"pb.yml": "- hosts: [\n"})
-	p.waitFor(0, 30*time.Second, "a load error", isEvent("error"))
+	p.WaitFor(0, 30*time.Second, "a load error", isEvent("error"))
 	writeFiles(t, dir, map[string]string{"pb.yml": strings.Replace(failing, "fail: {msg: broken}", "debug: {msg: fixed}", 1)})
-	p.waitFor(0, 30*time.Second, "a successful cycle after the fix", cycleEnd("ok"))
+	p.WaitFor(0, 30*time.Second, "a successful cycle after the fix", cycleEnd("ok"))
 }
 
 const batchPlaybook = `
@@ -110,24 +106,24 @@ func TestSIGTERMFinishesCurrentTask(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"pb.yml": batchPlaybook})
 	p := startRunner(t, "runner", dir, nil, "--interval", "3600", "-e", "ns="+ns, "pb.yml")
-	p.waitFor(0, 30*time.Second, "the first batch item", func(ev event) bool {
-		return ev.str("event") == "result" && ev.str("task") == "write batch" && ev.str("item") == "1"
+	p.WaitFor(0, 30*time.Second, "the first batch item", func(ev event) bool {
+		return ev.Str("event") == "result" && ev.Str("task") == "write batch" && ev.Str("item") == "1"
 	})
-	p.signal(syscall.SIGTERM)
+	p.Signal(syscall.SIGTERM)
 	sent := time.Now()
-	require.Equal(t, 0, p.exit(30*time.Second), "exit code")
+	require.Equal(t, 0, p.Exit(30*time.Second), "exit code")
 	t.Logf("exited %s after SIGTERM", time.Since(sent).Round(time.Millisecond))
 	for i := 1; i <= 5; i++ {
 		require.Equal(t, map[string]string{"n": fmt.Sprint("item-", i)}, configMapData(t, ns, fmt.Sprintf("batch-%d", i)), "item %d", i)
 	}
 	require.Nil(t, configMapData(t, ns, "after"), "the next task must not start")
 	// The JSON display reports a successful loop through its items only.
-	require.Equal(t, 5, p.count(func(ev event) bool {
-		return ev.str("event") == "result" && ev.str("task") == "write batch" && ev["item"] != nil
+	require.Equal(t, 5, p.Count(func(ev event) bool {
+		return ev.Str("event") == "result" && ev.Str("task") == "write batch" && ev["item"] != nil
 	}),
 		"the batch task reported every item")
-	require.Equal(t, 1, p.count(func(ev event) bool { return ev.str("event") == "stopped" && ev["clean"] == true }))
-	require.Equal(t, 1, p.count(func(ev event) bool { return ev.str("event") == "cycle_end" && ev.str("result") == "stopped" }))
+	require.Equal(t, 1, p.Count(func(ev event) bool { return ev.Str("event") == "stopped" && ev["clean"] == true }))
+	require.Equal(t, 1, p.Count(func(ev event) bool { return ev.Str("event") == "cycle_end" && ev.Str("result") == "stopped" }))
 }
 
 // A stop while waiting for the next cycle exits at once; one whose task
@@ -139,16 +135,16 @@ func TestStopIdleAndGraceExpiry(t *testing.T) {
 		"slow.yml": "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - pause: {seconds: 30}\n    - debug: {msg: never}\n",
 	})
 	idle := startRunner(t, "idle", dir, nil, "--interval", "3600", "idle.yml")
-	idle.waitFor(0, 30*time.Second, "a cycle", cycleEnd("ok"))
-	idle.signal(syscall.SIGINT)
-	require.Equal(t, 0, idle.exit(5*time.Second))
+	idle.WaitFor(0, 30*time.Second, "a cycle", cycleEnd("ok"))
+	idle.Signal(syscall.SIGINT)
+	require.Equal(t, 0, idle.Exit(5*time.Second))
 
 	slow := startRunner(t, "slow", dir, nil, "--interval", "3600", "--grace", "1s", "slow.yml")
-	slow.waitFor(0, 30*time.Second, "the cycle start", isEvent("cycle_start"))
+	slow.WaitFor(0, 30*time.Second, "the cycle start", isEvent("cycle_start"))
 	time.Sleep(300 * time.Millisecond)
-	slow.signal(syscall.SIGTERM)
-	require.Equal(t, 1, slow.exit(10*time.Second))
-	require.Zero(t, slow.count(func(ev event) bool { return ev.str("msg") == "never" }))
+	slow.Signal(syscall.SIGTERM)
+	require.Equal(t, 1, slow.Exit(10*time.Second))
+	require.Zero(t, slow.Count(func(ev event) bool { return ev.Str("msg") == "never" }))
 }
 
 const watchPlaybook = `
@@ -184,10 +180,10 @@ func startWatcher(t *testing.T, ns string, extra ...string) *proc {
 	writeFiles(t, dir, map[string]string{"pb.yml": watchPlaybook})
 	args := append([]string{"--watch", "--interval", "3600", "-e", "ns=" + ns}, extra...)
 	p := startRunner(t, "watcher", dir, []string{"WATCH_NAMESPACES=" + ns}, append(args, "pb.yml")...)
-	p.waitFor(0, 30*time.Second, "the informer", func(ev event) bool {
-		return ev.str("event") == "watch_started" && ev.str("kind") == "v1/ConfigMap"
+	p.WaitFor(0, 30*time.Second, "the informer", func(ev event) bool {
+		return ev.Str("event") == "watch_started" && ev.Str("kind") == "v1/ConfigMap"
 	})
-	p.waitFor(0, 30*time.Second, "the first cycle", cycleEnd("ok"))
+	p.WaitFor(0, 30*time.Second, "the first cycle", cycleEnd("ok"))
 	return p
 }
 
@@ -196,7 +192,7 @@ func startWatcher(t *testing.T, ns string, extra ...string) *proc {
 func TestWatchStartsCycleOnChange(t *testing.T) {
 	ns := "watch-one"
 	p := startWatcher(t, ns)
-	before := len(p.snapshot())
+	before := len(p.Events())
 	var latencies []time.Duration
 	for i, name := range []string{"alpha", "beta", "gamma"} {
 		t0 := time.Now()
@@ -211,8 +207,8 @@ func TestWatchStartsCycleOnChange(t *testing.T) {
 	for _, l := range latencies {
 		require.Less(t, l, 20*time.Second, "well before the one-hour interval")
 	}
-	ev, _ := p.waitFor(before, time.Second, "a watch-triggered cycle", func(ev event) bool {
-		return ev.str("event") == "cycle_start" && ev.str("trigger") == "watch"
+	ev, _ := p.WaitFor(before, time.Second, "a watch-triggered cycle", func(ev event) bool {
+		return ev.Str("event") == "cycle_start" && ev.Str("trigger") == "watch"
 	})
 	require.NotNil(t, ev)
 	// A delete is a change too.
@@ -227,7 +223,7 @@ func TestWatchBurstIsDebounced(t *testing.T) {
 	ns := "watch-burst"
 	p := startWatcher(t, ns)
 	time.Sleep(1500 * time.Millisecond)
-	cycles := func() int { return p.count(isEvent("cycle_start")) }
+	cycles := func() int { return p.Count(isEvent("cycle_start")) }
 	c0 := cycles()
 	var names []string
 	for i := 0; i < 20; i++ {
@@ -278,14 +274,14 @@ func TestLeaderElectionOnlyHolderActs(t *testing.T) {
 		return []string{"REPLICAS=2", "OPERATOR_NAMESPACE=" + ns, "ROLE=kube_worker", "POD_NAME=" + pod}
 	}
 	a := startRunner(t, "replica-a", dir, env("replica-a"), args...)
-	a.waitFor(0, 30*time.Second, "leadership", isEvent("leading"))
+	a.WaitFor(0, 30*time.Second, "leadership", isEvent("leading"))
 	b := startRunner(t, "replica-b", dir, env("replica-b"), args...)
-	b.waitFor(0, 30*time.Second, "the leader's name", func(ev event) bool {
-		return ev.str("event") == "leader" && ev.str("identity") == "replica-a"
+	b.WaitFor(0, 30*time.Second, "the leader's name", func(ev event) bool {
+		return ev.Str("event") == "leader" && ev.Str("identity") == "replica-a"
 	})
 	time.Sleep(2 * time.Second)
-	require.Zero(t, b.count(isEvent("cycle_start")), "the follower ran a cycle")
-	require.Greater(t, a.count(cycleEnd("ok")), 2)
+	require.Zero(t, b.Count(isEvent("cycle_start")), "the follower ran a cycle")
+	require.Greater(t, a.Count(cycleEnd("ok")), 2)
 	require.NotNil(t, configMapData(t, ns, "acted-replica-a"))
 	require.Nil(t, configMapData(t, ns, "acted-replica-b"))
 	lease, err := kube.CoordinationV1().Leases(ns).Get(context.Background(), "cfzt-kube-worker", metav1.GetOptions{})
@@ -296,17 +292,17 @@ func TestLeaderElectionOnlyHolderActs(t *testing.T) {
 	require.Contains(t, metrics, "\ncfzt_leader 0\n")
 	require.Equal(t, "ok\n", scrape(t, b, "/readyz"))
 
-	a.signal(syscall.SIGTERM)
+	a.Signal(syscall.SIGTERM)
 	stop := time.Now()
-	require.Equal(t, 0, a.exit(30*time.Second))
-	b.waitFor(0, 30*time.Second, "leadership", isEvent("leading"))
+	require.Equal(t, 0, a.Exit(30*time.Second))
+	b.WaitFor(0, 30*time.Second, "leadership", isEvent("leading"))
 	t.Logf("takeover %s after SIGTERM to the leader", time.Since(stop).Round(time.Millisecond))
-	b.waitFor(0, 30*time.Second, "a cycle", cycleEnd("ok"))
+	b.WaitFor(0, 30*time.Second, "a cycle", cycleEnd("ok"))
 	require.NotNil(t, configMapData(t, ns, "acted-replica-b"))
 	// Replica a ran no cycle after its stop completed.
-	for _, ev := range a.snapshot() {
-		if ev.str("event") == "cycle_start" {
-			require.True(t, ev.time(t).Before(stop), "replica-a started a cycle after SIGTERM")
+	for _, ev := range a.Events() {
+		if ev.Str("event") == "cycle_start" {
+			require.True(t, eventTime(t, ev).Before(stop), "replica-a started a cycle after SIGTERM")
 		}
 	}
 }
@@ -314,8 +310,8 @@ func TestLeaderElectionOnlyHolderActs(t *testing.T) {
 // scrape GETs a path of a runner's metrics server.
 func scrape(t *testing.T, p *proc, path string) string {
 	t.Helper()
-	ev, _ := p.waitFor(0, 30*time.Second, "the metrics server", isEvent("metrics_listening"))
-	resp, err := http.Get("http://" + ev.str("addr") + path)
+	ev, _ := p.WaitFor(0, 30*time.Second, "the metrics server", isEvent("metrics_listening"))
+	resp, err := http.Get("http://" + ev.Str("addr") + path)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -350,7 +346,7 @@ func TestMetricsEndpoint(t *testing.T) {
 `})
 	p := startRunner(t, "runner", dir, []string{"WATCH_NAMESPACES=" + ns}, "--watch", "--interval", "3600",
 		"--metrics-addr", "127.0.0.1:0", "-e", "ns="+ns, "-e", "base="+srv.URL, "pb.yml")
-	p.waitFor(0, 30*time.Second, "a cycle", isEvent("cycle_end"))
+	p.WaitFor(0, 30*time.Second, "a cycle", isEvent("cycle_end"))
 	require.Equal(t, "ok\n", scrape(t, p, "/healthz"))
 	require.Equal(t, "ok\n", scrape(t, p, "/readyz"))
 	text := scrape(t, p, "/metrics")
@@ -385,8 +381,8 @@ func TestLostLeaseStopsCycling(t *testing.T) {
 		"--leader-elect", "--leader-elect-id", "lost-test", "--interval", "0.2", "--leader-elect-lease-duration", "3s",
 		"--leader-elect-renew-deadline", "2s", "--leader-elect-retry-period", "200ms", "--metrics-addr", "127.0.0.1:0",
 		"-e", "ns="+ns, "pb.yml")
-	p.waitFor(0, 30*time.Second, "leadership", isEvent("leading"))
-	p.waitFor(0, 30*time.Second, "a cycle", cycleEnd("ok"))
+	p.WaitFor(0, 30*time.Second, "leadership", isEvent("leading"))
+	p.WaitFor(0, 30*time.Second, "a cycle", cycleEnd("ok"))
 	// Another identity takes the Lease for a long time.
 	leases := kube.CoordinationV1().Leases(ns)
 	for {
@@ -399,14 +395,14 @@ func TestLostLeaseStopsCycling(t *testing.T) {
 			break
 		}
 	}
-	lost, _ := p.waitFor(0, 30*time.Second, "the lost lease", isEvent("lost_lease"))
+	lost, _ := p.WaitFor(0, 30*time.Second, "the lost lease", isEvent("lost_lease"))
 	time.Sleep(1500 * time.Millisecond)
-	for _, ev := range p.snapshot() {
-		if ev.str("event") == "cycle_start" {
-			require.False(t, ev.time(t).After(lost.time(t)), "a cycle started after the lease was lost")
+	for _, ev := range p.Events() {
+		if ev.Str("event") == "cycle_start" {
+			require.False(t, eventTime(t, ev).After(eventTime(t, lost)), "a cycle started after the lease was lost")
 		}
 	}
 	require.Contains(t, scrape(t, p, "/metrics"), "\ncfzt_leader 0\n")
-	p.signal(syscall.SIGTERM)
-	require.Equal(t, 0, p.exit(10*time.Second))
+	p.Signal(syscall.SIGTERM)
+	require.Equal(t, 0, p.Exit(10*time.Second))
 }

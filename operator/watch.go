@@ -152,7 +152,13 @@ func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
 		DeleteFunc: func(any) { w.notify(kind) },
 	})
 	go inf.RunWithContext(ctx)
-	w.log("watch_started", "kind", gvkString(key.gvk), "resource", gvr.Resource, "namespace", where)
+	// watch_started is logged once the initial list is in: from then on
+	// every change starts a cycle. (Objects of that list are not changes.)
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			w.log("watch_started", "kind", gvkString(key.gvk), "resource", gvr.Resource, "namespace", where)
+		}
+	}()
 }
 
 // newInformer returns an informer of the objects of gvr in namespace (""

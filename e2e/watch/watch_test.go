@@ -7,15 +7,11 @@
 package watch
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cfzt/cfzt-runner/internal/e2e"
+	"github.com/cfzt/cfzt-runner/internal/testbin"
 )
 
 var h *e2e.Harness
@@ -67,12 +64,12 @@ spec:
 	kw := start(t, "kube_worker", env, "cfzt-kube-worker")
 	cw := start(t, "cloudflare_worker", env, "cfzt-cloudflare-worker")
 	for _, p := range []*proc{kw, cw} {
-		p.waitFor(90*time.Second, "a first cycle", func(ev event) bool { return ev["event"] == "cycle_end" && ev["result"] == "ok" })
+		p.WaitFor(0, 90*time.Second, "a first cycle", func(ev event) bool { return ev["event"] == "cycle_end" && ev["result"] == "ok" })
 	}
-	kw.waitFor(30*time.Second, "the HTTPRoute informer", func(ev event) bool {
+	kw.WaitFor(0, 30*time.Second, "the HTTPRoute informer", func(ev event) bool {
 		return ev["event"] == "watch_started" && ev["kind"] == "gateway.networking.k8s.io/v1/HTTPRoute"
 	})
-	cw.waitFor(30*time.Second, "the CloudflareTask informer", func(ev event) bool {
+	cw.WaitFor(0, 30*time.Second, "the CloudflareTask informer", func(ev event) bool {
 		return ev["event"] == "watch_started" && ev["kind"] == "cfzt.cloudflare.com/v1alpha1/CloudflareTask"
 	})
 	time.Sleep(2 * time.Second) // let the follow-up cycles of the first writes finish
@@ -94,26 +91,24 @@ spec:
 	require.Equal(t, "http://web."+ns+".svc.cluster.local:8080", rule["service"])
 	require.Less(t, latency, 30*time.Second, "the event path, not the interval")
 	for _, p := range []*proc{kw, cw} {
-		require.Positive(t, p.count(func(ev event) bool { return ev["event"] == "cycle_start" && ev["trigger"] == "watch" }),
-			"%s ran no watch-triggered cycle", p.name)
+		require.Positive(t, p.Count(func(ev event) bool { return ev["event"] == "cycle_start" && ev["trigger"] == "watch" }),
+			"%s ran no watch-triggered cycle", p.Name())
 	}
 
 	for _, p := range []*proc{kw, cw} {
-		p.mu.Lock()
-		for _, ev := range p.events {
+		for _, ev := range p.Events() {
 			if e := ev["event"]; e == "watch_started" || e == "watch_forbidden" || e == "watch_kind_unavailable" {
-				t.Logf("%s: %s %v in %v", p.name, e, ev["kind"], ev["namespace"])
+				t.Logf("%s: %s %v in %v", p.Name(), e, ev["kind"], ev["namespace"])
 			}
 		}
-		p.mu.Unlock()
 	}
 
 	// Both tiers stop cleanly on SIGTERM.
 	for _, p := range []*proc{kw, cw} {
-		require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+		p.Signal(syscall.SIGTERM)
 	}
 	for _, p := range []*proc{kw, cw} {
-		require.Equal(t, 0, p.exit(60*time.Second), "%s exit code", p.name)
+		require.Equal(t, 0, p.Exit(60*time.Second), "%s exit code", p.Name())
 	}
 }
 
@@ -133,20 +128,10 @@ func ingress(sim *e2e.Sim, hostname string) map[string]any {
 	return nil
 }
 
-type event map[string]any
-
-// proc is one tier running in watch mode with JSON logs.
-type proc struct {
-	t      *testing.T
-	name   string
-	cmd    *exec.Cmd
-	mu     sync.Mutex
-	events []event
-	bad    []string
-	stderr bytes.Buffer
-	done   chan struct{}
-	code   int
-}
+type (
+	event = testbin.Event
+	proc  = testbin.Proc
+)
 
 // start runs ansible/playbooks/reconcile.yml as tier role in watch mode
 // with an interval of one hour.
@@ -169,93 +154,8 @@ func start(t *testing.T, role string, env map[string]string, pod string) *proc {
 	for k, v := range merged {
 		cmdEnv = append(cmdEnv, k+"="+v)
 	}
-	p := &proc{t: t, name: role, done: make(chan struct{})}
-	p.cmd = exec.Command(h.Runner, "--log-format", "json", "--watch", "--interval", "3600", "ansible/playbooks/reconcile.yml")
-	p.cmd.Dir = h.Root
-	p.cmd.Env = cmdEnv
-	p.cmd.Stderr = &p.stderr
-	out, err := p.cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, p.cmd.Start())
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		for sc.Scan() {
-			var ev event
-			p.mu.Lock()
-			if json.Unmarshal(sc.Bytes(), &ev) != nil {
-				p.bad = append(p.bad, sc.Text())
-			} else {
-				p.events = append(p.events, ev)
-			}
-			p.mu.Unlock()
-		}
-		p.cmd.Wait()
-		p.code = p.cmd.ProcessState.ExitCode()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			p.cmd.Process.Kill()
-			<-p.done
-		}
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if t.Failed() {
-			for _, ev := range p.events {
-				if ev["event"] != "result" || ev["status"] == "failed" {
-					b, _ := json.Marshal(ev)
-					t.Logf("%s: %s", p.name, b)
-				}
-			}
-			s := p.stderr.String()
-			if len(s) > 3000 {
-				s = s[len(s)-3000:]
-			}
-			t.Logf("%s stderr: %s", p.name, s)
-		}
-		require.Empty(t, p.bad, "%s: stdout lines that are not JSON", p.name)
-	})
-	return p
-}
-
-func (p *proc) count(match func(event) bool) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, ev := range p.events {
-		if match(ev) {
-			n++
-		}
-	}
-	return n
-}
-
-func (p *proc) waitFor(timeout time.Duration, what string, match func(event) bool) {
-	p.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for p.count(match) == 0 {
-		select {
-		case <-p.done:
-			p.t.Fatalf("%s exited (code %d) before %s", p.name, p.code, what)
-		default:
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("%s: no %s within %s", p.name, what, timeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (p *proc) exit(timeout time.Duration) int {
-	p.t.Helper()
-	select {
-	case <-p.done:
-		return p.code
-	case <-time.After(timeout):
-		p.t.Fatalf("%s still running after %s", p.name, timeout)
-		return -1
-	}
+	cmd := exec.Command(h.Runner, "--log-format", "json", "--watch", "--interval", "3600", "ansible/playbooks/reconcile.yml")
+	cmd.Dir = h.Root
+	cmd.Env = cmdEnv
+	return testbin.StartJSON(t, role, cmd)
 }
