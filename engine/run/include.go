@@ -29,6 +29,9 @@ type includedFile struct {
 	task  *playbook.Task
 	frame *frame
 	block *playbook.Block
+	// reload: the file loaded, and its tasks were dropped until they run
+	// (see runInclude).
+	reload bool
 }
 
 // includeResult is what an include task returns: the file to include and
@@ -112,15 +115,32 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 			r.stat(h).OK++
 		}
 		r.Display.Included(inc.path, strings.Join(inc.hosts, ", "), includeLabel(inc.vars), includeLabel(inc.vars) != nil)
+		if t.Module == "include_tasks" && len(incs) > 1 {
+			// As in ansible-core, every file is loaded (and its errors
+			// reported) before any runs. The tasks of a loop's thousand
+			// includes are not kept meanwhile, though: each file is loaded
+			// again, from the parsed-YAML cache, just before it runs.
+			inc.block, inc.reload = nil, true
+		}
 	}
 	for _, inc := range incs {
-		if inc.block == nil || ps.endPlay || r.abort != 0 {
+		if (inc.block == nil && !inc.reload) || ps.endPlay || r.abort != 0 {
 			continue
+		}
+		if inc.reload {
+			items, err := r.Loader.LoadTasksFile(inc.path, inc.task.Role)
+			_ = r.Loader.Warnings() // reported by the first load
+			if err != nil {
+				r.controllerError(err) // the file changed since it loaded
+				continue
+			}
+			inc.block = &playbook.Block{Block: items}
 		}
 		saved := ps.hosts
 		ps.hosts = inc.hosts
 		r.runBlock(ps, inc.frame, inc.block)
 		ps.hosts = saved
+		inc.block = nil // done with its tasks
 	}
 }
 

@@ -114,7 +114,22 @@ func (p *KubeProxy) count(r *http.Request) {
 	p.mu.Lock()
 	p.counts["k8s "+v]++
 	p.mu.Unlock()
+	if kubeLog != nil {
+		fmt.Fprintf(kubeLog, "%s %s %s?%s\n", v, r.Method, r.URL.Path, r.URL.RawQuery)
+	}
 }
+
+// kubeLog, when BENCH_KUBE_LOG names a file, receives one line per
+// proxied request (verb, method, path and query), for finding where two
+// runtimes' request counts differ.
+var kubeLog = func() *os.File {
+	if name := os.Getenv("BENCH_KUBE_LOG"); name != "" {
+		if f, err := os.Create(name); err == nil {
+			return f
+		}
+	}
+	return nil
+}()
 
 // kubeVerb classifies a request as the apiserver's audit log would:
 // discovery, list, watch, get, create, update, patch or delete.

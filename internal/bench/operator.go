@@ -356,6 +356,9 @@ func setupOperator(ctx context.Context, b *Bench) ([]Case, func(), error) {
 			var out []Sample
 			phase := func(name, book string) bool {
 				o.proxy.Take()
+				if kubeLog != nil {
+					fmt.Fprintf(kubeLog, "## %s N=%d %s\n", r.Name, n, name)
+				}
 				o.sim.ResetLog()
 				if prepare && name[0] < '4' {
 					s := b.RunPlaybook(ctx, b.Runners[1], filepath.Dir(book), book, env)
