@@ -72,42 +72,11 @@ func listifyTuples(v any) any {
 	case markup:
 		return string(x)
 	case []any:
-		var out []any
-		for i, e := range x {
-			r := listifyTuples(e)
-			if out == nil && !value.Same(r, e) {
-				out = make([]any, len(x))
-				copy(out, x[:i])
-			}
-			if out != nil {
-				out[i] = r
-			}
-		}
-		if out == nil {
-			return x
-		}
-		return out
+		r, _ := value.MapList(x, func(_ int, e any) (any, error) { return listifyTuples(e), nil })
+		return r
 	case *value.Dict:
-		var out *value.Dict
-		keys := x.Keys()
-		for i, k := range keys {
-			e, _ := x.Get(k)
-			r := listifyTuples(e)
-			if out == nil && !value.Same(r, e) {
-				out = value.NewDict(len(keys))
-				for _, pk := range keys[:i] {
-					pv, _ := x.Get(pk)
-					out.Set(pk, pv)
-				}
-			}
-			if out != nil {
-				out.Set(k, r)
-			}
-		}
-		if out == nil {
-			return x
-		}
-		return out
+		r, _ := value.MapDict(x, func(_ string, e any) (any, error) { return listifyTuples(e), nil })
+		return r
 	}
 	return v
 }
