@@ -54,22 +54,16 @@ type originMap struct {
 
 // KeyOriginOf returns where the key k of d was written.
 func KeyOriginOf(d *value.Dict, key string) (value.Pos, bool) {
-	if d == nil {
-		return value.Pos{}, false
-	}
-	m, ok := origins.Load(weak.Make(d))
-	if !ok {
-		return value.Pos{}, false
-	}
-	om := m.(*originMap)
-	om.mu.Lock()
-	defer om.mu.Unlock()
-	p, ok := om.keys[key]
-	return p, ok
+	return lookupOrigin(d, func(om *originMap) map[string]value.Pos { return om.keys }, key)
 }
 
 // OriginOf returns the recorded source position of d[key].
 func OriginOf(d *value.Dict, key string) (value.Pos, bool) {
+	return lookupOrigin(d, func(om *originMap) map[string]value.Pos { return om.pos }, key)
+}
+
+// lookupOrigin finds key in the positions table of d that which selects.
+func lookupOrigin(d *value.Dict, which func(*originMap) map[string]value.Pos, key string) (value.Pos, bool) {
 	if d == nil {
 		return value.Pos{}, false
 	}
@@ -80,7 +74,7 @@ func OriginOf(d *value.Dict, key string) (value.Pos, bool) {
 	om := m.(*originMap)
 	om.mu.Lock()
 	defer om.mu.Unlock()
-	p, ok := om.pos[key]
+	p, ok := which(om)[key]
 	return p, ok
 }
 

@@ -92,7 +92,7 @@ type demo struct {
 	procs []*process
 	sum   *Summary
 
-	record  syncBuffer // everything written to out, for checkSecrets
+	record  e2e.SyncBuffer // everything written to out, for checkSecrets
 	samples *samples
 	removed []*Route // routes deleted during the demo
 	act     int

@@ -1,12 +1,10 @@
 package demo
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
 	"strings"
-	"sync"
 )
 
 // checkSecrets looks for the Cloudflare API token and every service-token
@@ -51,22 +49,4 @@ func (d *demo) checkSecrets(ctx context.Context) error {
 	}
 	d.say("checked %d secrets against %d outputs: none found", len(secrets), len(texts))
 	return nil
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -383,7 +383,7 @@ func (h *Harness) run(ctx context.Context, binary, playbook string, env map[stri
 	cmd.Dir = h.Root
 	cmd.Env = cmdEnv
 	cmd.WaitDelay = 5 * time.Second
-	var out syncBuffer
+	var out SyncBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	err := cmd.Run()
@@ -398,18 +398,19 @@ func (h *Harness) run(ctx context.Context, binary, playbook string, env map[stri
 	}
 }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for concurrent writers.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
