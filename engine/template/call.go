@@ -1,52 +1,13 @@
 package template
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// Args are the evaluated arguments of a filter, test, lookup or call.
-type Args struct {
-	Pos []any
-	Kw  *value.Dict
-}
-
-// Len returns the number of positional arguments.
-func (a *Args) Len() int { return len(a.Pos) }
-
-// Get returns positional argument i, or else the keyword argument name.
-func (a *Args) Get(i int, name string) (any, bool) {
-	if i >= 0 && i < len(a.Pos) {
-		return a.Pos[i], true
-	}
-	if a.Kw != nil && name != "" {
-		return a.Kw.Get(name)
-	}
-	return nil, false
-}
-
-// Default returns argument i/name, or def when it is absent.
-func (a *Args) Default(i int, name string, def any) any {
-	if v, ok := a.Get(i, name); ok {
-		return v
-	}
-	return def
-}
-
-// Bool returns argument i/name as a Python truth value, or def.
-func (a *Args) Bool(i int, name string, def bool) bool {
-	if v, ok := a.Get(i, name); ok {
-		return value.Truthy(v)
-	}
-	return def
-}
-
-// String returns argument i/name as a string (str()), or def.
-func (a *Args) String(i int, name string, def string) string {
-	if v, ok := a.Get(i, name); ok {
-		return value.Str(v)
-	}
-	return def
-}
+// Args are the evaluated arguments of a filter, test, lookup or call: a
+// Python call's positional and keyword arguments.
+type Args = py.Args
 
 // FilterFunc implements a filter: `in | name(args)`.
 type FilterFunc func(c *Ctx, in any, a *Args) (any, error)
@@ -322,7 +283,7 @@ func (c *Ctx) evalCall(x *callExpr) (any, error) {
 	}
 	switch f := fn.(type) {
 	case *boundMethod:
-		res, mutated, err := callMethod(c, f, a)
+		res, mutated, err := callMethod(f, a)
 		if err != nil {
 			return nil, err
 		}

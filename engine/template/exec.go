@@ -3,6 +3,7 @@ package template
 import (
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -278,40 +279,19 @@ func bindTargets(s *value.Dict, targets []string, it any) {
 	}
 }
 
-// iterate lists the elements of an iterable as Python's iter() would.
+// iterate lists the elements of an iterable as Python's iter() would;
+// template-only wrappers (Markup, groupby's tuples) iterate as the value
+// they wrap.
 func iterate(v any) ([]any, error) {
 	switch x := v.(type) {
-	case []any:
-		return x, nil
-	case value.Tuple:
-		return x, nil
 	case *groupTuple:
 		return x.t, nil
 	case markup:
-		return iterate(string(x))
-	case *value.Dict:
-		keys := x.Keys()
-		out := make([]any, len(keys))
-		for i, k := range keys {
-			out[i] = x.Key(k)
-		}
-		return out, nil
-	case string:
-		out := make([]any, 0, len(x))
-		for _, r := range x {
-			out = append(out, string(r))
-		}
-		return out, nil
-	case *rangeVal:
-		return x.list(), nil
-	case value.Undefined:
-		return nil, undefinedErr(x)
+		v = string(x)
 	}
-	return nil, typeErrorf("'%s' object is not iterable", value.TypeName(v))
+	items, err := py.Iterate(v)
+	return items, fromPy(err)
 }
-
-// Iterate exposes iterate to filters.
-func Iterate(v any) ([]any, error) { return iterate(v) }
 
 // loopInfo is Jinja2's `loop` variable.
 type loopInfo struct {
@@ -422,11 +402,11 @@ func (c *Ctx) execAppend(x *setNode) (bool, error) {
 	right, ok := rv.([]any)
 	if !ok {
 		// Not list + list: the general operator gives the value or error.
-		v, err := binaryOp("+", left[:len(left):len(left)], rv)
+		v, err := py.BinaryOp("+", left[:len(left):len(left)], rv)
 		if err == nil {
 			ns.set(t.attr, v)
 		}
-		return true, err
+		return true, fromPy(err)
 	}
 	if !ns.grown[t.attr] {
 		grown := make([]any, len(left), 2*(len(left)+len(right))+4)
@@ -439,33 +419,6 @@ func (c *Ctx) execAppend(x *setNode) (bool, error) {
 	ns.d.Set(t.attr, append(left, right...))
 	ns.grown[t.attr] = true
 	return true, nil
-}
-
-// rangeVal is a lazy Python range.
-type rangeVal struct{ start, stop, step int }
-
-func (r *rangeVal) list() []any {
-	var out []any
-	if r.step > 0 {
-		for i := r.start; i < r.stop; i += r.step {
-			out = append(out, i)
-		}
-	} else {
-		for i := r.start; i > r.stop; i += r.step {
-			out = append(out, i)
-		}
-	}
-	if out == nil {
-		out = []any{}
-	}
-	return out
-}
-
-func (r *rangeVal) String() string {
-	if r.step != 1 {
-		return "range(" + value.Str(r.start) + ", " + value.Str(r.stop) + ", " + value.Str(r.step) + ")"
-	}
-	return "range(" + value.Str(r.start) + ", " + value.Str(r.stop) + ")"
 }
 
 // macro is a callable {% macro %}.

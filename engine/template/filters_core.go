@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -120,6 +120,7 @@ func wrapTest(fqcn string, f TestFunc) TestFunc {
 }
 
 func pluginErr(kind, name string, err error) error {
+	err = fromPy(err)
 	switch err.(type) {
 	case *UndefinedError, *PluginError:
 		return err
@@ -130,304 +131,11 @@ func pluginErr(kind, name string, err error) error {
 // ---------------------------------------------------------------------------
 // Python-style argument binding.
 
-// param is one parameter of a Python function after the filtered value.
-type param struct {
-	name string
-	def  any
-	req  bool
-}
-
-func req(name string) param            { return param{name: name, req: true} }
-func opt(name string, def any) param   { return param{name: name, def: def} }
-func optNone(name string) param        { return param{name: name} }
-func sigOf(fn string, ps ...param) sig { return sig{fn: fn, params: ps} }
-
-// sig describes a Python function so that arguments bind, and fail, the
-// way CPython reports it.
-type sig struct {
-	fn     string
-	hidden int  // implicit leading parameters (environment, context)
-	inOpt  bool // the filtered value itself has a default
-	params []param
-	varkw  bool // accepts **kwargs (returned by bindKw)
-}
-
-func (s sig) env() sig { s.hidden = 1; return s }
-
-// bind returns the value of every parameter, defaults filled in.
-func (s sig) bind(a *Args) ([]any, error) {
-	vals, _, err := s.bindKw(a)
-	return vals, err
-}
-
-func (s sig) bindKw(a *Args) ([]any, *value.Dict, error) {
-	vals := make([]any, len(s.params))
-	var setBuf [8]bool // no allocation for the usual few parameters
-	var set []bool
-	if len(s.params) <= len(setBuf) {
-		set = setBuf[:len(s.params)]
-	} else {
-		set = make([]bool, len(s.params))
-	}
-	for i := range a.Pos {
-		if i < len(s.params) {
-			vals[i], set[i] = a.Pos[i], true
-		}
-	}
-	var extra *value.Dict
-	if a.Kw != nil {
-		for _, k := range a.Kw.Keys() {
-			v, _ := a.Kw.Get(k)
-			idx := -1
-			for i, p := range s.params {
-				if p.name == k {
-					idx = i
-					break
-				}
-			}
-			if idx < 0 {
-				if !s.varkw {
-					return nil, nil, typeErrorf("%s() got an unexpected keyword argument '%s'", s.fn, k)
-				}
-				if extra == nil {
-					extra = value.NewDict(1)
-				}
-				extra.Set(k, v)
-				continue
-			}
-			if set[idx] {
-				return nil, nil, typeErrorf("%s() got multiple values for argument '%s'", s.fn, k)
-			}
-			vals[idx], set[idx] = v, true
-		}
-	}
-	if len(a.Pos) > len(s.params) {
-		total := s.hidden + 1 + len(s.params)
-		min := s.hidden + 1
-		if s.inOpt {
-			min = s.hidden
-		}
-		for _, p := range s.params {
-			if p.req {
-				min++
-			}
-		}
-		given := s.hidden + 1 + len(a.Pos)
-		if min == total {
-			plural := "s"
-			if total == 1 {
-				plural = ""
-			}
-			return nil, nil, typeErrorf("%s() takes %d positional argument%s but %d were given", s.fn, total, plural, given)
-		}
-		return nil, nil, typeErrorf("%s() takes from %d to %d positional arguments but %d were given", s.fn, min, total, given)
-	}
-	var missing []string
-	for i, p := range s.params {
-		if !set[i] {
-			if p.req {
-				missing = append(missing, "'"+p.name+"'")
-			}
-			vals[i] = p.def
-		}
-	}
-	if len(missing) > 0 {
-		plural := "s"
-		if len(missing) == 1 {
-			plural = ""
-		}
-		var names string
-		switch len(missing) {
-		case 1:
-			names = missing[0]
-		case 2:
-			names = missing[0] + " and " + missing[1]
-		default:
-			names = strings.Join(missing[:len(missing)-1], ", ") + ", and " + missing[len(missing)-1]
-		}
-		return nil, nil, typeErrorf("%s() missing %d required positional argument%s: %s", s.fn, len(missing), plural, names)
-	}
-	return vals, extra, nil
-}
-
-// oneArg checks the arguments of a C builtin taking exactly one argument.
-func oneArg(fn string, a *Args) error {
-	if a.Kw != nil && a.Kw.Len() > 0 {
-		return typeErrorf("%s() takes no keyword arguments", fn)
-	}
-	if len(a.Pos) > 0 {
-		return typeErrorf("%s() takes exactly one argument (%d given)", fn, len(a.Pos)+1)
-	}
-	return nil
-}
-
 // ---------------------------------------------------------------------------
 // Conversions shared by filters.
 
-// toInt converts an argument that Python would use as an index.
-func toIndex(v any) (int, error) {
-	if i, ok := value.AsInt(v); ok {
-		return i, nil
-	}
-	return 0, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v))
-}
-
 // softStr is markupsafe's soft_str: str() of the value.
 func softStr(v any) string { return value.Str(v) }
-
-func pyIsSpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x1f, 0x85:
-		return true
-	}
-	return r > 0x7f && unicode.IsSpace(r)
-}
-
-// pyStrip implements str.strip/lstrip/rstrip with optional chars.
-func pyStrip(s string, chars any, left, right bool) string {
-	if chars == nil {
-		if left {
-			s = strings.TrimLeftFunc(s, pyIsSpace)
-		}
-		if right {
-			s = strings.TrimRightFunc(s, pyIsSpace)
-		}
-		return s
-	}
-	cut := value.Str(chars)
-	if left {
-		s = strings.TrimLeft(s, cut)
-	}
-	if right {
-		s = strings.TrimRight(s, cut)
-	}
-	return s
-}
-
-// pySplitlines implements str.splitlines(keepends).
-func pySplitlines(s string, keep bool) []string {
-	var out []string
-	start := 0
-	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		switch r {
-		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		default:
-			continue
-		}
-		end := i + 1
-		if r == '\r' && i+1 < len(rs) && rs[i+1] == '\n' {
-			end = i + 2
-		}
-		if keep {
-			out = append(out, string(rs[start:end]))
-		} else {
-			out = append(out, string(rs[start:i]))
-		}
-		start = end
-		i = end - 1
-	}
-	if start < len(rs) {
-		out = append(out, string(rs[start:]))
-	}
-	return out
-}
-
-// pyParseFloat implements float(str).
-func pyParseFloat(s string) (float64, bool) {
-	t := strings.TrimFunc(s, pyIsSpace)
-	if t == "" {
-		return 0, false
-	}
-	low := strings.ToLower(strings.TrimLeft(t, "+-"))
-	switch low {
-	case "inf", "infinity", "nan":
-		f, _ := strconv.ParseFloat(strings.Replace(t, "infinity", "inf", 1), 64)
-		if low == "nan" {
-			return math.NaN(), true
-		}
-		if strings.HasPrefix(t, "-") {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), f == f
-	}
-	if strings.Contains(t, "_") {
-		if !validUnderscores(t) {
-			return 0, false
-		}
-		t = strings.ReplaceAll(t, "_", "")
-	}
-	for _, r := range t {
-		if !strings.ContainsRune("0123456789+-.eE", r) {
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
-}
-
-// validUnderscores checks that underscores only separate digits.
-func validUnderscores(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '_' {
-			if i == 0 || i == len(s)-1 || !isHexDigit(s[i-1]) || !isHexDigit(s[i+1]) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func isHexDigit(b byte) bool {
-	return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F')
-}
-
-// pyParseInt implements int(str, base).
-func pyParseInt(s string, base int) (int, bool) {
-	t := strings.TrimFunc(s, pyIsSpace)
-	neg := false
-	if strings.HasPrefix(t, "+") || strings.HasPrefix(t, "-") {
-		neg = t[0] == '-'
-		t = t[1:]
-	}
-	lt := strings.ToLower(t)
-	prefixed := false
-	switch {
-	case (base == 16 || base == 0) && strings.HasPrefix(lt, "0x"):
-		base, t, prefixed = 16, t[2:], true
-	case (base == 8 || base == 0) && strings.HasPrefix(lt, "0o"):
-		base, t, prefixed = 8, t[2:], true
-	case (base == 2 || base == 0) && strings.HasPrefix(lt, "0b"):
-		base, t, prefixed = 2, t[2:], true
-	case base == 0:
-		base = 10
-		if len(t) > 1 && strings.Trim(t, "0_") != "" && t[0] == '0' {
-			return 0, false
-		}
-	}
-	if prefixed && strings.HasPrefix(t, "_") {
-		t = t[1:]
-	}
-	if t == "" || !validUnderscores(t) {
-		return 0, false
-	}
-	t = strings.ReplaceAll(t, "_", "")
-	n, err := strconv.ParseInt(t, base, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		n = -n
-	}
-	return int(n), true
-}
 
 // ---------------------------------------------------------------------------
 // Attribute access as Jinja2's make_attrgetter does it.
@@ -518,99 +226,14 @@ func ignoreCase(v any) any {
 	return v
 }
 
-// firstUndefined returns the first Undefined inside v (lists included).
-func firstUndefined(v any) (value.Undefined, bool) {
-	switch x := v.(type) {
-	case value.Undefined:
-		return x, true
-	case []any:
-		for _, e := range x {
-			if u, ok := firstUndefined(e); ok {
-				return u, true
-			}
-		}
-	}
-	return value.Undefined{}, false
-}
-
-// sortByKeys sorts items stably by keys with Python's < (reverse keeps the
-// stability, as sorted(reverse=True) does).
-func sortByKeys(items, keys []any, reverse bool) ([]any, error) {
-	for _, k := range keys {
-		if u, ok := firstUndefined(k); ok {
-			return nil, undefinedErr(u)
-		}
-	}
-	idx := make([]int, len(items))
-	for i := range idx {
-		idx[i] = i
-	}
-	var err error
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := keys[idx[i]], keys[idx[j]]
-		if reverse {
-			a, b = b, a
-		}
-		n, e := value.Compare(a, b)
-		if e != nil && err == nil {
-			err = typeErrorf("%s", e.Error())
-		}
-		return n < 0
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, len(items))
-	for i, k := range idx {
-		out[i] = items[k]
-	}
-	return out, nil
-}
-
 // ---------------------------------------------------------------------------
 // Hashing as Python sets and dicts see it.
-
-// hashKey returns a canonical key for a hashable value so that values
-// equal in Python (1, 1.0, True) share it; ok is false for unhashable ones.
-func hashKey(v any) (string, bool) {
-	switch x := v.(type) {
-	case nil:
-		return "N", true
-	case bool, int:
-		i, _ := value.AsInt(x)
-		return "n" + strconv.Itoa(i), true
-	case float64:
-		if value.IsIntegral(x) {
-			return "n" + strconv.FormatInt(int64(x), 10), true
-		}
-		return "f" + strconv.FormatFloat(x, 'g', -1, 64), true
-	case string:
-		return "s" + x, true
-	case value.Tuple:
-		var b strings.Builder
-		b.WriteString("t(")
-		for _, e := range x {
-			k, ok := hashKey(e)
-			if !ok {
-				return "", false
-			}
-			b.WriteString(strconv.Itoa(len(k)))
-			b.WriteByte(':')
-			b.WriteString(k)
-		}
-		b.WriteByte(')')
-		return b.String(), true
-	case []any, *value.Dict:
-		return "", false
-	}
-	return fmt.Sprintf("o%p", v), true
-}
 
 // ---------------------------------------------------------------------------
 // The filters.
 
 func filterAbs(_ *Ctx, in any, a *Args) (any, error) {
-	if err := oneArg("abs", a); err != nil {
+	if err := py.OneArg("abs", a); err != nil {
 		return nil, err
 	}
 	switch x := in.(type) {
@@ -631,7 +254,7 @@ func filterAbs(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterAttr(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_attr", req("name")).env().bind(a)
+	v, err := py.Sig("do_attr", py.Req("name")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -639,7 +262,7 @@ func filterAttr(_ *Ctx, in any, a *Args) (any, error) {
 	if !ok {
 		return nil, typeErrorf("attribute name must be string, not '%s'", value.TypeName(v[0]))
 	}
-	if isMethod(in, name) {
+	if py.HasMethod(in, name) {
 		return &boundMethod{recv: in, name: name}, nil
 	}
 	switch o := in.(type) {
@@ -656,7 +279,7 @@ func filterAttr(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterBatch(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_batch", req("linecount"), optNone("fill_with")).bind(a)
+	v, err := py.Sig("do_batch", py.Req("linecount"), py.OptNone("fill_with")).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -689,18 +312,18 @@ func filterBatch(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterCapitalize(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_capitalize").bind(a); err != nil {
+	if _, err := py.Sig("do_capitalize").Bind(a); err != nil {
 		return nil, err
 	}
-	return pyCapitalize(softStr(in)), nil
+	return py.Capitalize(softStr(in)), nil
 }
 
 func filterCenter(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_center", opt("width", 80)).bind(a)
+	v, err := py.Sig("do_center", py.Opt("width", 80)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	w, err := toIndex(v[0])
+	w, err := py.Index(v[0])
 	if err != nil {
 		return nil, err
 	}
@@ -715,10 +338,10 @@ func filterCenter(_ *Ctx, in any, a *Args) (any, error) {
 
 // defaultSig is default's signature; the filter is on most template
 // lines, so its signature is built once.
-var defaultSig = sigOf("ansible_default", opt("default_value", ""), opt("boolean", false))
+var defaultSig = py.Sig("ansible_default", py.Opt("default_value", ""), py.Opt("boolean", false))
 
 func filterDefault(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := defaultSig.bind(a)
+	v, err := defaultSig.Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -735,7 +358,7 @@ func filterDefault(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterDictsort(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_dictsort", opt("case_sensitive", false), opt("by", "key"), opt("reverse", false)).bind(a)
+	v, err := py.Sig("do_dictsort", py.Opt("case_sensitive", false), py.Opt("by", "key"), py.Opt("reverse", false)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -762,7 +385,7 @@ func filterDictsort(_ *Ctx, in any, a *Args) (any, error) {
 		keys = append(keys, key)
 		return true
 	})
-	return sortByKeys(items, keys, value.Truthy(v[2]))
+	return py.SortByKeys(items, keys, value.Truthy(v[2]))
 }
 
 // htmlEscape is markupsafe.escape.
@@ -772,7 +395,7 @@ func htmlEscape(s string) string {
 }
 
 func filterEscape(_ *Ctx, in any, a *Args) (any, error) {
-	if err := oneArg("markupsafe._speedups.escape", a); err != nil {
+	if err := py.OneArg("markupsafe._speedups.escape", a); err != nil {
 		return nil, err
 	}
 	if in == nil {
@@ -782,18 +405,18 @@ func filterEscape(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterForceescape(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_forceescape").bind(a); err != nil {
+	if _, err := py.Sig("do_forceescape").Bind(a); err != nil {
 		return nil, err
 	}
 	return htmlEscape(softStr(in)), nil
 }
 
 func filterFilesizeformat(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_filesizeformat", opt("binary", false)).bind(a)
+	v, err := py.Sig("do_filesizeformat", py.Opt("binary", false)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	bytes, err := pyFloat(in)
+	bytes, err := py.Float(in)
 	if err != nil {
 		return nil, err
 	}
@@ -822,25 +445,8 @@ func filterFilesizeformat(_ *Ctx, in any, a *Args) (any, error) {
 	return strconv.FormatFloat(base*bytes/unit, 'f', 1, 64) + " " + prefix, nil
 }
 
-// pyFloat is Python's float(v), failing as it does.
-func pyFloat(v any) (float64, error) {
-	switch x := v.(type) {
-	case string:
-		f, ok := pyParseFloat(x)
-		if !ok {
-			return 0, typeErrorf("could not convert string to float: %s", value.Repr(x))
-		}
-		return f, nil
-	default:
-		if f, ok := value.AsFloat(v); ok {
-			return f, nil
-		}
-	}
-	return 0, typeErrorf("float() argument must be a string or a real number, not '%s'", value.TypeName(v))
-}
-
 func filterFirst(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("sync_do_first").env().bind(a); err != nil {
+	if _, err := py.Sig("sync_do_first").Implicit().Bind(a); err != nil {
 		return nil, err
 	}
 	items, err := iterate(in)
@@ -854,11 +460,11 @@ func filterFirst(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterLast(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_last").env().bind(a); err != nil {
+	if _, err := py.Sig("do_last").Implicit().Bind(a); err != nil {
 		return nil, err
 	}
 	switch in.(type) {
-	case []any, value.Tuple, string, *value.Dict, *rangeVal:
+	case []any, value.Tuple, string, *value.Dict, *py.Range:
 	default:
 		return nil, typeErrorf("'%s' object is not reversible", value.TypeName(in))
 	}
@@ -873,11 +479,11 @@ func filterLast(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterFloat(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_float", opt("default", 0.0)).bind(a)
+	v, err := py.Sig("do_float", py.Opt("default", 0.0)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	f, err := pyFloat(in)
+	f, err := py.Float(in)
 	if err != nil {
 		return v[0], nil
 	}
@@ -892,11 +498,11 @@ func filterFormat(_ *Ctx, in any, a *Args) (any, error) {
 	if a.Kw != nil && a.Kw.Len() > 0 {
 		arg = a.Kw
 	}
-	return percentFormat(softStr(in), arg)
+	return py.Percent(softStr(in), arg)
 }
 
 func filterGroupby(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("sync_do_groupby", req("attribute"), optNone("default"), opt("case_sensitive", false)).env().bind(a)
+	v, err := py.Sig("sync_do_groupby", py.Req("attribute"), py.OptNone("default"), py.Opt("case_sensitive", false)).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -912,7 +518,7 @@ func filterGroupby(_ *Ctx, in any, a *Args) (any, error) {
 			return nil, err
 		}
 	}
-	sorted, err := sortByKeys(items, keys, false)
+	sorted, err := py.SortByKeys(items, keys, false)
 	if err != nil {
 		return nil, err
 	}
@@ -948,7 +554,7 @@ func filterGroupby(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterIndent(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_indent", opt("width", 4), opt("first", false), opt("blank", false)).bind(a)
+	v, err := py.Sig("do_indent", py.Opt("width", 4), py.Opt("first", false), py.Opt("blank", false)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -960,13 +566,13 @@ func filterIndent(_ *Ctx, in any, a *Args) (any, error) {
 	if w, ok := v[0].(string); ok {
 		ind = w
 	} else {
-		n, err := toIndex(v[0])
+		n, err := py.Index(v[0])
 		if err != nil {
 			return nil, typeErrorf("can't multiply sequence by non-int of type '%s'", value.TypeName(v[0]))
 		}
 		ind = strings.Repeat(" ", max(n, 0))
 	}
-	lines := pySplitlines(s+"\n", false)
+	lines := py.Splitlines(s+"\n", false)
 	var rv string
 	if value.Truthy(v[2]) {
 		rv = strings.Join(lines, "\n"+ind)
@@ -990,7 +596,7 @@ func filterIndent(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterInt(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_int", opt("default", 0), opt("base", 10)).bind(a)
+	v, err := py.Sig("do_int", py.Opt("default", 0), py.Opt("base", 10)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1000,18 +606,18 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 		// base included) falls back to int(float(value)), then the default.
 		base, ok := value.AsInt(v[1])
 		if ok && (base == 0 || (base >= 2 && base <= 36)) {
-			if n, ok := pyParseInt(x, base); ok {
+			if n, ok := py.ParseInt(x, base); ok {
 				return n, nil
 			}
 		}
-		f, ok := pyParseFloat(x)
+		f, ok := py.ParseFloat(x)
 		if !ok || math.IsNaN(f) {
 			return v[0], nil
 		}
 		if math.IsInf(f, 0) {
 			return nil, typeErrorf("cannot convert float infinity to integer")
 		}
-		return floatToInt(f), nil
+		return py.FloatToInt(f), nil
 	case bool, int:
 		n, _ := value.AsInt(x)
 		return n, nil
@@ -1022,24 +628,15 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 		if math.IsInf(x, 0) {
 			return nil, typeErrorf("cannot convert float infinity to integer")
 		}
-		return floatToInt(x), nil
+		return py.FloatToInt(x), nil
 	case *big.Int:
 		return x, nil
 	}
 	return v[0], nil
 }
 
-// floatToInt is Python's int(float): truncation, unbounded.
-func floatToInt(f float64) any {
-	if math.Abs(f) < 1<<62 {
-		return int(f)
-	}
-	b, _ := big.NewFloat(math.Trunc(f)).Int(nil)
-	return value.NormInt(b)
-}
-
 func filterItems(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_items").bind(a); err != nil {
+	if _, err := py.Sig("do_items").Bind(a); err != nil {
 		return nil, err
 	}
 	d, ok := in.(*value.Dict)
@@ -1052,7 +649,7 @@ func filterItems(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterJoin(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("sync_do_join", opt("d", ""), optNone("attribute")).env().bind(a)
+	v, err := py.Sig("sync_do_join", py.Opt("d", ""), py.OptNone("attribute")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1081,7 +678,7 @@ func filterJoin(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterLength(_ *Ctx, in any, a *Args) (any, error) {
-	if err := oneArg("len", a); err != nil {
+	if err := py.OneArg("len", a); err != nil {
 		return nil, err
 	}
 	switch x := in.(type) {
@@ -1089,14 +686,14 @@ func filterLength(_ *Ctx, in any, a *Args) (any, error) {
 		return x.Len(), nil
 	case string, []any, value.Tuple:
 		return seqLen(x), nil
-	case *rangeVal:
-		return len(x.list()), nil
+	case *py.Range:
+		return len(x.List()), nil
 	}
 	return nil, typeErrorf("object of type '%s' has no len()", value.TypeName(in))
 }
 
 func filterList(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("sync_do_list").bind(a); err != nil {
+	if _, err := py.Sig("sync_do_list").Bind(a); err != nil {
 		return nil, err
 	}
 	items, err := iterate(in)
@@ -1107,17 +704,17 @@ func filterList(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterLower(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_lower").bind(a); err != nil {
+	if _, err := py.Sig("do_lower").Bind(a); err != nil {
 		return nil, err
 	}
-	return pyLower(softStr(in)), nil
+	return py.Lower(softStr(in)), nil
 }
 
 func filterUpper(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_upper").bind(a); err != nil {
+	if _, err := py.Sig("do_upper").Bind(a); err != nil {
 		return nil, err
 	}
-	return pyUpper(softStr(in)), nil
+	return py.Upper(softStr(in)), nil
 }
 
 // callFilterByName applies a filter named in map() to one item.
@@ -1239,7 +836,7 @@ func filterRejectattr(c *Ctx, in any, a *Args) (any, error) {
 }
 
 func minOrMax(in any, a *Args, fn string, isMax bool) (any, error) {
-	v, err := sigOf(fn, opt("case_sensitive", false), optNone("attribute")).env().bind(a)
+	v, err := py.Sig(fn, py.Opt("case_sensitive", false), py.OptNone("attribute")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1265,13 +862,13 @@ func minOrMax(in any, a *Args, fn string, isMax bool) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if u, ok := firstUndefined(k); ok {
+		if u, ok := py.FirstUndefined(k); ok {
 			return nil, undefinedErr(u)
 		}
-		if u, ok := firstUndefined(bestKey); ok {
+		if u, ok := py.FirstUndefined(bestKey); ok {
 			return nil, undefinedErr(u)
 		}
-		better, err := compare(op, k, bestKey)
+		better, err := py.Compare(op, k, bestKey)
 		if err != nil {
 			return nil, err
 		}
@@ -1285,73 +882,22 @@ func minOrMax(in any, a *Args, fn string, isMax bool) (any, error) {
 func filterMax(_ *Ctx, in any, a *Args) (any, error) { return minOrMax(in, a, "do_max", true) }
 func filterMin(_ *Ctx, in any, a *Args) (any, error) { return minOrMax(in, a, "do_min", false) }
 
-// filterPprint is pprint.pformat as ansible-core 2.19 shows it: template
-// containers print as their repr on one line; long strings are split.
+// filterPprint is pprint.pformat as ansible-core 2.19 shows it.
 func filterPprint(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_pprint").bind(a); err != nil {
+	if _, err := py.Sig("do_pprint").Bind(a); err != nil {
 		return nil, err
 	}
-	s, ok := in.(string)
-	if !ok {
-		return value.Repr(in), nil
-	}
-	rep := value.Repr(s)
-	if len(rep) <= 80 || s == "" {
-		return rep, nil
-	}
-	var chunks []string
-	lines := pySplitlines(s, true)
-	const indent, allowance = 1, 1
-	maxWidth := 80 - indent
-	maxWidth1 := maxWidth
-	wsRe := regexp.MustCompile(`\S*\s*`)
-	for i, line := range lines {
-		r := value.Repr(line)
-		if i == len(lines)-1 {
-			maxWidth1 -= allowance
-		}
-		if len([]rune(r)) <= maxWidth1 {
-			chunks = append(chunks, r)
-			continue
-		}
-		parts := wsRe.FindAllString(line, -1)
-		if n := len(parts); n > 0 && parts[n-1] == "" {
-			parts = parts[:n-1]
-		}
-		maxWidth2 := maxWidth
-		current := ""
-		for j, part := range parts {
-			cand := current + part
-			if j == len(parts)-1 && i == len(lines)-1 {
-				maxWidth2 -= allowance
-			}
-			if len([]rune(value.Repr(cand))) > maxWidth2 {
-				if current != "" {
-					chunks = append(chunks, value.Repr(current))
-				}
-				current = part
-			} else {
-				current = cand
-			}
-		}
-		if current != "" {
-			chunks = append(chunks, value.Repr(current))
-		}
-	}
-	if len(chunks) == 1 {
-		return rep, nil
-	}
-	return "(" + strings.Join(chunks, "\n"+strings.Repeat(" ", indent)) + ")", nil
+	return py.Pformat(in), nil
 }
 
 func filterReplace(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_replace", req("old"), req("new"), optNone("count")).env().bind(a)
+	v, err := py.Sig("do_replace", py.Req("old"), py.Req("new"), py.OptNone("count")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
 	n := -1
 	if v[2] != nil {
-		if n, err = toIndex(v[2]); err != nil {
+		if n, err = py.Index(v[2]); err != nil {
 			return nil, err
 		}
 	}
@@ -1359,7 +905,7 @@ func filterReplace(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterReverse(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_reverse").bind(a); err != nil {
+	if _, err := py.Sig("do_reverse").Bind(a); err != nil {
 		return nil, err
 	}
 	if s, ok := in.(string); ok {
@@ -1380,79 +926,8 @@ func filterReverse(_ *Ctx, in any, a *Args) (any, error) {
 	return out, nil
 }
 
-// pyRoundFloat is Python's round(x, ndigits) for floats: the exact binary
-// value rounded half-even at the decimal position.
-func pyRoundFloat(x float64, nd int) float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) || x == 0 {
-		return x
-	}
-	if nd > 320 {
-		return x
-	}
-	r := new(big.Rat).SetFloat64(x)
-	scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(absInt(nd))), nil))
-	if nd >= 0 {
-		r.Mul(r, scale)
-	} else {
-		r.Quo(r, scale)
-	}
-	n := roundHalfEven(r)
-	res := new(big.Rat).SetInt(n)
-	if nd >= 0 {
-		res.Quo(res, scale)
-	} else {
-		res.Mul(res, scale)
-	}
-	f, _ := res.Float64()
-	if f == 0 && math.Signbit(x) {
-		return math.Copysign(0, -1)
-	}
-	return f
-}
-
-func absInt(i int) int {
-	if i < 0 {
-		return -i
-	}
-	return i
-}
-
-func roundHalfEven(r *big.Rat) *big.Int {
-	num, den := r.Num(), r.Denom()
-	q, m := new(big.Int).QuoRem(num, den, new(big.Int))
-	// q truncates toward zero; m has num's sign.
-	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
-	switch twice.Cmp(den) {
-	case 1:
-		if num.Sign() < 0 {
-			q.Sub(q, big.NewInt(1))
-		} else {
-			q.Add(q, big.NewInt(1))
-		}
-	case 0:
-		if q.Bit(0) == 1 {
-			if num.Sign() < 0 {
-				q.Sub(q, big.NewInt(1))
-			} else {
-				q.Add(q, big.NewInt(1))
-			}
-		}
-	}
-	return q
-}
-
-func pyRoundInt(x, nd int) int {
-	if nd >= 0 {
-		return x
-	}
-	r := new(big.Rat).SetFrac(big.NewInt(int64(x)), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
-	n := roundHalfEven(r)
-	n.Mul(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-nd)), nil))
-	return int(n.Int64())
-}
-
 func filterRound(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_round", opt("precision", 0), opt("method", "common")).bind(a)
+	v, err := py.Sig("do_round", py.Opt("precision", 0), py.Opt("method", "common")).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1469,10 +944,10 @@ func filterRound(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	if method == "common" {
 		if f, isF := in.(float64); isF {
-			return pyRoundFloat(f, prec), nil
+			return py.RoundFloat(f, prec), nil
 		}
 		i, _ := value.AsInt(in)
-		return pyRoundInt(i, prec), nil
+		return py.RoundInt(i, prec), nil
 	}
 	f, _ := value.AsFloat(in)
 	p := math.Pow(10, float64(prec))
@@ -1489,14 +964,14 @@ func filterRound(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterSafe(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_mark_safe").bind(a); err != nil {
+	if _, err := py.Sig("do_mark_safe").Bind(a); err != nil {
 		return nil, err
 	}
 	return softStr(in), nil
 }
 
 func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("sync_do_slice", req("slices"), optNone("fill_with")).bind(a)
+	v, err := py.Sig("sync_do_slice", py.Req("slices"), py.OptNone("fill_with")).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1504,7 +979,7 @@ func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices, err := toIndex(v[0])
+	slices, err := py.Index(v[0])
 	if err != nil {
 		return nil, err
 	}
@@ -1512,7 +987,7 @@ func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, typeErrorf("integer division or modulo by zero")
 	}
 	n := len(seq)
-	per := floorDiv(n, slices)
+	per := py.FloorDiv(n, slices)
 	extra := n - per*slices
 	offset := 0
 	out := []any{}
@@ -1523,7 +998,7 @@ func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
 		}
 		end := offset + (i+1)*per
 		var tmp []any
-		for _, j := range sliceIndices(n, start, end, 1, true, true) {
+		for _, j := range py.SliceIndices(n, start, end, 1, true, true) {
 			tmp = append(tmp, seq[j])
 		}
 		if tmp == nil {
@@ -1538,7 +1013,7 @@ func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterSort(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_sort", opt("reverse", false), opt("case_sensitive", false), optNone("attribute")).env().bind(a)
+	v, err := py.Sig("do_sort", py.Opt("reverse", false), py.Opt("case_sensitive", false), py.OptNone("attribute")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1553,11 +1028,11 @@ func filterSort(_ *Ctx, in any, a *Args) (any, error) {
 			return nil, err
 		}
 	}
-	return sortByKeys(items, keys, value.Truthy(v[0]))
+	return py.SortByKeys(items, keys, value.Truthy(v[0]))
 }
 
 func filterString(_ *Ctx, in any, a *Args) (any, error) {
-	if err := oneArg("markupsafe._speedups.soft_str", a); err != nil {
+	if err := py.OneArg("markupsafe._speedups.soft_str", a); err != nil {
 		return nil, err
 	}
 	return softStr(in), nil
@@ -1569,17 +1044,17 @@ var (
 )
 
 func filterStriptags(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_striptags").bind(a); err != nil {
+	if _, err := py.Sig("do_striptags").Bind(a); err != nil {
 		return nil, err
 	}
 	s := stripCommentsRe.ReplaceAllString(softStr(in), "")
 	s = stripTagsRe.ReplaceAllString(s, "")
-	s = strings.Join(strings.FieldsFunc(s, pyIsSpace), " ")
+	s = strings.Join(strings.FieldsFunc(s, py.IsSpace), " ")
 	return html.UnescapeString(s), nil
 }
 
 func filterSum(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("sync_do_sum", optNone("attribute"), opt("start", 0)).env().bind(a)
+	v, err := py.Sig("sync_do_sum", py.OptNone("attribute"), py.Opt("start", 0)).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1604,7 +1079,7 @@ func filterSum(_ *Ctx, in any, a *Args) (any, error) {
 		if u, ok := it.(value.Undefined); ok {
 			return nil, undefinedErr(u)
 		}
-		if acc, err = binaryOp("+", acc, it); err != nil {
+		if acc, err = py.BinaryOp("+", acc, it); err != nil {
 			return nil, err
 		}
 	}
@@ -1614,7 +1089,7 @@ func filterSum(_ *Ctx, in any, a *Args) (any, error) {
 var titleSplitRe = regexp.MustCompile(`([-\s({\[<]+)`)
 
 func filterTitle(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_title").bind(a); err != nil {
+	if _, err := py.Sig("do_title").Bind(a); err != nil {
 		return nil, err
 	}
 	s := softStr(in)
@@ -1625,8 +1100,8 @@ func filterTitle(_ *Ctx, in any, a *Args) (any, error) {
 			return
 		}
 		r, size := utf8.DecodeRuneInString(item)
-		b.WriteString(pyUpper(string(r)))
-		b.WriteString(pyLower(item[size:]))
+		b.WriteString(py.Upper(string(r)))
+		b.WriteString(py.Lower(item[size:]))
 	}
 	for _, m := range titleSplitRe.FindAllStringIndex(s, -1) {
 		emit(s[last:m[0]])
@@ -1638,17 +1113,17 @@ func filterTitle(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterTojson(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_tojson", optNone("indent")).env().bind(a)
+	v, err := py.Sig("do_tojson", py.OptNone("indent")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	o := pyJSONOpts{sortKeys: true, ensureASCII: true, itemSep: ", ", keySep: ": "}
+	o := py.JSONDumpOptions{SortKeys: true, EnsureASCII: true, ItemSep: ", ", KeySep: ": "}
 	if v[0] != nil {
-		if err := o.setIndent(v[0]); err != nil {
+		if err := o.SetIndent(v[0]); err != nil {
 			return nil, err
 		}
 	}
-	s, err := pyJSONDumps(in, o)
+	s, err := py.JSONDumps(in, o)
 	if err != nil {
 		return nil, err
 	}
@@ -1657,27 +1132,27 @@ func filterTojson(_ *Ctx, in any, a *Args) (any, error) {
 }
 
 func filterTrim(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_trim", optNone("chars")).bind(a)
+	v, err := py.Sig("do_trim", py.OptNone("chars")).Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	return pyStrip(softStr(in), v[0], true, true), nil
+	return py.Strip(softStr(in), v[0], true, true), nil
 }
 
 func filterTruncate(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_truncate", opt("length", 255), opt("killwords", false), opt("end", "..."), optNone("leeway")).env().bind(a)
+	v, err := py.Sig("do_truncate", py.Opt("length", 255), py.Opt("killwords", false), py.Opt("end", "..."), py.OptNone("leeway")).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
 	s := []rune(softStr(in))
-	length, err := toIndex(v[0])
+	length, err := py.Index(v[0])
 	if err != nil {
 		return nil, err
 	}
 	end := softStr(v[2])
 	leeway := 5
 	if v[3] != nil {
-		if leeway, err = toIndex(v[3]); err != nil {
+		if leeway, err = py.Index(v[3]); err != nil {
 			return nil, err
 		}
 	}
@@ -1722,7 +1197,7 @@ func urlQuote(v any, forQS bool) string {
 }
 
 func filterUrlencode(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_urlencode").bind(a); err != nil {
+	if _, err := py.Sig("do_urlencode").Bind(a); err != nil {
 		return nil, err
 	}
 	var pairs []any
@@ -1758,7 +1233,7 @@ var (
 )
 
 func filterUrlize(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_urlize", optNone("trim_url_limit"), opt("nofollow", false), optNone("target"), optNone("rel"), optNone("extra_schemes")).bind(a)
+	v, err := py.Sig("do_urlize", py.OptNone("trim_url_limit"), py.Opt("nofollow", false), py.OptNone("target"), py.OptNone("rel"), py.OptNone("extra_schemes")).Bind(a)
 	if err != nil {
 		return nil, err
 	}
@@ -1792,7 +1267,7 @@ func filterUrlize(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	limit := -1
 	if v[0] != nil {
-		if limit, err = toIndex(v[0]); err != nil {
+		if limit, err = py.Index(v[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -1865,18 +1340,18 @@ func filterUrlize(_ *Ctx, in any, a *Args) (any, error) {
 var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 
 func filterWordcount(_ *Ctx, in any, a *Args) (any, error) {
-	if _, err := sigOf("do_wordcount").bind(a); err != nil {
+	if _, err := py.Sig("do_wordcount").Bind(a); err != nil {
 		return nil, err
 	}
 	return len(wordRe.FindAllString(softStr(in), -1)), nil
 }
 
 func filterWordwrap(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_wordwrap", opt("width", 79), opt("break_long_words", true), optNone("wrapstring"), opt("break_on_hyphens", true)).env().bind(a)
+	v, err := py.Sig("do_wordwrap", py.Opt("width", 79), py.Opt("break_long_words", true), py.OptNone("wrapstring"), py.Opt("break_on_hyphens", true)).Implicit().Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	width, err := toIndex(v[0])
+	width, err := py.Index(v[0])
 	if err != nil {
 		return nil, err
 	}
@@ -1888,159 +1363,16 @@ func filterWordwrap(_ *Ctx, in any, a *Args) (any, error) {
 		wrap = softStr(v[2])
 	}
 	var paras []string
-	for _, line := range pySplitlines(softStr(in), false) {
-		paras = append(paras, strings.Join(textWrap(line, width, value.Truthy(v[1]), value.Truthy(v[3])), wrap))
+	for _, line := range py.Splitlines(softStr(in), false) {
+		paras = append(paras, strings.Join(py.Wrap(line, width, value.Truthy(v[1]), value.Truthy(v[3])), wrap))
 	}
 	return strings.Join(paras, wrap), nil
-}
-
-// textWrap is Python's textwrap.wrap with expand_tabs and
-// replace_whitespace off, as Jinja2's wordwrap calls it.
-func textWrap(text string, width int, breakLong, breakHyphens bool) []string {
-	chunks := wrapChunks(text, breakHyphens)
-	// chunks are consumed from the front.
-	var lines []string
-	rlen := func(s string) int { return utf8.RuneCountInString(s) }
-	isWS := func(s string) bool { return strings.TrimFunc(s, pyIsSpace) == "" }
-	for len(chunks) > 0 {
-		var cur []string
-		curLen := 0
-		if isWS(chunks[0]) && len(lines) > 0 {
-			chunks = chunks[1:]
-		}
-		for len(chunks) > 0 {
-			l := rlen(chunks[0])
-			if curLen+l > width {
-				break
-			}
-			cur = append(cur, chunks[0])
-			curLen += l
-			chunks = chunks[1:]
-		}
-		if len(chunks) > 0 && rlen(chunks[0]) > width {
-			spaceLeft := width - curLen
-			if width < 1 {
-				spaceLeft = 1
-			}
-			if breakLong {
-				chunk := []rune(chunks[0])
-				end := spaceLeft
-				if breakHyphens && len(chunk) > spaceLeft {
-					hy := -1
-					for i := min(spaceLeft, len(chunk)) - 1; i >= 0; i-- {
-						if chunk[i] == '-' {
-							hy = i
-							break
-						}
-					}
-					if hy > 0 && strings.Trim(string(chunk[:hy]), "-") != "" {
-						end = hy + 1
-					}
-				}
-				cur = append(cur, string(chunk[:end]))
-				chunks[0] = string(chunk[end:])
-			} else if len(cur) == 0 {
-				cur = append(cur, chunks[0])
-				chunks = chunks[1:]
-			}
-		}
-		if len(cur) > 0 && isWS(cur[len(cur)-1]) {
-			cur = cur[:len(cur)-1]
-		}
-		if len(cur) > 0 {
-			lines = append(lines, strings.Join(cur, ""))
-		}
-	}
-	return lines
-}
-
-func wrapIsWS(r rune) bool { return strings.ContainsRune("\t\n\v\f\r ", r) }
-func wrapIsWordChar(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-}
-func wrapIsLetter(r rune) bool { return wrapIsWordChar(r) && !unicode.IsDigit(r) }
-func wrapIsPunct(r rune) bool  { return wrapIsWordChar(r) || strings.ContainsRune("!\"'&.,?", r) }
-
-// wrapChunks splits text the way textwrap's wordsep_re does.
-func wrapChunks(text string, hyphens bool) []string {
-	rs := []rune(text)
-	n := len(rs)
-	var out []string
-	at := func(i int) rune {
-		if i < 0 || i >= n {
-			return -1
-		}
-		return rs[i]
-	}
-	i := 0
-	for i < n {
-		if wrapIsWS(rs[i]) {
-			j := i
-			for j < n && wrapIsWS(rs[j]) {
-				j++
-			}
-			out = append(out, string(rs[i:j]))
-			i = j
-			continue
-		}
-		if !hyphens {
-			j := i
-			for j < n && !wrapIsWS(rs[j]) {
-				j++
-			}
-			out = append(out, string(rs[i:j]))
-			i = j
-			continue
-		}
-		// em-dash between words
-		if rs[i] == '-' && i > 0 && wrapIsPunct(rs[i-1]) {
-			j := i
-			for j < n && rs[j] == '-' {
-				j++
-			}
-			if j-i >= 2 && j < n && wrapIsWordChar(rs[j]) {
-				out = append(out, string(rs[i:j]))
-				i = j
-				continue
-			}
-		}
-		j := i + 1
-		for {
-			// hyphenated word: text[i:j] followed by '-'
-			if at(j) == '-' && j+1 <= n {
-				k := j + 1 // position after the hyphen
-				behind := (wrapIsLetter(at(k-3)) && wrapIsLetter(at(k-2))) ||
-					(wrapIsLetter(at(k-4)) && at(k-3) == '-' && wrapIsLetter(at(k-2)))
-				ahead := wrapIsLetter(at(k)) && (wrapIsLetter(at(k+1)) || (at(k+1) == '-' && wrapIsLetter(at(k+2))))
-				if behind && ahead && (j-i) >= 1 {
-					j = k
-					break
-				}
-			}
-			if j >= n || wrapIsWS(rs[j]) {
-				break
-			}
-			if wrapIsPunct(at(j-1)) && at(j) == '-' && at(j+1) == '-' {
-				k := j
-				for k < n && rs[k] == '-' {
-					k++
-				}
-				if k < n && wrapIsWordChar(rs[k]) {
-					break
-				}
-			}
-			j++
-		}
-		out = append(out, string(rs[i:j]))
-		i = j
-	}
-	return out
 }
 
 var xmlAttrKeyRe = regexp.MustCompile(`[\s/>=]`)
 
 func filterXmlattr(_ *Ctx, in any, a *Args) (any, error) {
-	v, err := sigOf("do_xmlattr", opt("autospace", true)).bind(a)
+	v, err := py.Sig("do_xmlattr", py.Opt("autospace", true)).Bind(a)
 	if err != nil {
 		return nil, err
 	}

@@ -508,21 +508,3 @@ func TestAnsibleFilters(t *testing.T) {
 		{"{{ 'x' | community.general.lists_mergeby(zzz=1) }}", nil, fe("community.general.lists_mergeby", "'recursive' and 'list_merge' are the only valid keyword arguments.")},
 	})
 }
-
-func TestCPythonSetOrder(t *testing.T) {
-	// Checked against CPython 3.11: list(set(a) | set(b)) etc.
-	require.Equal(t, L(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), cpythonSetOp("union", L(9, 8, 7, 6, 5), L(4, 3, 2, 1, 0)))
-	require.Equal(t, L(0, 1.5, 2, true, -2, -1), cpythonSetOp("union", L(1.5, 2, true, 0), L(2.0, -1, -2)))
-	require.Equal(t, L(1, 34, 4, 37, 40, 10, 13, 16, 19, 22, 25, 28, 31),
-		cpythonSetOp("difference", L(40, 37, 34, 31, 28, 25, 22, 19, 16, 13, 10, 7, 4, 1), L(7)))
-	require.Equal(t, L(8589934592, 3.25, -5, 1099511627776), cpythonSetOp("symmetric_difference", L(1099511627776, 17, -5, 3.25), L(17, 8589934592)))
-}
-
-func TestPyRound(t *testing.T) {
-	require.Equal(t, 2.67, pyRoundFloat(2.675, 2))
-	require.Equal(t, 2.0, pyRoundFloat(2.5, 0))
-	require.Equal(t, 4.0, pyRoundFloat(3.5, 0))
-	require.Equal(t, 1200.0, pyRoundFloat(1250.0, -2))
-	require.Equal(t, 1200, pyRoundInt(1250, -2))
-	require.Equal(t, 1400, pyRoundInt(1350, -2))
-}

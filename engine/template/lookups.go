@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -142,10 +143,10 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 		}
 		s := string(b)
 		if lstrip {
-			s = strings.TrimLeftFunc(s, pyIsSpace)
+			s = strings.TrimLeftFunc(s, py.IsSpace)
 		}
 		if rstrip {
-			s = strings.TrimRightFunc(s, pyIsSpace)
+			s = strings.TrimRightFunc(s, py.IsSpace)
 		}
 		out = append(out, s)
 	}
@@ -201,7 +202,7 @@ func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
 	for _, t := range terms {
 		name, ok := t.(string)
 		if !ok {
-			return nil, Errorf("Variable name must be 'str' not %s.", value.Repr(pyTypeName(t)))
+			return nil, Errorf("Variable name must be 'str' not %s.", value.Repr(value.TypeName(t)))
 		}
 		v := c.lookupName(name)
 		if u, isU := v.(value.Undefined); isU {
@@ -259,7 +260,7 @@ func lookupDict(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 	for _, t := range terms {
 		d, ok := t.(*value.Dict)
 		if !ok {
-			return nil, Errorf("the 'dict' lookup plugin expects a dictionary, got '%s' of type %s)", value.Str(t), pyClassRepr(t))
+			return nil, Errorf("the 'dict' lookup plugin expects a dictionary, got '%s' of type %s)", value.Str(t), argClassRepr(t))
 		}
 		d.Each(func(k string, v any) bool {
 			out = append(out, value.DictOf("key", k, "value", v))
@@ -319,12 +320,12 @@ func firstFoundTerms(terms []any, kw *value.Dict) ([]string, error) {
 			total = append(total, sub...)
 			continue
 		default:
-			return nil, Errorf("Invalid term supplied. A string, dict or list is required, not %s).", value.Repr(pyTypeName(t)))
+			return nil, Errorf("Invalid term supplied. A string, dict or list is required, not %s).", value.Repr(value.TypeName(t)))
 		}
 		if len(paths) > 0 {
 			for _, p := range paths {
 				for _, f := range files {
-					total = append(total, pyJoin([]string{p, f}))
+					total = append(total, py.Join([]string{p, f}))
 				}
 			}
 		} else {
@@ -376,7 +377,7 @@ var (
 
 // seqInt converts a sequence option as Ansible's 'integer' option type does.
 func seqInt(name, s string) (int, error) {
-	n, ok := pyParseInt(s, 10)
+	n, ok := py.ParseInt(s, 10)
 	if !ok {
 		return 0, Errorf("Config '%s' for 'sequence' lookup plugin from 'Direct' has an invalid value: Invalid value provided for 'integer': %s", name, value.Repr(s))
 	}
@@ -491,7 +492,7 @@ func lookupSequence(_ *Ctx, terms []any, a *Args) ([]any, error) {
 			adjust = -1
 		}
 		for i := start; (stride > 0 && i < *end+adjust) || (stride < 0 && i > *end+adjust); i += stride {
-			s, err := percentFormat(format, i)
+			s, err := py.Percent(format, i)
 			if err != nil {
 				return nil, Errorf("problem formatting %d with %s", i, value.Repr(format))
 			}

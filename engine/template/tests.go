@@ -4,11 +4,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -31,8 +30,8 @@ func builtinTests() map[string]TestFunc {
 		"iterable":    simpleTest("test_iterable", isIterable),
 		"callable":    testCallable,
 		"escaped":     simpleTest("test_escaped", func(v any) bool { _, ok := v.(markup); return ok }),
-		"lower":       simpleTest("test_lower", func(v any) bool { return strPredicate(value.Str(v), "islower") }),
-		"upper":       simpleTest("test_upper", func(v any) bool { return strPredicate(value.Str(v), "isupper") }),
+		"lower":       simpleTest("test_lower", func(v any) bool { return py.StrPredicate(value.Str(v), "islower") }),
+		"upper":       simpleTest("test_upper", func(v any) bool { return py.StrPredicate(value.Str(v), "isupper") }),
 		"odd":         testOdd,
 		"even":        testEven,
 		"divisibleby": testDivisibleby,
@@ -131,7 +130,7 @@ func builtinTests() map[string]TestFunc {
 
 func simpleTest(fn string, f func(any) bool) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
-		if _, err := sigOf(fn).bind(a); err != nil {
+		if _, err := py.Sig(fn).Bind(a); err != nil {
 			return false, err
 		}
 		return f(in), nil
@@ -139,7 +138,7 @@ func simpleTest(fn string, f func(any) bool) TestFunc {
 }
 
 func testDefined(_ *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("test_defined").bind(a); err != nil {
+	if _, err := py.Sig("test_defined").Bind(a); err != nil {
 		return false, err
 	}
 	_, u := in.(value.Undefined)
@@ -147,7 +146,7 @@ func testDefined(_ *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testUndefined(_ *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("test_undefined").bind(a); err != nil {
+	if _, err := py.Sig("test_undefined").Bind(a); err != nil {
 		return false, err
 	}
 	_, u := in.(value.Undefined)
@@ -156,7 +155,7 @@ func testUndefined(_ *Ctx, in any, a *Args) (bool, error) {
 
 func isSequenceLike(v any) bool {
 	switch v.(type) {
-	case string, []any, value.Tuple, *value.Dict, *rangeVal:
+	case string, []any, value.Tuple, *value.Dict, *py.Range:
 		return true
 	}
 	return false
@@ -164,14 +163,14 @@ func isSequenceLike(v any) bool {
 
 func isIterable(v any) bool {
 	switch v.(type) {
-	case string, []any, value.Tuple, *value.Dict, *rangeVal:
+	case string, []any, value.Tuple, *value.Dict, *py.Range:
 		return true
 	}
 	return false
 }
 
 func testCallable(_ *Ctx, in any, a *Args) (bool, error) {
-	if err := oneArg("callable", a); err != nil {
+	if err := py.OneArg("callable", a); err != nil {
 		return false, err
 	}
 	switch in.(type) {
@@ -182,10 +181,10 @@ func testCallable(_ *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testOdd(_ *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("test_odd").bind(a); err != nil {
+	if _, err := py.Sig("test_odd").Bind(a); err != nil {
 		return false, err
 	}
-	r, err := binaryOp("%", in, 2)
+	r, err := py.BinaryOp("%", in, 2)
 	if err != nil {
 		return false, err
 	}
@@ -193,10 +192,10 @@ func testOdd(_ *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testEven(_ *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("test_even").bind(a); err != nil {
+	if _, err := py.Sig("test_even").Bind(a); err != nil {
 		return false, err
 	}
-	r, err := binaryOp("%", in, 2)
+	r, err := py.BinaryOp("%", in, 2)
 	if err != nil {
 		return false, err
 	}
@@ -204,11 +203,11 @@ func testEven(_ *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testDivisibleby(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("test_divisibleby", req("num")).bind(a)
+	v, err := py.Sig("test_divisibleby", py.Req("num")).Bind(a)
 	if err != nil {
 		return false, err
 	}
-	r, err := binaryOp("%", in, v[0])
+	r, err := py.BinaryOp("%", in, v[0])
 	if err != nil {
 		return false, err
 	}
@@ -218,7 +217,7 @@ func testDivisibleby(_ *Ctx, in any, a *Args) (bool, error) {
 // testSameas approximates Python's `is`: identical containers, or
 // singletons and interned scalars of the same type and value.
 func testSameas(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("test_sameas", req("other")).bind(a)
+	v, err := py.Sig("test_sameas", py.Req("other")).Bind(a)
 	if err != nil {
 		return false, err
 	}
@@ -246,15 +245,15 @@ func testSameas(_ *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testIn(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("test_in", req("seq")).bind(a)
+	v, err := py.Sig("test_in", py.Req("seq")).Bind(a)
 	if err != nil {
 		return false, err
 	}
-	return contains(v[0], in)
+	return py.Contains(v[0], in)
 }
 
 func testIsFilter(c *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("test_filter").env().bind(a); err != nil {
+	if _, err := py.Sig("test_filter").Implicit().Bind(a); err != nil {
 		return false, err
 	}
 	s, ok := in.(string)
@@ -266,7 +265,7 @@ func testIsFilter(c *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testIsTest(c *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("test_test").env().bind(a); err != nil {
+	if _, err := py.Sig("test_test").Implicit().Bind(a); err != nil {
 		return false, err
 	}
 	s, ok := in.(string)
@@ -285,7 +284,7 @@ func compareTest(fn, op string) TestFunc {
 		if len(a.Pos) != 1 {
 			return false, typeErrorf("%s expected 2 arguments, got %d", fn, len(a.Pos)+1)
 		}
-		return compare(op, in, a.Pos[0])
+		return py.Compare(op, in, a.Pos[0])
 	}
 }
 
@@ -299,7 +298,7 @@ func dictTruthy(d *value.Dict, k string) bool {
 
 func resultTest(name string, f func(*value.Dict) (bool, error)) TestFunc {
 	return func(c *Ctx, in any, a *Args) (bool, error) {
-		if _, err := sigOf(name).bind(a); err != nil {
+		if _, err := py.Sig(name).Bind(a); err != nil {
 			return false, err
 		}
 		d, ok := in.(*value.Dict)
@@ -366,7 +365,7 @@ func asyncState(key string) func(*value.Dict) (bool, error) {
 
 func regexTest(fn, matchType string) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
-		v, err := sigOf(fn, opt("pattern", ""), opt("ignorecase", false), opt("multiline", false)).bind(a)
+		v, err := py.Sig(fn, py.Opt("pattern", ""), py.Opt("ignorecase", false), py.Opt("multiline", false)).Bind(a)
 		if err != nil {
 			return false, err
 		}
@@ -375,7 +374,7 @@ func regexTest(fn, matchType string) TestFunc {
 }
 
 func testRegex(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("regex", opt("pattern", ""), opt("ignorecase", false), opt("multiline", false), opt("match_type", "search")).bind(a)
+	v, err := py.Sig("regex", py.Opt("pattern", ""), py.Opt("ignorecase", false), py.Opt("multiline", false), py.Opt("match_type", "search")).Bind(a)
 	if err != nil {
 		return false, err
 	}
@@ -407,7 +406,7 @@ func regexMatch(in, pattern, ignorecase, multiline any, matchType string) (bool,
 	case "fullmatch":
 		p = `\A(?:` + p + `)\z`
 	}
-	re, err := compilePyRegex(p, value.Truthy(ignorecase), value.Truthy(multiline))
+	re, err := py.CompileRegex(p, value.Truthy(ignorecase), value.Truthy(multiline))
 	if err != nil {
 		return false, err
 	}
@@ -415,7 +414,7 @@ func regexMatch(in, pattern, ignorecase, multiline any, matchType string) (bool,
 }
 
 func testTruthy(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("truthy", opt("convert_bool", false)).bind(a)
+	v, err := py.Sig("truthy", py.Opt("convert_bool", false)).Bind(a)
 	if err != nil {
 		return false, err
 	}
@@ -423,46 +422,18 @@ func testTruthy(_ *Ctx, in any, a *Args) (bool, error) {
 }
 
 func testFalsy(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("falsy", opt("convert_bool", false)).bind(a)
+	v, err := py.Sig("falsy", py.Opt("convert_bool", false)).Bind(a)
 	if err != nil {
 		return false, err
 	}
 	return !truthyConv(in, value.Truthy(v[0])), nil
 }
 
-// convertBool is ansible.module_utils.parsing.convert_bool.boolean; ok is
-// false where that raises TypeError.
-func convertBool(v any) (bool, bool) {
-	if b, ok := v.(bool); ok {
-		return b, true
-	}
-	norm := v
-	if s, ok := v.(string); ok {
-		norm = strings.TrimFunc(strings.ToLower(s), pyIsSpace)
-	}
-	switch x := norm.(type) {
-	case string:
-		switch x {
-		case "y", "yes", "on", "1", "true", "t":
-			return true, true
-		case "n", "no", "off", "0", "false", "f":
-			return false, true
-		}
-	case int, float64:
-		f, _ := value.AsFloat(x)
-		if f == 1 {
-			return true, true
-		}
-		if f == 0 {
-			return false, true
-		}
-	}
-	return false, false
-}
-
+// truthyConv is Python truth, or with conv ansible-core's boolean() when
+// that accepts v.
 func truthyConv(v any, conv bool) bool {
 	if conv {
-		if b, ok := convertBool(v); ok {
+		if b, err := py.Boolean(v); err == nil {
 			return b
 		}
 	}
@@ -471,7 +442,7 @@ func truthyConv(v any, conv bool) bool {
 
 func anyAll(fn string, isAny bool) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
-		if err := oneArg(fn, a); err != nil {
+		if err := py.OneArg(fn, a); err != nil {
 			return false, err
 		}
 		items, err := iterate(in)
@@ -491,7 +462,7 @@ func anyAll(fn string, isAny bool) TestFunc {
 }
 
 func testVaultedFile(_ *Ctx, in any, a *Args) (bool, error) {
-	if _, err := sigOf("vaulted_file").bind(a); err != nil {
+	if _, err := py.Sig("vaulted_file").Bind(a); err != nil {
 		return false, err
 	}
 	b, err := os.ReadFile(value.Str(in))
@@ -516,7 +487,7 @@ var versionOps = map[string]string{
 const versionOpList = "'==', '=', 'eq', '<', 'lt', '<=', 'le', '>', 'gt', '>=', 'ge', '!=', '<>', 'ne'"
 
 func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("version_compare", req("version"), opt("operator", "eq"), optNone("strict"), optNone("version_type")).bind(a)
+	v, err := py.Sig("version_compare", py.Req("version"), py.Opt("operator", "eq"), py.OptNone("strict"), py.OptNone("version_type")).Bind(a)
 	if err != nil {
 		return false, err
 	}
@@ -544,7 +515,7 @@ func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
 	if !ok {
 		return false, Errorf("Invalid operator type (%s). Must be one of %s", value.Str(v[1]), versionOpList)
 	}
-	n, err := versionCmp(kind, value.Str(in), value.Str(v[0]))
+	n, err := py.CompareVersions(kind, value.Str(in), value.Str(v[0]))
 	if err != nil {
 		return false, detachedf("Version comparison failed: %s", err.Error())
 	}
@@ -563,343 +534,20 @@ func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
 	return n >= 0, nil
 }
 
-type verErr string
-
-func (e verErr) Error() string { return string(e) }
-
-func versionCmp(kind, a, b string) (int, error) {
-	switch kind {
-	case "strict":
-		x, err := parseStrictVersion(a)
-		if err != nil {
-			return 0, err
-		}
-		y, err := parseStrictVersion(b)
-		if err != nil {
-			return 0, err
-		}
-		return cmpStrict(x, y), nil
-	case "semver", "semantic":
-		x, err := parseSemver(a)
-		if err != nil {
-			return 0, err
-		}
-		y, err := parseSemver(b)
-		if err != nil {
-			return 0, err
-		}
-		return cmpSemver(x, y), nil
-	case "pep440":
-		x, err := parsePEP440(a)
-		if err != nil {
-			return 0, err
-		}
-		y, err := parsePEP440(b)
-		if err != nil {
-			return 0, err
-		}
-		return cmpPEP440(x, y), nil
-	}
-	x, y := parseLooseVersion(a), parseLooseVersion(b)
-	if value.Equal(x, y) {
-		return 0, nil
-	}
-	n, err := value.Compare(x, y)
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-var looseComponentRe = regexp.MustCompile(`\d+|[a-z]+|\.`)
-
-func parseLooseVersion(s string) []any {
-	var parts []string
-	last := 0
-	for _, m := range looseComponentRe.FindAllStringIndex(s, -1) {
-		parts = append(parts, s[last:m[0]], s[m[0]:m[1]])
-		last = m[1]
-	}
-	parts = append(parts, s[last:])
-	out := []any{}
-	for _, p := range parts {
-		if p == "" || p == "." {
-			continue
-		}
-		if n, ok := pyParseInt(p, 10); ok {
-			out = append(out, n)
-		} else {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-var strictVersionRe = regexp.MustCompile(`^(\d+)\.(\d+)(\.(\d+))?([ab](\d+))?$`)
-
-type strictVersion struct {
-	v   [3]int
-	pre string
-	pn  int
-}
-
-func parseStrictVersion(s string) (strictVersion, error) {
-	m := strictVersionRe.FindStringSubmatch(s)
-	if m == nil {
-		return strictVersion{}, verErr("invalid version number '" + s + "'")
-	}
-	var sv strictVersion
-	sv.v[0], _ = strconv.Atoi(m[1])
-	sv.v[1], _ = strconv.Atoi(m[2])
-	if m[4] != "" {
-		sv.v[2], _ = strconv.Atoi(m[4])
-	}
-	if m[5] != "" {
-		sv.pre = m[5][:1]
-		sv.pn, _ = strconv.Atoi(m[6])
-	}
-	return sv, nil
-}
-
-func cmpInts(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpStrict(a, b strictVersion) int {
-	for i := 0; i < 3; i++ {
-		if c := cmpInts(a.v[i], b.v[i]); c != 0 {
-			return c
-		}
-	}
-	switch {
-	case a.pre == "" && b.pre == "":
-		return 0
-	case a.pre != "" && b.pre == "":
-		return -1
-	case a.pre == "" && b.pre != "":
-		return 1
-	}
-	if c := strings.Compare(a.pre, b.pre); c != 0 {
-		return c
-	}
-	return cmpInts(a.pn, b.pn)
-}
-
-var semverRe = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
-
-type semver struct {
-	core [3]int
-	pre  []string
-}
-
-func parseSemver(s string) (semver, error) {
-	m := semverRe.FindStringSubmatch(s)
-	if m == nil {
-		return semver{}, verErr("invalid semantic version '" + s + "'")
-	}
-	var v semver
-	for i := 0; i < 3; i++ {
-		v.core[i], _ = strconv.Atoi(m[i+1])
-	}
-	if m[4] != "" {
-		v.pre = strings.Split(m[4], ".")
-	}
-	return v, nil
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func cmpSemver(a, b semver) int {
-	for i := 0; i < 3; i++ {
-		if c := cmpInts(a.core[i], b.core[i]); c != 0 {
-			return c
-		}
-	}
-	switch {
-	case len(a.pre) == 0 && len(b.pre) == 0:
-		return 0
-	case len(a.pre) > 0 && len(b.pre) == 0:
-		return -1
-	case len(a.pre) == 0:
-		return 1
-	}
-	for i := 0; i < len(a.pre) && i < len(b.pre); i++ {
-		x, y := a.pre[i], b.pre[i]
-		xn, yn := isDigits(x), isDigits(y)
-		switch {
-		case xn && yn:
-			xi, _ := strconv.Atoi(x)
-			yi, _ := strconv.Atoi(y)
-			if c := cmpInts(xi, yi); c != 0 {
-				return c
-			}
-		case xn:
-			return -1
-		case yn:
-			return 1
-		default:
-			if c := strings.Compare(x, y); c != 0 {
-				return c
-			}
-		}
-	}
-	return cmpInts(len(a.pre), len(b.pre))
-}
-
-var pep440Re = regexp.MustCompile(`(?i)^\s*v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d+)?)?(?:-(\d+)|[-_.]?(post|rev|r)[-_.]?(\d+)?)?(?:[-_.]?(dev)[-_.]?(\d+)?)?(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
-
-type pep440 struct {
-	epoch   int
-	release []int
-	preK    int // -1 none, 0 a, 1 b, 2 rc
-	preN    int
-	post    int // -1 none
-	dev     int // -1 none
-	local   []string
-}
-
-func parsePEP440(s string) (pep440, error) {
-	m := pep440Re.FindStringSubmatch(s)
-	if m == nil {
-		return pep440{}, verErr("Invalid version: '" + s + "'")
-	}
-	v := pep440{preK: -1, post: -1, dev: -1}
-	v.epoch, _ = strconv.Atoi(m[1])
-	for _, p := range strings.Split(m[2], ".") {
-		n, _ := strconv.Atoi(p)
-		v.release = append(v.release, n)
-	}
-	if m[3] != "" {
-		switch strings.ToLower(m[3]) {
-		case "a", "alpha":
-			v.preK = 0
-		case "b", "beta":
-			v.preK = 1
-		default:
-			v.preK = 2
-		}
-		v.preN, _ = strconv.Atoi(m[4])
-	}
-	if m[5] != "" {
-		v.post, _ = strconv.Atoi(m[5])
-	} else if m[6] != "" {
-		v.post, _ = strconv.Atoi(m[7])
-	}
-	if m[8] != "" {
-		v.dev, _ = strconv.Atoi(m[9])
-	}
-	if m[10] != "" {
-		v.local = strings.FieldsFunc(strings.ToLower(m[10]), func(r rune) bool { return r == '-' || r == '_' || r == '.' })
-	}
-	return v, nil
-}
-
-func cmpPEP440(a, b pep440) int {
-	if c := cmpInts(a.epoch, b.epoch); c != 0 {
-		return c
-	}
-	trim := func(r []int) []int {
-		for len(r) > 0 && r[len(r)-1] == 0 {
-			r = r[:len(r)-1]
-		}
-		return r
-	}
-	ra, rb := trim(a.release), trim(b.release)
-	for i := 0; i < len(ra) || i < len(rb); i++ {
-		var x, y int
-		if i < len(ra) {
-			x = ra[i]
-		}
-		if i < len(rb) {
-			y = rb[i]
-		}
-		if c := cmpInts(x, y); c != 0 {
-			return c
-		}
-	}
-	// pre-release key: dev-only releases sort before pre-releases.
-	preKey := func(v pep440) [2]int {
-		switch {
-		case v.preK < 0 && v.post < 0 && v.dev >= 0:
-			return [2]int{-2, 0}
-		case v.preK < 0:
-			return [2]int{9, 0}
-		}
-		return [2]int{v.preK, v.preN}
-	}
-	pa, pb := preKey(a), preKey(b)
-	if c := cmpInts(pa[0], pb[0]); c != 0 {
-		return c
-	}
-	if c := cmpInts(pa[1], pb[1]); c != 0 {
-		return c
-	}
-	if c := cmpInts(a.post, b.post); c != 0 {
-		return c
-	}
-	da, db := a.dev, b.dev
-	if da < 0 {
-		da = math.MaxInt
-	}
-	if db < 0 {
-		db = math.MaxInt
-	}
-	if c := cmpInts(da, db); c != 0 {
-		return c
-	}
-	for i := 0; i < len(a.local) && i < len(b.local); i++ {
-		x, y := a.local[i], b.local[i]
-		xn, yn := isDigits(x), isDigits(y)
-		switch {
-		case xn && yn:
-			xi, _ := strconv.Atoi(x)
-			yi, _ := strconv.Atoi(y)
-			if c := cmpInts(xi, yi); c != 0 {
-				return c
-			}
-		case xn:
-			return 1
-		case yn:
-			return -1
-		default:
-			if c := strings.Compare(x, y); c != 0 {
-				return c
-			}
-		}
-	}
-	return cmpInts(len(a.local), len(b.local))
-}
-
 // ---------------------------------------------------------------------------
 // Sets.
 
 func setTest(fn string, sub bool) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
-		v, err := sigOf(fn, req("b")).bind(a)
+		v, err := py.Sig(fn, py.Req("b")).Bind(a)
 		if err != nil {
 			return false, err
 		}
-		x, err := pySet(in)
+		x, err := py.KeySet(in)
 		if err != nil {
 			return false, err
 		}
-		y, err := pySet(v[0])
+		y, err := py.KeySet(v[0])
 		if err != nil {
 			return false, err
 		}
@@ -915,29 +563,12 @@ func setTest(fn string, sub bool) TestFunc {
 	}
 }
 
-// pySet returns the hash keys of an iterable's elements.
-func pySet(v any) (map[string]bool, error) {
-	items, err := iterate(v)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(items))
-	for _, it := range items {
-		k, ok := hashKey(it)
-		if !ok {
-			return nil, typeErrorf("unhashable type: '%s'", value.TypeName(it))
-		}
-		out[k] = true
-	}
-	return out, nil
-}
-
 func testContains(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("contains", req("value")).bind(a)
+	v, err := py.Sig("contains", py.Req("value")).Bind(a)
 	if err != nil {
 		return false, err
 	}
-	return contains(in, v[0])
+	return py.Contains(in, v[0])
 }
 
 func isNaN(v any) bool {
@@ -952,13 +583,13 @@ func uriTest(fn string) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
 		var schemes any
 		if fn != "is_urn" {
-			v, err := sigOf(fn, optNone("schemes")).bind(a)
+			v, err := py.Sig(fn, py.OptNone("schemes")).Bind(a)
 			if err != nil {
 				return false, err
 			}
 			schemes = v[0]
 		} else {
-			if _, err := sigOf(fn).bind(a); err != nil {
+			if _, err := py.Sig(fn).Bind(a); err != nil {
 				return false, err
 			}
 			schemes = []any{"urn"}
@@ -967,18 +598,18 @@ func uriTest(fn string) TestFunc {
 		if !ok {
 			return false, nil
 		}
-		u, err := pyURLSplit(s)
+		u, err := py.URLSplit(s)
 		if err != nil {
 			return false, nil
 		}
 		if schemes != nil && value.Truthy(schemes) {
-			ok, err := contains(schemes, u.scheme)
+			ok, err := py.Contains(schemes, u.Scheme)
 			if err != nil || !ok {
 				return false, nil
 			}
 		}
 		if fn == "is_url" {
-			return u.netloc != "" || u.scheme == "file", nil
+			return u.Netloc != "" || u.Scheme == "file", nil
 		}
 		return true, nil
 	}
@@ -989,7 +620,7 @@ func uriTest(fn string) TestFunc {
 
 func pathTest(fn string, f func(string) bool) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
-		if _, err := sigOf(fn).bind(a); err != nil {
+		if _, err := py.Sig(fn).Bind(a); err != nil {
 			return false, err
 		}
 		s, ok := in.(string)
@@ -1026,7 +657,7 @@ func isMount(p string) bool {
 }
 
 func testSameFile(_ *Ctx, in any, a *Args) (bool, error) {
-	v, err := sigOf("samefile", req("f2")).bind(a)
+	v, err := py.Sig("samefile", py.Req("f2")).Bind(a)
 	if err != nil {
 		return false, err
 	}

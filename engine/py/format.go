@@ -1,17 +1,16 @@
-package template
+package py
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// pyFormat implements the common subset of Python's str.format: {} {0}
+// Format implements the common subset of Python's str.format: {} {0}
 // {name} and format specs such as {:>5} or {:.2f}.
-func pyFormat(s string, a *Args) (any, error) {
+func Format(s string, a *Args) (any, error) {
 	var b strings.Builder
 	auto := 0
 	for i := 0; i < len(s); i++ {
@@ -32,7 +31,7 @@ func pyFormat(s string, a *Args) (any, error) {
 		}
 		end := strings.IndexByte(s[i:], '}')
 		if end < 0 {
-			return nil, typeErrorf("Single '{' encountered in format string")
+			return nil, Errorf("Single '{' encountered in format string")
 		}
 		field := s[i+1 : i+end]
 		i += end
@@ -51,7 +50,7 @@ func pyFormat(s string, a *Args) (any, error) {
 			}
 		}
 		if !ok {
-			return nil, typeErrorf("Replacement index %s out of range for positional args tuple", name)
+			return nil, Errorf("Replacement index %s out of range for positional args tuple", name)
 		}
 		b.WriteString(formatSpec(v, spec))
 	}
@@ -128,8 +127,8 @@ func formatSpec(v any, spec string) string {
 	return s + strings.Repeat(fill, n)
 }
 
-// percentFormat implements Python's printf-style `fmt % args`.
-func percentFormat(f string, arg any) (any, error) {
+// Percent implements Python's printf-style `fmt % args`.
+func Percent(f string, arg any) (any, error) {
 	var args []any
 	if t, ok := arg.(value.Tuple); ok {
 		args = t
@@ -149,7 +148,7 @@ func percentFormat(f string, arg any) (any, error) {
 		if j < len(f) && f[j] == '(' {
 			end := strings.IndexByte(f[j:], ')')
 			if end < 0 {
-				return nil, typeErrorf("incomplete format key")
+				return nil, Errorf("incomplete format key")
 			}
 			key = f[j+1 : j+end]
 			j += end + 1
@@ -159,7 +158,7 @@ func percentFormat(f string, arg any) (any, error) {
 			k++
 		}
 		if k >= len(f) {
-			return nil, typeErrorf("incomplete format")
+			return nil, Errorf("incomplete format")
 		}
 		verb := f[k]
 		flags := f[j:k]
@@ -173,7 +172,7 @@ func percentFormat(f string, arg any) (any, error) {
 			v, _ = d.Get(key)
 		} else {
 			if n >= len(args) {
-				return nil, typeErrorf("not enough arguments for format string")
+				return nil, Errorf("not enough arguments for format string")
 			}
 			v = args[n]
 			n++
@@ -186,44 +185,24 @@ func percentFormat(f string, arg any) (any, error) {
 		case 'd', 'i':
 			fv, ok := value.AsFloat(v)
 			if !ok {
-				return nil, typeErrorf("%%d format: a real number is required, not %s", value.TypeName(v))
+				return nil, Errorf("%%d format: a real number is required, not %s", value.TypeName(v))
 			}
 			b.WriteString(fmt.Sprintf("%"+flags+"d", int(fv)))
 		case 'f', 'e', 'g', 'F':
 			fv, ok := value.AsFloat(v)
 			if !ok {
-				return nil, typeErrorf("must be real number, not %s", value.TypeName(v))
+				return nil, Errorf("must be real number, not %s", value.TypeName(v))
 			}
 			b.WriteString(fmt.Sprintf("%"+flags+string(verb), fv))
 		case 'x', 'X', 'o':
 			iv, _ := value.AsInt(v)
 			b.WriteString(fmt.Sprintf("%"+flags+string(verb), iv))
 		default:
-			return nil, typeErrorf("unsupported format character '%c'", verb)
+			return nil, Errorf("unsupported format character '%c'", verb)
 		}
 	}
 	if key := d; key == nil && n < len(args) {
-		return nil, typeErrorf("not all arguments converted during string formatting")
+		return nil, Errorf("not all arguments converted during string formatting")
 	}
 	return b.String(), nil
 }
-
-// sortValues sorts in place with Python ordering.
-func sortValues(items []any, reverse bool) error {
-	var err error
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i], items[j]
-		if reverse {
-			a, b = b, a
-		}
-		n, e := value.Compare(a, b)
-		if e != nil && err == nil {
-			err = typeErrorf("%s", e.Error())
-		}
-		return n < 0
-	})
-	return err
-}
-
-// SortValues exposes Python ordering to filters.
-func SortValues(items []any, reverse bool) error { return sortValues(items, reverse) }

@@ -1,4 +1,4 @@
-package template
+package py
 
 import (
 	"strings"
@@ -23,15 +23,15 @@ var (
 	fullLower = map[rune]string{'İ': "i̇"}
 )
 
-// pyUpper is Python's str.upper().
-func pyUpper(s string) string { return mapFull(s, fullUpper, unicode.ToUpper) }
+// Upper is Python's str.upper().
+func Upper(s string) string { return mapFull(s, fullUpper, unicode.ToUpper) }
 
-// pyLower is Python's str.lower().
-func pyLower(s string) string { return mapFull(s, fullLower, unicode.ToLower) }
+// Lower is Python's str.lower().
+func Lower(s string) string { return mapFull(s, fullLower, unicode.ToLower) }
 
-// pyTitleRune is the title-case form of one character, as str.title() and
+// titleRune is the title-case form of one character, as str.title() and
 // str.capitalize() apply it to a word's first letter.
-func pyTitleRune(r rune) string {
+func titleRune(r rune) string {
 	if m, ok := fullTitle[r]; ok {
 		return m
 	}
@@ -63,11 +63,11 @@ func mapFull(s string, full map[rune]string, simple func(rune) rune) string {
 	return b.String()
 }
 
-// pyCapitalize is Python's str.capitalize(): the first character in title
+// Capitalize is Python's str.capitalize(): the first character in title
 // case, the rest lower case.
-func pyCapitalize(s string) string {
+func Capitalize(s string) string {
 	for i, r := range s {
-		return pyTitleRune(r) + pyLower(s[i+len(string(r)):])
+		return titleRune(r) + Lower(s[i+len(string(r)):])
 	}
 	return s
 }
