@@ -9,15 +9,6 @@ import (
 // Python call's positional and keyword arguments.
 type Args = py.Args
 
-// FilterFunc implements a filter: `in | name(args)`.
-type FilterFunc func(c *Ctx, in any, a *Args) (any, error)
-
-// TestFunc implements a test: `in is name(args)`.
-type TestFunc func(c *Ctx, in any, a *Args) (bool, error)
-
-// LookupFunc implements a lookup plugin: lookup(name, terms..., kw...).
-type LookupFunc func(c *Ctx, terms []any, a *Args) ([]any, error)
-
 // undefinedOK lists filters and tests that accept an undefined input.
 var undefinedOK = map[string]bool{
 	"default": true, "d": true, "mandatory": true, "defined": true, "undefined": true,
@@ -235,33 +226,6 @@ func (c *Ctx) evalTest(x *testExpr) (any, error) {
 		return nil, err
 	}
 	return r != x.negate, nil
-}
-
-var fqcnPrefixes = []string{"ansible.builtin.", "ansible.utils.", "community.general.", "ansible.netcommon.", "kubernetes.core."}
-
-func stripFQCN(name string) string {
-	for _, p := range fqcnPrefixes {
-		if len(name) > len(p) && name[:len(p)] == p {
-			return name[len(p):]
-		}
-	}
-	return name
-}
-
-func (e *Engine) lookupFilter(name string) (FilterFunc, bool) {
-	if f, ok := e.filters[name]; ok {
-		return f, true
-	}
-	f, ok := e.filters[stripFQCN(name)]
-	return f, ok
-}
-
-func (e *Engine) lookupTest(name string) (TestFunc, bool) {
-	if t, ok := e.tests[name]; ok {
-		return t, true
-	}
-	t, ok := e.tests[stripFQCN(name)]
-	return t, ok
 }
 
 func (c *Ctx) evalCall(x *callExpr) (any, error) {

@@ -56,7 +56,7 @@ func (c *Ctx) lookupName(name string) any {
 		raw = d.Value
 	}
 	if !ok {
-		if g, ok := globals[name]; ok {
+		if g, ok := c.eng.globals[name]; ok {
 			return g
 		}
 		return undefinedName(name)

@@ -32,6 +32,7 @@ type Engine struct {
 	filters map[string]FilterFunc
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
+	globals map[string]any
 	cache   sync.Map // cacheKey -> []node
 
 	// Getenv reads the environment for lookup('env'); Now gives the time.
@@ -45,19 +46,14 @@ func New() *Engine {
 		filters: map[string]FilterFunc{},
 		tests:   map[string]TestFunc{},
 		lookups: map[string]LookupFunc{},
+		globals: builtinGlobals(),
 		Getenv:  os.LookupEnv,
 		Now:     time.Now,
 	}
-	for _, set := range []map[string]FilterFunc{coreFilters(), ansibleFilters()} {
-		for k, f := range set {
-			e.filters[k] = f
-		}
-	}
-	for k, t := range builtinTests() {
-		e.tests[k] = t
-	}
-	for k, l := range builtinLookups() {
-		e.lookups[k] = l
+	if err := e.register(families()); err != nil {
+		// The families are static tables; TestFamilies keeps them free of
+		// duplicates, so this is a programming error, as in regexp.MustCompile.
+		panic(err)
 	}
 	return e
 }

@@ -13,12 +13,9 @@ type globalFunc func(c *Ctx, a *Args) (any, error)
 
 func (globalFunc) String() string { return "<function>" }
 
-var globals map[string]any
-
-func init() {
-	// Built here rather than in a literal because lookup refers back to the
-	// engine's lookup table through Ctx.
-	globals = map[string]any{
+// builtinGlobals returns the functions every template can call by name.
+func builtinGlobals() map[string]any {
+	return map[string]any{
 		"range":     globalFunc(globalRange),
 		"lookup":    globalFunc(globalLookup),
 		"query":     globalFunc(globalQuery),
