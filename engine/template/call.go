@@ -2,6 +2,7 @@ package template
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -62,7 +63,7 @@ func firstUndefinedArg(a *Args, in ...any) any {
 // evalArg evaluates a call argument: Ansible undefined values are kept, to
 // be passed on (see acceptsUndefinedArgs); template-only wrappers become
 // plain values.
-func (c *Ctx) evalArg(e expr) (any, error) {
+func (c *Ctx) evalArg(e syntax.Expr) (any, error) {
 	v, err := c.eval(e)
 	if err != nil {
 		return nil, err
@@ -76,7 +77,10 @@ func (c *Ctx) evalArg(e expr) (any, error) {
 	return v, nil
 }
 
-func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar expr) (*Args, error) {
+// evalArgs evaluates the arguments written in a call, filter or test;
+// star and dstar are a call's *args and **kwargs, or nil.
+func (c *Ctx) evalArgs(w syntax.Arguments, star, dstar syntax.Expr) (*Args, error) {
+	args, kwNames, kwVals := w.Args, w.KwNames, w.KwValues
 	// One allocation holds the Args and up to three positional values.
 	ab := &struct {
 		Args
@@ -128,12 +132,12 @@ func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar
 	return a, nil
 }
 
-func (c *Ctx) evalFilters(x *filterExpr) (any, error) {
-	v, err := c.eval(x.e)
+func (c *Ctx) evalFilters(x *syntax.Filter) (any, error) {
+	v, err := c.eval(x.Expr)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range x.filters {
+	for _, f := range x.Filters {
 		if v, err = c.applyFilter(f, v); err != nil {
 			return nil, err
 		}
@@ -141,21 +145,21 @@ func (c *Ctx) evalFilters(x *filterExpr) (any, error) {
 	return v, nil
 }
 
-func (c *Ctx) applyFilter(f *filterCall, in any) (any, error) {
-	fn, ok := c.eng.lookupFilter(f.name)
+func (c *Ctx) applyFilter(f *syntax.FilterCall, in any) (any, error) {
+	fn, ok := c.eng.lookupFilter(f.Name)
 	if !ok {
-		return nil, &TemplateSyntaxError{Msg: "No filter named '" + f.name + "'."}
+		return nil, &TemplateSyntaxError{Msg: "No filter named '" + f.Name + "'."}
 	}
-	a, err := c.evalArgs(f.args, f.kwNames, f.kwVals, nil, nil)
+	a, err := c.evalArgs(f.Arguments, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	if !acceptsUndefinedArgs[stripFQCN(f.name)] {
+	if !acceptsUndefinedArgs[stripFQCN(f.Name)] {
 		if u := firstUndefinedArg(a, in); u != nil {
 			return u, nil
 		}
 	}
-	in, err = checkInput(in, f.name)
+	in, err = checkInput(in, f.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -200,43 +204,43 @@ func (c *Ctx) Test(name string, in any, args ...any) (bool, error) {
 	return fn(c, in, &Args{Pos: args})
 }
 
-func (c *Ctx) evalTest(x *testExpr) (any, error) {
-	fn, ok := c.eng.lookupTest(x.name)
+func (c *Ctx) evalTest(x *syntax.Test) (any, error) {
+	fn, ok := c.eng.lookupTest(x.Name)
 	if !ok {
-		return nil, &TemplateSyntaxError{Msg: "No test named '" + x.name + "'."}
+		return nil, &TemplateSyntaxError{Msg: "No test named '" + x.Name + "'."}
 	}
-	in, err := c.eval(x.e)
+	in, err := c.eval(x.Expr)
 	if err != nil {
 		return nil, err
 	}
-	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, nil, nil)
+	a, err := c.evalArgs(x.Arguments, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	if !acceptsUndefinedArgs[stripFQCN(x.name)] {
+	if !acceptsUndefinedArgs[stripFQCN(x.Name)] {
 		if u := firstUndefinedArg(a, in); u != nil {
 			return u, nil
 		}
 	}
-	if in, err = checkInput(in, x.name); err != nil {
+	if in, err = checkInput(in, x.Name); err != nil {
 		return nil, err
 	}
 	r, err := fn(c, in, a)
 	if err != nil {
 		return nil, err
 	}
-	return r != x.negate, nil
+	return r != x.Negate, nil
 }
 
-func (c *Ctx) evalCall(x *callExpr) (any, error) {
-	fn, err := c.eval(x.fn)
+func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
+	fn, err := c.eval(x.Fn)
 	if err != nil {
 		return nil, err
 	}
 	if u, ok := fn.(value.Undefined); ok {
 		return nil, undefinedErr(u)
 	}
-	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, x.star, x.dstar)
+	a, err := c.evalArgs(x.Arguments, x.Star, x.DStar)
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +256,8 @@ func (c *Ctx) evalCall(x *callExpr) (any, error) {
 			return nil, err
 		}
 		if mutated != nil {
-			if attr, ok := x.fn.(*attrExpr); ok {
-				c.writeBack(attr.obj, mutated)
+			if attr, ok := x.Fn.(*syntax.Attr); ok {
+				c.writeBack(attr.Obj, mutated)
 			}
 		}
 		return res, nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -33,7 +34,7 @@ type Engine struct {
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
 	globals map[string]any
-	cache   sync.Map // cacheKey -> []node
+	cache   sync.Map // cacheKey -> []syntax.Node
 
 	// Getenv reads the environment for lookup('env'); Now gives the time.
 	Getenv func(string) (string, bool)
@@ -74,14 +75,14 @@ type cacheKey struct {
 	raw bool
 }
 
-func (e *Engine) parse(src string, rawVarStrings bool) ([]node, error) {
+func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
 	key := cacheKey{src, rawVarStrings}
 	if n, ok := e.cache.Load(key); ok {
-		return n.([]node), nil
+		return n.([]syntax.Node), nil
 	}
-	nodes, err := parseTemplate(src, rawVarStrings)
+	nodes, err := syntax.Parse(src, rawVarStrings)
 	if err != nil {
-		if se, ok := err.(*SyntaxError); ok {
+		if se, ok := err.(*syntax.SyntaxError); ok {
 			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
 		}
 		return nil, err

@@ -2,137 +2,89 @@ package template
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // eval evaluates an expression. Undefined values are returned, not raised:
 // they fail only where they are used.
-func (c *Ctx) eval(e expr) (any, error) {
+func (c *Ctx) eval(e syntax.Expr) (any, error) {
 	switch x := e.(type) {
-	case *literalExpr:
-		return x.v, nil
-	case *nameExpr:
-		return c.lookupName(x.name), nil
-	case *listExpr:
-		out := make([]any, len(x.items))
-		for i, it := range x.items {
-			v, err := c.evalDefined(it)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case *tupleExpr:
-		out := make(value.Tuple, len(x.items))
-		for i, it := range x.items {
-			v, err := c.evalDefined(it)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = v
-		}
-		return out, nil
-	case *dictExpr:
-		d := value.NewDict(len(x.keys))
-		for i := range x.keys {
-			k, err := c.evalDefined(x.keys[i])
-			if err != nil {
-				return nil, err
-			}
-			v, err := c.evalDefined(x.values[i])
-			if err != nil {
-				return nil, err
-			}
-			d.Set(value.Str(k), v)
-		}
-		return d, nil
-	case *attrExpr:
-		obj, err := c.eval(x.obj)
+	case *syntax.Literal:
+		return x.Value, nil
+	case *syntax.Name:
+		return c.lookupName(x.Name), nil
+	case *syntax.List:
+		return c.evalItems(x.Items)
+	case *syntax.Tuple:
+		items, err := c.evalItems(x.Items)
 		if err != nil {
 			return nil, err
 		}
-		return getAttr(obj, x.attr), nil
-	case *itemExpr:
-		obj, err := c.eval(x.obj)
+		return value.Tuple(items), nil
+	case *syntax.Dict:
+		return c.evalDict(x)
+	case *syntax.Attr:
+		obj, err := c.eval(x.Obj)
 		if err != nil {
 			return nil, err
 		}
-		key, err := c.evalDefined(x.key)
+		return getAttr(obj, x.Attr), nil
+	case *syntax.Item:
+		obj, err := c.eval(x.Obj)
+		if err != nil {
+			return nil, err
+		}
+		key, err := c.evalDefined(x.Key)
 		if err != nil {
 			return nil, err
 		}
 		return getItem(obj, key)
-	case *sliceExpr:
+	case *syntax.Slice:
 		return c.evalSlice(x)
-	case *callExpr:
+	case *syntax.Call:
 		return c.evalCall(x)
-	case *binExpr:
-		l, err := c.evalDefined(x.l)
-		if err != nil {
-			return nil, err
+	case *syntax.Binary:
+		return c.evalBinary(x)
+	case *syntax.And:
+		l, err := c.evalDefined(x.L)
+		if err != nil || !value.Truthy(l) {
+			return l, err
 		}
-		r, err := c.evalDefined(x.r)
-		if err != nil {
-			return nil, err
+		return c.eval(x.R)
+	case *syntax.Or:
+		l, err := c.evalDefined(x.L)
+		if err != nil || value.Truthy(l) {
+			return l, err
 		}
-		v, err := py.BinaryOp(x.op, l, r)
-		return v, fromPy(err)
-	case *andExpr:
-		l, err := c.evalDefined(x.l)
-		if err != nil {
-			return nil, err
-		}
-		if !value.Truthy(l) {
-			return l, nil
-		}
-		return c.eval(x.r)
-	case *orExpr:
-		l, err := c.evalDefined(x.l)
-		if err != nil {
-			return nil, err
-		}
-		if value.Truthy(l) {
-			return l, nil
-		}
-		return c.eval(x.r)
-	case *notExpr:
-		v, err := c.evalDefined(x.e)
+		return c.eval(x.R)
+	case *syntax.Not:
+		v, err := c.evalDefined(x.Expr)
 		if err != nil {
 			return nil, err
 		}
 		return !value.Truthy(v), nil
-	case *negExpr:
-		v, err := c.evalDefined(x.e)
+	case *syntax.Unary:
+		v, err := c.evalDefined(x.Expr)
 		if err != nil {
 			return nil, err
 		}
-		v, err = py.Negate(v, x.plus)
+		v, err = py.Negate(v, x.Plus)
 		return v, fromPy(err)
-	case *compareExpr:
+	case *syntax.Compare:
 		return c.evalCompare(x)
-	case *condExpr:
-		cond, err := c.evalDefined(x.cond)
-		if err != nil {
-			return nil, err
-		}
-		if value.Truthy(cond) {
-			return c.eval(x.then)
-		}
-		if x.els == nil {
-			return jinjaUndefined{hint: "the inline if-expression on line 1 evaluated to false and no else section was defined."}, nil
-		}
-		return c.eval(x.els)
-	case *filterExpr:
+	case *syntax.Cond:
+		return c.evalCond(x)
+	case *syntax.Filter:
 		return c.evalFilters(x)
-	case *testExpr:
+	case *syntax.Test:
 		return c.evalTest(x)
 	}
 	return nil, typeErrorf("unsupported expression %T", e)
 }
 
 // evalDefined evaluates e and fails if the result is undefined.
-func (c *Ctx) evalDefined(e expr) (any, error) {
+func (c *Ctx) evalDefined(e syntax.Expr) (any, error) {
 	v, err := c.eval(e)
 	if err != nil {
 		return nil, err
@@ -148,13 +100,71 @@ func (c *Ctx) evalDefined(e expr) (any, error) {
 	return v, nil
 }
 
-func (c *Ctx) evalSlice(x *sliceExpr) (any, error) {
-	obj, err := c.evalDefined(x.obj)
+// evalItems evaluates the items of a list or tuple display.
+func (c *Ctx) evalItems(items []syntax.Expr) ([]any, error) {
+	out := make([]any, len(items))
+	for i, it := range items {
+		v, err := c.evalDefined(it)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (c *Ctx) evalDict(x *syntax.Dict) (any, error) {
+	d := value.NewDict(len(x.Keys))
+	for i := range x.Keys {
+		k, err := c.evalDefined(x.Keys[i])
+		if err != nil {
+			return nil, err
+		}
+		v, err := c.evalDefined(x.Values[i])
+		if err != nil {
+			return nil, err
+		}
+		d.Set(value.Str(k), v)
+	}
+	return d, nil
+}
+
+func (c *Ctx) evalBinary(x *syntax.Binary) (any, error) {
+	l, err := c.evalDefined(x.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.evalDefined(x.R)
+	if err != nil {
+		return nil, err
+	}
+	v, err := py.BinaryOp(x.Op, l, r)
+	return v, fromPy(err)
+}
+
+// evalCond evaluates an inline if-expression; without an else, a false
+// condition gives Jinja2's own undefined value.
+func (c *Ctx) evalCond(x *syntax.Cond) (any, error) {
+	cond, err := c.evalDefined(x.Cond)
+	if err != nil {
+		return nil, err
+	}
+	if value.Truthy(cond) {
+		return c.eval(x.Then)
+	}
+	if x.Else == nil {
+		return jinjaUndefined{hint: "the inline if-expression on line 1 evaluated to false and no else section was defined."}, nil
+	}
+	return c.eval(x.Else)
+}
+
+func (c *Ctx) evalSlice(x *syntax.Slice) (any, error) {
+	obj, err := c.evalDefined(x.Obj)
 	if err != nil {
 		return nil, err
 	}
 	var bounds [3]*int
-	for i, e := range [3]expr{x.start, x.stop, x.step} {
+	for i, e := range [3]syntax.Expr{x.Start, x.Stop, x.Step} {
 		if e == nil {
 			continue
 		}
@@ -170,13 +180,13 @@ func (c *Ctx) evalSlice(x *sliceExpr) (any, error) {
 	return v, fromPy(err)
 }
 
-func (c *Ctx) evalCompare(x *compareExpr) (any, error) {
-	l, err := c.evalDefined(x.first)
+func (c *Ctx) evalCompare(x *syntax.Compare) (any, error) {
+	l, err := c.evalDefined(x.First)
 	if err != nil {
 		return nil, err
 	}
-	for i, op := range x.ops {
-		r, err := c.evalDefined(x.rest[i])
+	for i, op := range x.Ops {
+		r, err := c.evalDefined(x.Rest[i])
 		if err != nil {
 			return nil, err
 		}
