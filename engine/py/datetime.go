@@ -34,7 +34,7 @@ func (d *Datetime) isoformat() string { return strings.Replace(d.String(), " ", 
 type Timedelta struct{ Micros int64 }
 
 func (d *Timedelta) parts() (days, secs, us int64) {
-	days = floorDiv64(d.Micros, 86400e6)
+	days = floorDiv(d.Micros, 86400e6)
 	rest := d.Micros - days*86400e6
 	return days, rest / 1e6, rest % 1e6
 }

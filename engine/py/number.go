@@ -232,40 +232,14 @@ func intOnly(v any) (int, bool) {
 }
 
 // FloorDiv is Python's a // b for ints: the quotient rounded down.
-func FloorDiv(a, b int) int {
+func FloorDiv(a, b int) int { return floorDiv(a, b) }
+
+func floorDiv[T int | int64](a, b T) T {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--
 	}
 	return q
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func floorDiv64(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}
-
-func cmpInts(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Int is Python's int(v) for one argument: a bool is 0 or 1, a float is

@@ -1,6 +1,7 @@
 package py
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/bits"
@@ -263,7 +264,7 @@ func Compare(op string, l, r any) (bool, error) {
 	}
 	if tl, ok := l.(*Timedelta); ok {
 		if tr, ok := r.(*Timedelta); ok {
-			n, err = cmpInt64(tl.Micros, tr.Micros), nil
+			n, err = cmp.Compare(tl.Micros, tr.Micros), nil
 		}
 	}
 	if err != nil {

@@ -9,18 +9,24 @@ import (
 // Sort sorts in place with Python ordering.
 func Sort(items []any, reverse bool) error {
 	var err error
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i], items[j]
+	less := pyLess(reverse, &err)
+	sort.SliceStable(items, func(i, j int) bool { return less(items[i], items[j]) })
+	return err
+}
+
+// pyLess returns Python's a < b (b < a with reverse) for a sort, keeping
+// the first TypeError in *err.
+func pyLess(reverse bool, err *error) func(a, b any) bool {
+	return func(a, b any) bool {
 		if reverse {
 			a, b = b, a
 		}
 		n, e := value.Compare(a, b)
-		if e != nil && err == nil {
-			err = Errorf("%s", e.Error())
+		if e != nil && *err == nil {
+			*err = Errorf("%s", e.Error())
 		}
 		return n < 0
-	})
-	return err
+	}
 }
 
 // FirstUndefined returns the first Undefined inside v (lists included),
@@ -52,17 +58,8 @@ func SortByKeys(items, keys []any, reverse bool) ([]any, error) {
 		idx[i] = i
 	}
 	var err error
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := keys[idx[i]], keys[idx[j]]
-		if reverse {
-			a, b = b, a
-		}
-		n, e := value.Compare(a, b)
-		if e != nil && err == nil {
-			err = Errorf("%s", e.Error())
-		}
-		return n < 0
-	})
+	less := pyLess(reverse, &err)
+	sort.SliceStable(idx, func(i, j int) bool { return less(keys[idx[i]], keys[idx[j]]) })
 	if err != nil {
 		return nil, err
 	}

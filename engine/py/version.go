@@ -1,6 +1,7 @@
 package py
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"strconv"
@@ -112,7 +113,7 @@ func parseStrictVersion(s string) (strictVersion, error) {
 
 func cmpStrict(a, b strictVersion) int {
 	for i := 0; i < 3; i++ {
-		if c := cmpInts(a.v[i], b.v[i]); c != 0 {
+		if c := cmp.Compare(a.v[i], b.v[i]); c != 0 {
 			return c
 		}
 	}
@@ -127,7 +128,7 @@ func cmpStrict(a, b strictVersion) int {
 	if c := strings.Compare(a.pre, b.pre); c != 0 {
 		return c
 	}
-	return cmpInts(a.pn, b.pn)
+	return cmp.Compare(a.pn, b.pn)
 }
 
 var semverRe = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
@@ -154,7 +155,7 @@ func parseSemver(s string) (semver, error) {
 
 func cmpSemver(a, b semver) int {
 	for i := 0; i < 3; i++ {
-		if c := cmpInts(a.core[i], b.core[i]); c != 0 {
+		if c := cmp.Compare(a.core[i], b.core[i]); c != 0 {
 			return c
 		}
 	}
@@ -166,27 +167,7 @@ func cmpSemver(a, b semver) int {
 	case len(a.pre) == 0:
 		return 1
 	}
-	for i := 0; i < len(a.pre) && i < len(b.pre); i++ {
-		x, y := a.pre[i], b.pre[i]
-		xn, yn := IsDigits(x), IsDigits(y)
-		switch {
-		case xn && yn:
-			xi, _ := strconv.Atoi(x)
-			yi, _ := strconv.Atoi(y)
-			if c := cmpInts(xi, yi); c != 0 {
-				return c
-			}
-		case xn:
-			return -1
-		case yn:
-			return 1
-		default:
-			if c := strings.Compare(x, y); c != 0 {
-				return c
-			}
-		}
-	}
-	return cmpInts(len(a.pre), len(b.pre))
+	return cmpMixedParts(a.pre, b.pre, true)
 }
 
 var pep440Re = regexp.MustCompile(`(?i)^\s*v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|b|c|rc|alpha|beta|pre|preview)[-_.]?(\d+)?)?(?:-(\d+)|[-_.]?(post|rev|r)[-_.]?(\d+)?)?(?:[-_.]?(dev)[-_.]?(\d+)?)?(?:\+([a-z0-9]+(?:[-_.][a-z0-9]+)*))?\s*$`)
@@ -238,7 +219,7 @@ func parsePEP440(s string) (pep440, error) {
 }
 
 func cmpPEP440(a, b pep440) int {
-	if c := cmpInts(a.epoch, b.epoch); c != 0 {
+	if c := cmp.Compare(a.epoch, b.epoch); c != 0 {
 		return c
 	}
 	trim := func(r []int) []int {
@@ -256,7 +237,7 @@ func cmpPEP440(a, b pep440) int {
 		if i < len(rb) {
 			y = rb[i]
 		}
-		if c := cmpInts(x, y); c != 0 {
+		if c := cmp.Compare(x, y); c != 0 {
 			return c
 		}
 	}
@@ -271,13 +252,13 @@ func cmpPEP440(a, b pep440) int {
 		return [2]int{v.preK, v.preN}
 	}
 	pa, pb := preKey(a), preKey(b)
-	if c := cmpInts(pa[0], pb[0]); c != 0 {
+	if c := cmp.Compare(pa[0], pb[0]); c != 0 {
 		return c
 	}
-	if c := cmpInts(pa[1], pb[1]); c != 0 {
+	if c := cmp.Compare(pa[1], pb[1]); c != 0 {
 		return c
 	}
-	if c := cmpInts(a.post, b.post); c != 0 {
+	if c := cmp.Compare(a.post, b.post); c != 0 {
 		return c
 	}
 	da, db := a.dev, b.dev
@@ -287,28 +268,37 @@ func cmpPEP440(a, b pep440) int {
 	if db < 0 {
 		db = math.MaxInt
 	}
-	if c := cmpInts(da, db); c != 0 {
+	if c := cmp.Compare(da, db); c != 0 {
 		return c
 	}
-	for i := 0; i < len(a.local) && i < len(b.local); i++ {
-		x, y := a.local[i], b.local[i]
+	return cmpMixedParts(a.local, b.local, false)
+}
+
+// cmpMixedParts compares the dotted parts of a semver pre-release or a PEP
+// 440 local version: numbers numerically, words as text, a number before a
+// word when numberFirst (semver) or after it (PEP 440), and at the end the
+// shorter list first.
+func cmpMixedParts(a, b []string, numberFirst bool) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		x, y := a[i], b[i]
 		xn, yn := IsDigits(x), IsDigits(y)
 		switch {
 		case xn && yn:
 			xi, _ := strconv.Atoi(x)
 			yi, _ := strconv.Atoi(y)
-			if c := cmpInts(xi, yi); c != 0 {
+			if c := cmp.Compare(xi, yi); c != 0 {
 				return c
 			}
-		case xn:
+		case xn != yn:
+			if xn == numberFirst {
+				return -1
+			}
 			return 1
-		case yn:
-			return -1
 		default:
 			if c := strings.Compare(x, y); c != 0 {
 				return c
 			}
 		}
 	}
-	return cmpInts(len(a.local), len(b.local))
+	return cmp.Compare(len(a), len(b))
 }

@@ -128,41 +128,34 @@ func (e *yamlEmitter) node(root, seq, mapping, simpleKey bool) {
 	}
 }
 
-func (e *yamlEmitter) flowSequence() {
-	e.writeIndicator("[", true, true, false)
+// flowCollection emits a flow sequence or mapping: open, the items that
+// item emits until the end event, separated by commas, and close.
+func (e *yamlEmitter) flowCollection(open, close string, end byte, item func()) {
+	e.writeIndicator(open, true, true, false)
 	e.flowLevel++
 	e.increaseIndent(true, false)
 	e.pos++
-	first := true
-	for e.cur().kind != ']' {
+	for first := true; e.cur().kind != end; first = false {
 		if !first {
 			e.writeIndicator(",", false, false, false)
 		}
 		if e.column > e.bestWidth {
 			e.writeIndent()
 		}
-		e.node(false, true, false, false)
-		first = false
+		item()
 	}
 	e.popIndent()
 	e.flowLevel--
-	e.writeIndicator("]", false, false, false)
+	e.writeIndicator(close, false, false, false)
 	e.pos++
 }
 
+func (e *yamlEmitter) flowSequence() {
+	e.flowCollection("[", "]", ']', func() { e.node(false, true, false, false) })
+}
+
 func (e *yamlEmitter) flowMapping() {
-	e.writeIndicator("{", true, true, false)
-	e.flowLevel++
-	e.increaseIndent(true, false)
-	e.pos++
-	first := true
-	for e.cur().kind != '}' {
-		if !first {
-			e.writeIndicator(",", false, false, false)
-		}
-		if e.column > e.bestWidth {
-			e.writeIndent()
-		}
+	e.flowCollection("{", "}", '}', func() {
 		if e.checkSimpleKey() {
 			e.node(false, false, true, true)
 			e.writeIndicator(":", false, false, false)
@@ -175,12 +168,7 @@ func (e *yamlEmitter) flowMapping() {
 			e.writeIndicator(":", true, false, false)
 		}
 		e.node(false, false, true, false)
-		first = false
-	}
-	e.popIndent()
-	e.flowLevel--
-	e.writeIndicator("}", false, false, false)
-	e.pos++
+	})
 }
 
 func (e *yamlEmitter) blockSequence() {

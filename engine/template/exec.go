@@ -285,6 +285,18 @@ func bindTargets(s *value.Dict, targets []string, it any) {
 	}
 }
 
+// listOrTuple returns the elements of a list or tuple; ok is false for any
+// other value.
+func listOrTuple(v any) (items []any, ok bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case value.Tuple:
+		return x, true
+	}
+	return nil, false
+}
+
 // iterate lists the elements of an iterable as Python's iter() would;
 // template-only wrappers (Markup, groupby's tuples) iterate as the value
 // they wrap.

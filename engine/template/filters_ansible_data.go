@@ -158,13 +158,8 @@ func filterItems2dict(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var items []any
-	switch x := in.(type) {
-	case []any:
-		items = x
-	case value.Tuple:
-		items = x
-	default:
+	items, ok := listOrTuple(in)
+	if !ok {
 		return nil, Errorf("items2dict requires a list, got %s instead.", argClassRepr(in))
 	}
 	out := value.NewDict(len(items))
@@ -268,19 +263,7 @@ func filterZip(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := math.MaxInt
-	for _, l := range lists {
-		n = min(n, len(l))
-	}
-	out := make([]any, n)
-	for i := 0; i < n; i++ {
-		t := make(value.Tuple, len(lists))
-		for j, l := range lists {
-			t[j] = l[i]
-		}
-		out[i] = t
-	}
-	return out, nil
+	return zipTuples(lists, false, nil), nil
 }
 
 func filterZipLongest(_ *Ctx, in any, a *Args) (any, error) {
@@ -297,12 +280,25 @@ func filterZipLongest(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return zipTuples(lists, true, fill), nil
+}
+
+// zipTuples is zip(*lists), or with longest itertools.zip_longest(*lists,
+// fillvalue=fill): a list of tuples.
+func zipTuples(lists [][]any, longest bool, fill any) []any {
 	n := 0
+	if !longest && len(lists) > 0 {
+		n = math.MaxInt
+	}
 	for _, l := range lists {
-		n = max(n, len(l))
+		if longest {
+			n = max(n, len(l))
+		} else {
+			n = min(n, len(l))
+		}
 	}
 	out := make([]any, n)
-	for i := 0; i < n; i++ {
+	for i := range out {
 		t := make(value.Tuple, len(lists))
 		for j, l := range lists {
 			if i < len(l) {
@@ -313,7 +309,7 @@ func filterZipLongest(_ *Ctx, in any, a *Args) (any, error) {
 		}
 		out[i] = t
 	}
-	return out, nil
+	return out
 }
 
 func filterExtract(_ *Ctx, in any, a *Args) (any, error) {

@@ -82,9 +82,9 @@ func filterFromYAML(_ *Ctx, in any, a *Args) (any, error) {
 	if !ok {
 		return in, nil
 	}
-	docs, _, err := value.DecodeYAML("<string>", []byte(s))
+	docs, err := yamlDocs(s)
 	if err != nil {
-		return nil, typeErrorf("%s", err.Error())
+		return nil, err
 	}
 	switch len(docs) {
 	case 0:
@@ -106,9 +106,9 @@ func filterFromYAMLAll(_ *Ctx, in any, a *Args) (any, error) {
 	if !ok {
 		return in, nil
 	}
-	docs, _, err := value.DecodeYAML("<string>", []byte(s))
+	docs, err := yamlDocs(s)
 	if err != nil {
-		return nil, typeErrorf("%s", err.Error())
+		return nil, err
 	}
 	if docs == nil {
 		docs = []any{}
@@ -133,4 +133,13 @@ func filterToNiceYAML(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, err
 	}
 	return py.YAMLDump(in, o)
+}
+
+// yamlDocs reads the documents of a YAML stream as from_yaml does.
+func yamlDocs(s string) ([]any, error) {
+	docs, _, err := value.DecodeYAML("<string>", []byte(s))
+	if err != nil {
+		return nil, typeErrorf("%s", err.Error())
+	}
+	return docs, nil
 }

@@ -151,13 +151,8 @@ func filterCommonpath(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := py.Sig("commonpath").Bind(a); err != nil {
 		return nil, err
 	}
-	var items []any
-	switch x := in.(type) {
-	case []any:
-		items = x
-	case value.Tuple:
-		items = x
-	default:
+	items, ok := listOrTuple(in)
+	if !ok {
 		return nil, Errorf("|commonpath expects sequence, got %s instead.", argClassRepr(in))
 	}
 	return py.Commonpath(items)

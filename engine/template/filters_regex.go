@@ -197,25 +197,23 @@ func filterRegexEscape(_ *Ctx, in any, a *Args) (any, error) {
 	s := regexInput(in)
 	switch value.Str(v[0]) {
 	case "python":
-		var b strings.Builder
-		for _, r := range s {
-			if strings.ContainsRune("()[]{}?*+-|^$\\.&~# \t\n\r\v\f", r) {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		}
-		return b.String(), nil
+		return backslashEscape(s, "()[]{}?*+-|^$\\.&~# \t\n\r\v\f"), nil
 	case "posix_basic":
-		var b strings.Builder
-		for _, r := range s {
-			if strings.ContainsRune("].[^$*\\", r) {
-				b.WriteByte('\\')
-			}
-			b.WriteRune(r)
-		}
-		return b.String(), nil
+		return backslashEscape(s, "].[^$*\\"), nil
 	case "posix_extended":
 		return nil, Errorf("Regex type (%s) not yet implemented", value.Str(v[0]))
 	}
 	return nil, Errorf("Invalid regex type (%s)", value.Str(v[0]))
+}
+
+// backslashEscape puts a backslash before each character of s in special.
+func backslashEscape(s, special string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(special, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
