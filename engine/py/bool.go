@@ -7,12 +7,11 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// BooleanChoices lists the values Boolean accepts, as ansible-core's error
+// BooleanChoices lists the values Boolean accepts as ansible-core's error
 // message prints its BOOLEANS set. Python prints that set in an order that
-// depends on its string hashing; this is the order of its definition, with
-// the numbers that equal True and False (1.0, True, 0.0, False) folded
-// into 1 and 0 as the set folds them.
-const BooleanChoices = "'y', 'yes', 'on', '1', 'true', 't', 1, 'n', 'no', 'off', '0', 'false', 'f', 0"
+// depends on its string hashing; this is the order under PYTHONHASHSEED=0,
+// the one engine/module/argspec's recorded cases use.
+const BooleanChoices = "0, 'y', 'true', 1, 'f', 'n', 'off', 't', '0', 'no', 'false', '1', 'on', 'yes'"
 
 // BooleanError is the TypeError of ansible-core's strict boolean() for a
 // value that is none of BooleanChoices.

@@ -99,8 +99,8 @@ func ParseInt(s string, base int) (int, bool) {
 	if prefixed && strings.HasPrefix(t, "_") {
 		t = t[1:]
 	}
-	if t == "" || !validUnderscores(t) {
-		return 0, false
+	if t == "" || t[0] == '+' || t[0] == '-' || !validUnderscores(t) {
+		return 0, false // strconv would take a second sign
 	}
 	t = strings.ReplaceAll(t, "_", "")
 	n, err := strconv.ParseInt(t, base, 64)
@@ -265,7 +265,24 @@ func Int(v any) (any, error) {
 		if n, ok := ParseInt(x, 10); ok {
 			return n, nil
 		}
+		if n, ok := parseBigInt(x); ok {
+			return n, nil
+		}
 		return nil, Errorf("invalid literal for int() with base 10: %s", value.Repr(x))
 	}
 	return nil, Errorf("int() argument must be a string, a bytes-like object or a real number, not '%s'", value.TypeName(v))
+}
+
+// parseBigInt is int(s) for a base-10 literal too large for an int.
+func parseBigInt(s string) (any, bool) {
+	t := strings.TrimFunc(s, IsSpace)
+	digits := strings.TrimLeft(t, "+-")
+	if len(t)-len(digits) > 1 || digits == "" || !validUnderscores(digits) || !IsDigits(strings.ReplaceAll(digits, "_", "")) {
+		return nil, false
+	}
+	n, ok := new(big.Int).SetString(strings.ReplaceAll(t, "_", ""), 10)
+	if !ok {
+		return nil, false
+	}
+	return value.NormInt(n), true
 }

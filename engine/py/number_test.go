@@ -2,6 +2,7 @@ package py
 
 import (
 	"math"
+	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,11 @@ func TestIntConvertsAsPythonInt(t *testing.T) {
 		{" 42 ", 42, ""},
 		{"1_000", 1000, ""},
 		{-3.9, -3, ""},
+		{"-9_223_372_036_854_775_809", bigInt("-9223372036854775809"), ""},
 		{"0x10", nil, "invalid literal for int() with base 10: '0x10'"},
+		{"1__0", nil, "invalid literal for int() with base 10: '1__0'"},
+		{"+-1", nil, "invalid literal for int() with base 10: '+-1'"},
+		{"0x-1", nil, "invalid literal for int() with base 10: '0x-1'"},
 		{"4.5", nil, "invalid literal for int() with base 10: '4.5'"},
 		{[]any{}, nil, "int() argument must be a string, a bytes-like object or a real number, not 'list'"},
 	}
@@ -70,5 +75,34 @@ func TestParseFloatAcceptsPythonSpellings(t *testing.T) {
 		if ok {
 			require.Equal(t, c.want, got, "%q", c.in)
 		}
+	}
+}
+
+func bigInt(s string) *big.Int {
+	n, _ := new(big.Int).SetString(s, 10)
+	return n
+}
+
+func TestParseIntIsPythonIntWithBase(t *testing.T) {
+	cases := []struct {
+		in   string
+		base int
+		want int
+		ok   bool
+	}{
+		{"0x1F", 0, 31, true},
+		{"0o17", 0, 15, true},
+		{"-0b101", 0, -5, true},
+		{"0x_f", 16, 15, true},
+		{"010", 0, 0, false}, // no leading zeros in base 0
+		{"0x-1", 0, 0, false},
+		{"+-1", 10, 0, false},
+		{"1_", 10, 0, false},
+		{"z", 36, 35, true},
+	}
+	for _, c := range cases {
+		got, ok := ParseInt(c.in, c.base)
+		require.Equal(t, c.ok, ok, "int(%q, %d)", c.in, c.base)
+		require.Equal(t, c.want, got, "int(%q, %d)", c.in, c.base)
 	}
 }

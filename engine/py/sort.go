@@ -9,14 +9,14 @@ import (
 // Sort sorts in place with Python ordering.
 func Sort(items []any, reverse bool) error {
 	var err error
-	less := pyLess(reverse, &err)
+	less := lessThan(reverse, &err)
 	sort.SliceStable(items, func(i, j int) bool { return less(items[i], items[j]) })
 	return err
 }
 
-// pyLess returns Python's a < b (b < a with reverse) for a sort, keeping
+// lessThan returns Python's a < b (b < a with reverse) for a sort, keeping
 // the first TypeError in *err.
-func pyLess(reverse bool, err *error) func(a, b any) bool {
+func lessThan(reverse bool, err *error) func(a, b any) bool {
 	return func(a, b any) bool {
 		if reverse {
 			a, b = b, a
@@ -58,7 +58,7 @@ func SortByKeys(items, keys []any, reverse bool) ([]any, error) {
 		idx[i] = i
 	}
 	var err error
-	less := pyLess(reverse, &err)
+	less := lessThan(reverse, &err)
 	sort.SliceStable(idx, func(i, j int) bool { return less(keys[idx[i]], keys[idx[j]]) })
 	if err != nil {
 		return nil, err
