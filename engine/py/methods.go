@@ -22,6 +22,40 @@ var (
 		"pop": true, "remove": true, "reverse": true, "sort": true, "copy": true}
 )
 
+// strJustify is str.center, str.ljust or str.rjust (how) to width w.
+func strJustify(s, how string, w int, fill string) string {
+	n := w - len([]rune(s))
+	if n <= 0 {
+		return s
+	}
+	switch how {
+	case "ljust":
+		return s + strings.Repeat(fill, n)
+	case "rjust":
+		return strings.Repeat(fill, n) + s
+	}
+	left := n / 2
+	if n%2 == 1 && w%2 == 1 {
+		left++
+	}
+	return strings.Repeat(fill, left) + s + strings.Repeat(fill, n-left)
+}
+
+// strPartition is str.partition(sep), or str.rpartition(sep) with last.
+func strPartition(s, sep string, last bool) value.Tuple {
+	i := strings.Index(s, sep)
+	if last {
+		i = strings.LastIndex(s, sep)
+	}
+	switch {
+	case i >= 0:
+		return value.Tuple{s[:i], sep, s[i+len(sep):]}
+	case last:
+		return value.Tuple{"", "", s}
+	}
+	return value.Tuple{s, "", ""}
+}
+
 // HasMethod reports whether obj has a method name that CallMethod runs.
 func HasMethod(obj any, name string) bool {
 	switch obj.(type) {
@@ -175,37 +209,9 @@ func strMethod(s, name string, a *Args) (any, error) {
 		return sign + s, nil
 	case "center", "ljust", "rjust":
 		w, _ := value.AsInt(a.Default(0, "", 0))
-		fill := a.String(1, "", " ")
-		n := w - len([]rune(s))
-		if n <= 0 {
-			return s, nil
-		}
-		switch name {
-		case "ljust":
-			return s + strings.Repeat(fill, n), nil
-		case "rjust":
-			return strings.Repeat(fill, n) + s, nil
-		}
-		left := n / 2
-		if n%2 == 1 && w%2 == 1 {
-			left++
-		}
-		return strings.Repeat(fill, left) + s + strings.Repeat(fill, n-left), nil
+		return strJustify(s, name, w, a.String(1, "", " ")), nil
 	case "partition", "rpartition":
-		sep := arg(0)
-		var i int
-		if name == "partition" {
-			i = strings.Index(s, sep)
-		} else {
-			i = strings.LastIndex(s, sep)
-		}
-		if i < 0 {
-			if name == "partition" {
-				return value.Tuple{s, "", ""}, nil
-			}
-			return value.Tuple{"", "", s}, nil
-		}
-		return value.Tuple{s[:i], sep, s[i+len(sep):]}, nil
+		return strPartition(s, arg(0), name == "rpartition"), nil
 	case "removeprefix":
 		return strings.TrimPrefix(s, arg(0)), nil
 	case "removesuffix":

@@ -54,9 +54,6 @@ func (p *parser) cur() *tokens.Token { return p.toks[p.i] }
 // pos is the position of token t.
 func pos(t *tokens.Token) Pos { return Pos{Offset: t.Pos, Line: t.Line, Col: t.Col} }
 
-// at is the position of the current token.
-func (p *parser) at() Pos { return pos(p.cur()) }
-
 func (p *parser) peekTok(n int) *tokens.Token {
 	if p.i+n < len(p.toks) {
 		return p.toks[p.i+n]
