@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"strings"
 	"time"
 
@@ -210,11 +211,17 @@ func (tr *taskRun) boolIn(v any, sc *scope) bool {
 		}
 		v = r
 	}
-	if s, ok := v.(string); ok {
-		switch strings.ToLower(s) {
-		case "yes", "true", "on", "1", "y", "t":
-			return true
-		}
+	return keywordBool(v)
+}
+
+// keywordBool reads a keyword's rendered value as a boolean: Ansible's
+// boolean strings and 0/1, an unrecognised string is false, any other
+// value its truth.
+func keywordBool(v any) bool {
+	if b, known := py.LenientBoolean(v); known {
+		return b
+	}
+	if _, isStr := v.(string); isStr {
 		return false
 	}
 	return value.Truthy(v)
