@@ -91,3 +91,10 @@ type Warning struct {
 type Warner interface {
 	WarnAt(w Warning)
 }
+
+// message shows a verbose message when the display supports it.
+func (r *Runner) message(level int, msg string) {
+	if m, ok := r.Display.(Messenger); ok {
+		m.Message(level, msg)
+	}
+}
