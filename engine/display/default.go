@@ -178,6 +178,11 @@ func (d *Default) Message(level int, msg string) {
 	}
 }
 
+// NoHostsRemaining implements run.NoHostsRemainingDisplay.
+func (d *Default) NoHostsRemaining() {
+	d.banner("NO MORE HOSTS LEFT")
+}
+
 // NoHostsMatched implements run.NoHostsDisplay.
 func (d *Default) NoHostsMatched() {
 	d.line(colorSkip, "skipping: no hosts matched")

@@ -223,6 +223,10 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 			p.Serial, err = value.FromYAML(file, v)
 		case "force_handlers":
 			p.ForceHandlers, err = value.FromYAML(file, v)
+		case "order":
+			p.Order, err = value.FromYAML(file, v)
+		case "max_fail_percentage":
+			p.MaxFailPercentage, err = value.FromYAML(file, v)
 		case "vars_files":
 			p.VarsFilesPos = value.NodePos(file, v)
 			var vf any
@@ -371,6 +375,10 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.AnyErrorsFatal = val
 	case "become":
 		kw.Become = val
+	case "notify":
+		kw.Notify = stringListKeep(val)
+	case "throttle":
+		kw.Throttle, kw.ThrottlePos = val, value.NodePos(file, v)
 	}
 	return nil
 }

@@ -116,8 +116,6 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.FailedWhen = parseConds(file, v, val)
 	case "changed_when":
 		t.ChangedWhen = parseConds(file, v, val)
-	case "notify":
-		t.Notify = stringListKeep(val)
 	case "listen":
 		t.Listen = stringListKeep(val)
 	case "args":

@@ -48,7 +48,13 @@ type Keywords struct {
 	DelegateTo     any
 	AnyErrorsFatal any
 	Become         any
-	Set            map[string]bool // which keywords were given explicitly
+	// Notify is inherited by the tasks of a block or an import.
+	Notify []string
+	// Throttle is validated and, as cfzt-runner runs one host at a time,
+	// otherwise has nothing to limit.
+	Throttle    any
+	ThrottlePos value.Pos
+	Set         map[string]bool // which keywords were given explicitly
 }
 
 // Item is a *Task or a *Block.
@@ -100,7 +106,6 @@ type Task struct {
 	Delay        any
 	FailedWhen   []Cond
 	ChangedWhen  []Cond
-	Notify       []string
 	Listen       []string
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
@@ -130,6 +135,10 @@ type Play struct {
 	Handlers      []Item
 	Serial        any
 	ForceHandlers any
+	// Order is the order keyword (inventory, sorted, ...);
+	// MaxFailPercentage the max_fail_percentage keyword.
+	Order             any
+	MaxFailPercentage any
 	// StaticRoles are roles brought in by import_role; their defaults and
 	// vars are visible to the whole play.
 	StaticRoles []*RoleInstance

@@ -47,6 +47,12 @@ type NoHostsDisplay interface {
 	NoHostsMatched()
 }
 
+// NoHostsRemainingDisplay is an optional Display method for the NO MORE
+// HOSTS LEFT banner, shown when max_fail_percentage ends a play.
+type NoHostsRemainingDisplay interface {
+	NoHostsRemaining()
+}
+
 // Stats are the PLAY RECAP counters of one host.
 type Stats struct {
 	Host                                                        string

@@ -52,15 +52,20 @@ func (tr *taskRun) includeResult(args *value.Dict) *value.Dict {
 // runInclude runs include_tasks/include_role on hosts: the include task
 // itself on every host, then each distinct included file for the hosts
 // that included it.
-func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []string) {
+func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []string, st *step) {
 	var incs []*includedFile
 	for _, h := range hosts {
 		tr := r.newTaskRun(ps, f, t, r.host(h))
+		st.fatal = st.fatal || tr.stepFatal()
 		res := tr.result()
 		if isFailed(res) || isSkipped(res) {
-			tr.process(res, nil)
+			st.add(h, tr.process(res, nil))
+			if r.abort != 0 {
+				return
+			}
 			continue
 		}
+		st.add(h, false)
 		items := []*value.Dict{res}
 		if t.HasLoop {
 			items = nil
@@ -100,8 +105,10 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 				}
 				res.Set("failed", true)
 				res.Set("reason", reason)
+				r.stat(h).Failed++
 				tr.r.Display.Result(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
-				tr.markFailed(hs, res)
+				r.failHost(h)
+				st.failed = append(st.failed, h)
 			}
 			inc.block = nil
 			continue
@@ -233,7 +240,8 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	})
 	// The include task itself is not a parent the included tasks inherit
 	// keywords from (it is not static), but its vars are.
-	inner := &frame{parent: inc.frame, kw: &playbook.Keywords{Vars: t.Vars}, includeVars: params, includeLocals: locals, role: inc.frame.role}
+	inner := &frame{parent: inc.frame, kw: &playbook.Keywords{Vars: t.Vars}, includeVars: params, includeLocals: locals,
+		role: inc.frame.role, handler: inc.frame.handler}
 	switch t.Module {
 	case "include_tasks":
 		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
@@ -262,7 +270,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 			r.collectRoleVars(ps, ri)
 		}
 		inc.block = &playbook.Block{Block: []playbook.Item{r.roleBlock(ri)}}
-		ps.handlers = append(ps.handlers, roleHandlers(ri)...)
+		ps.handlers.list = append(ps.handlers.list, roleHandlers(ri)...)
 		inner.role = ri
 	}
 	inc.frame = inner
