@@ -26,6 +26,8 @@ type Loader struct {
 	// warnings.
 	messages []string
 	warnings []Warning
+	// inHandlers is set while a handlers section or file loads.
+	inHandlers bool
 }
 
 type fileCache struct {
@@ -243,7 +245,9 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 		case "post_tasks":
 			p.PostTasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
 		case "handlers":
+			l.inHandlers = true
 			p.Handlers, err = l.parseItems(file, dir, v, nil, p.Pos, false)
+			l.inHandlers = false
 		case "roles":
 			err = l.parseRoles(file, v, p)
 		default:
@@ -496,6 +500,41 @@ func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) 
 	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), false)
 }
 
+// LoadHandlersFile loads a role's handlers file.
+func (l *Loader) LoadHandlersFile(path string, role *RoleInstance) ([]Item, error) {
+	outer := l.inHandlers
+	l.inHandlers = true
+	defer func() { l.inHandlers = outer }()
+	return l.LoadTasksFile(path, role)
+}
+
+// checkMeta rejects meta: end_role where ansible-core cannot run it:
+// outside a role and in a handler.
+func (l *Loader) checkMeta(t *Task) error {
+	if t.Module != "meta" || value.Str(t.Args.Default("_raw_params", "")) != "end_role" {
+		return nil
+	}
+	if l.inHandlers {
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + taskGetName(t)}
+	}
+	if t.Role == nil {
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from outside of a role", Note: "TASK: meta (end_role)"}
+	}
+	return nil
+}
+
+// taskGetName is a task's name as ansible-core's Task.get_name gives it.
+func taskGetName(t *Task) string {
+	name := t.Name
+	if name == "" {
+		name = t.Action
+	}
+	if t.Role != nil {
+		return t.Role.Name() + " : " + name
+	}
+	return name
+}
+
 // parseItems parses a task list. owner is the play or block it belongs
 // to, where ansible-core places a malformed list's error; inBlock tells a
 // block's sections from a play's.
@@ -537,6 +576,9 @@ func (l *Loader) parseItem(file, dir string, n *yaml.Node, role *RoleInstance) (
 
 func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) (*Block, error) {
 	b := &Block{Pos: value.NodePos(file, n)}
+	if l.inHandlers {
+		return nil, &LoadError{Code: 4, Msg: "Using a block as a handler is not supported.", Pos: b.Pos}
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !blockKeywords[k.Value] {

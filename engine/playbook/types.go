@@ -100,13 +100,20 @@ type Task struct {
 	LoopPos      value.Pos
 	HasLoop      bool
 	LoopControl  *value.Dict
-	Register     string
-	Until        []Cond
-	Retries      any
-	Delay        any
-	FailedWhen   []Cond
-	ChangedWhen  []Cond
-	Listen       []string
+	// BreakWhen is loop_control.break_when, evaluated after each item.
+	BreakWhen   []Cond
+	Register    string
+	Until       []Cond
+	Retries     any
+	Delay       any
+	FailedWhen  []Cond
+	ChangedWhen []Cond
+	Listen      []string
+	// Apply is the block of keywords an include's `apply` gives the
+	// included tasks; ApplyErr the error building it raises when the
+	// include runs.
+	Apply    *Block
+	ApplyErr error
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
 	// Dir is the directory relative paths in the task resolve against.

@@ -87,6 +87,8 @@ type Warning struct {
 	Msg    string
 	Origin *value.Pos
 	Help   string
+	// Note is shown under an origin with no file (Origin: <unknown>).
+	Note string
 	// Deprecated is the ansible-core version that removes the feature;
 	// it makes the warning a deprecation.
 	Deprecated string

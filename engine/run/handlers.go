@@ -287,10 +287,15 @@ func flattenTasks(items []playbook.Item) []*playbook.Task {
 	return out
 }
 
-// handlerName is a handler's name as ansible-core's get_name shows it.
+// handlerName is a handler's name as ansible-core's get_name shows it:
+// its action when it has no name, after its role's name.
 func handlerName(h *playbook.Task) string {
-	if h.Role != nil {
-		return h.Role.Name() + " : " + h.Name
+	name := h.Name
+	if name == "" {
+		name = h.Action
 	}
-	return h.Name
+	if h.Role != nil {
+		return h.Role.Name() + " : " + name
+	}
+	return name
 }

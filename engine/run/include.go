@@ -239,8 +239,16 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 		return true
 	})
 	// The include task itself is not a parent the included tasks inherit
-	// keywords from (it is not static), but its vars are.
-	inner := &frame{parent: inc.frame, kw: &playbook.Keywords{Vars: t.Vars}, includeVars: params, includeLocals: locals,
+	// keywords from (it is not static), but its vars are, and so are the
+	// keywords of its `apply`.
+	if t.ApplyErr != nil {
+		return t.ApplyErr
+	}
+	parent := inc.frame
+	if t.Apply != nil {
+		parent = parent.child(t.Apply)
+	}
+	inner := &frame{parent: parent, kw: &playbook.Keywords{Vars: t.Vars}, includeVars: params, includeLocals: locals,
 		role: inc.frame.role, handler: inc.frame.handler}
 	switch t.Module {
 	case "include_tasks":

@@ -120,8 +120,10 @@ func (r *Runner) metaAction(ps *playState, f *frame, m *metaRun) error {
 	case "reset_connection":
 		m.msg = "reset connection"
 	case "clear_facts":
+		// The fact cache holds gathered facts; set_fact's (non-cacheable)
+		// facts and registered results are not in it.
 		for _, x := range ps.batch {
-			r.host(x).facts = value.NewDict(8)
+			r.host(x).gathered = nil
 		}
 		m.msg = "facts cleared"
 	case "clear_host_errors":

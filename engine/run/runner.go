@@ -442,4 +442,3 @@ func (r *Runner) roleBlock(ri *playbook.RoleInstance) *playbook.Block {
 	b.Keywords.Vars = nil
 	return b
 }
-
