@@ -66,39 +66,68 @@ func (r *Runner) runParts(ps *playState, f *frame, b *playbook.Block, p blockPar
 			}
 		}
 	}
+	skipAlways := r.takeEscalated(entered, !p.hasRescue)
 	if p.hasRescue && !ps.endPlay && r.abort == 0 {
-		r.runRescue(ps, f, b, p, entered)
+		skipAlways = r.runRescue(ps, f, b, p, entered, skipAlways)
 	}
 	if p.hasAlways && !ps.endPlay && r.abort == 0 {
-		r.runAlways(ps, f, b, p, entered)
+		r.runAlways(ps, f, b, p, entered, skipAlways)
 	}
 }
 
+// takeEscalated clears the escalated mark of the hosts that carry it and
+// returns them when it makes them skip the always section (they were
+// headed for it); otherwise they skip the rescue.
+func (r *Runner) takeEscalated(hosts []string, skipsAlways bool) map[string]bool {
+	skip := map[string]bool{}
+	for _, h := range hosts {
+		if hs := r.host(h); hs.escalated {
+			hs.escalated = false
+			if skipsAlways {
+				skip[h] = true
+			} else {
+				hs.skipRescue = true
+			}
+		}
+	}
+	return skip
+}
+
 // runRescue runs the rescue section for the hosts that failed in the
-// body; they are no longer failed unless they fail again.
-func (r *Runner) runRescue(ps *playState, f *frame, b *playbook.Block, p blockParts, entered []string) {
+// body; they are no longer failed unless they fail again. It returns the
+// hosts that must skip the always section.
+func (r *Runner) runRescue(ps *playState, f *frame, b *playbook.Block, p blockParts, entered []string, skipAlways map[string]bool) map[string]bool {
 	var hosts []string
 	for _, h := range entered {
-		if hs := r.host(h); hs.halted && !hs.ended {
+		hs := r.host(h)
+		if hs.skipRescue {
+			hs.skipRescue = false
+			continue
+		}
+		if hs.halted && !hs.ended {
 			hs.halted, hs.failed = false, false
 			hosts = append(hosts, h)
 		}
 	}
 	if len(hosts) == 0 {
-		return
+		return skipAlways
 	}
 	ps.hosts = hosts
 	p.rescue(f.sectionOf(b, sectionRescue, p.hasRescue, p.hasAlways))
+	for h := range r.takeEscalated(hosts, true) {
+		skipAlways[h] = true
+	}
+	return skipAlways
 }
 
 // runAlways runs the always section for every host that entered the
 // block and was not ended; hosts that were failing stay failed after it.
-func (r *Runner) runAlways(ps *playState, f *frame, b *playbook.Block, p blockParts, entered []string) {
+func (r *Runner) runAlways(ps *playState, f *frame, b *playbook.Block, p blockParts, entered []string, skip map[string]bool) {
 	var failing []*hostState
 	var hosts []string
 	for _, h := range entered {
 		hs := r.host(h)
-		if hs.ended {
+		if hs.ended || skip[h] {
 			continue
 		}
 		if hs.halted {

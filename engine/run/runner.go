@@ -77,6 +77,9 @@ type hostState struct {
 	// host runs no more tasks of the section it is in (it failed, and may
 	// go on in a rescue or always section).
 	failed, halted bool
+	// escalated is set when a failing host is failed again before it
+	// reached its rescue or always: it skips that section.
+	escalated, skipRescue bool
 	// removed takes the host out of ansible_play_hosts and
 	// ansible_play_batch (ansible-core's play._removed_hosts).
 	removed bool

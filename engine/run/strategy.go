@@ -203,7 +203,7 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 	ps.startBatch(batch)
 	for _, h := range batch {
 		hs := r.host(h)
-		hs.ended, hs.endRole = false, nil
+		hs.ended, hs.endRole, hs.escalated, hs.skipRescue = false, nil, false, false
 		prior := r.failedHosts[h]
 		hs.failed, hs.halted, hs.removed = prior, prior, prior
 	}
@@ -311,9 +311,14 @@ func (r *Runner) endStep(ps *playState, st *step) {
 
 // failHost fails a host that did not fail itself (any_errors_fatal,
 // max_fail_percentage): it leaves what it was running for its block's
-// rescue or always, without a counter of its own.
+// rescue or always, without a counter of its own. A host that was
+// already failing is failed out of the section it was headed for as
+// well, as PlayIterator.mark_host_failed does to a host marked twice.
 func (r *Runner) failHost(h string) {
 	hs := r.host(h)
+	if hs.halted {
+		hs.escalated = true
+	}
 	hs.failed, hs.halted, hs.removed = true, true, true
 	r.failedHosts[h] = true
 }
@@ -325,10 +330,10 @@ func (r *Runner) maxFailPercentage(ps *playState) (float64, bool) {
 		return 0, false
 	}
 	if s, ok := v.(string); ok {
-		v = strings.TrimSpace(strings.ReplaceAll(s, "%", ""))
+		f, err := strconv.ParseFloat(strings.TrimSpace(strings.ReplaceAll(s, "%", "")), 64)
+		return f, err == nil
 	}
-	f, ok := value.AsFloat(v)
-	return f, ok
+	return value.AsFloat(v)
 }
 
 // noHostsRemaining shows the NO MORE HOSTS LEFT banner, when the display
