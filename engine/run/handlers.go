@@ -9,11 +9,12 @@ import (
 )
 
 // handlerState is what one batch knows about handlers, as ansible-core
-// keeps it: the handler list (the play's roles' handlers, the play's own,
-// then those of roles included while it runs), the hosts each handler is
-// notified for, and the notifications each host saved until its next
-// flush_handlers.
+// keeps it: the handler blocks (the play's roles' handlers, the play's
+// own, then those of roles included while it runs) and their handlers in
+// one list, the hosts each handler is notified for, and the notifications
+// each host saved until its next flush_handlers.
 type handlerState struct {
+	blocks   [][]*playbook.Task
 	list     []*playbook.Task
 	notified map[*playbook.Task][]string
 	saved    map[string][]string
@@ -23,9 +24,29 @@ type handlerState struct {
 	unusable map[*playbook.Task]bool
 }
 
-func newHandlerState(static []*playbook.Task) *handlerState {
-	return &handlerState{list: append([]*playbook.Task(nil), static...), notified: map[*playbook.Task][]string{},
-		saved: map[string][]string{}, names: map[*playbook.Task]string{}, unusable: map[*playbook.Task]bool{}}
+func newHandlerState(static [][]*playbook.Task) *handlerState {
+	hs := &handlerState{notified: map[*playbook.Task][]string{}, saved: map[string][]string{},
+		names: map[*playbook.Task]string{}, unusable: map[*playbook.Task]bool{}}
+	hs.add(static)
+	return hs
+}
+
+// add appends handler blocks (an included role's).
+func (hs *handlerState) add(blocks [][]*playbook.Task) {
+	for _, b := range blocks {
+		hs.blocks = append(hs.blocks, b)
+		hs.list = append(hs.list, b...)
+	}
+}
+
+// searchOrder is the order ansible-core searches handlers in: the last
+// block first, each block's handlers in their order.
+func (hs *handlerState) searchOrder() []*playbook.Task {
+	out := make([]*playbook.Task, 0, len(hs.list))
+	for i := len(hs.blocks) - 1; i >= 0; i-- {
+		out = append(out, hs.blocks[i]...)
+	}
+	return out
 }
 
 // notifiedFor reports whether handler h is notified for host.
@@ -109,14 +130,13 @@ func (r *Runner) notify(ps *playState, f *frame, name, host string) error {
 }
 
 // searchHandlers finds the handlers a notification names, as ansible-core's
-// search_handlers_by_notification: the last handler whose name (or
-// "role : name") matches, then every handler listening to it, once per
-// handler name.
+// search_handlers_by_notification: in search order, the first handler
+// whose name (or "role : name") matches, then every handler listening to
+// it, once per handler name.
 func (r *Runner) searchHandlers(ps *playState, name string) []*playbook.Task {
 	var out []*playbook.Task
-	list := ps.handlers.list
-	for i := len(list) - 1; i >= 0; i-- {
-		h := list[i]
+	list := ps.handlers.searchOrder()
+	for _, h := range list {
 		hn, ok := r.handlerTemplatedName(ps, h)
 		if !ok || hn == "" {
 			continue
@@ -264,13 +284,17 @@ func (r *Runner) forceHandlers(ps *playState) bool {
 	return value.Truthy(ps.play.ForceHandlers) || r.Opts.ForceHandlers
 }
 
-// roleHandlers lists a role's handlers after its dependencies'.
-func roleHandlers(ri *playbook.RoleInstance) []*playbook.Task {
-	var out []*playbook.Task
+// roleHandlers lists a role's handler blocks: its dependencies', then its
+// own (a handlers file is one block).
+func roleHandlers(ri *playbook.RoleInstance) [][]*playbook.Task {
+	var out [][]*playbook.Task
 	for _, d := range ri.Deps {
 		out = append(out, roleHandlers(d)...)
 	}
-	return append(out, flattenTasks(ri.Handlers)...)
+	if own := flattenTasks(ri.Handlers); len(own) > 0 {
+		out = append(out, own)
+	}
+	return out
 }
 
 // flattenTasks lists the tasks of items, blocks flattened.

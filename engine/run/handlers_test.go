@@ -16,7 +16,8 @@ func TestSearchHandlers(t *testing.T) {
 	listenerA2 := &playbook.Task{Name: "a", Listen: []string{"topic"}}
 	anon1 := &playbook.Task{Listen: []string{"topic"}}
 	anon2 := &playbook.Task{Listen: []string{"topic"}}
-	ps := &playState{handlers: newHandlerState([]*playbook.Task{roleRestart, roleReload, playRestart, listenerA, listenerA2, anon1, anon2})}
+	playReload := &playbook.Task{Name: "reload"}
+	ps := &playState{handlers: newHandlerState([][]*playbook.Task{{roleRestart, roleReload}, {playRestart, playReload, listenerA, listenerA2, anon1, anon2}})}
 	r := &Runner{}
 	cases := []struct {
 		name string
@@ -24,7 +25,8 @@ func TestSearchHandlers(t *testing.T) {
 	}{
 		{"restart", []*playbook.Task{playRestart}},
 		{"web : restart", []*playbook.Task{roleRestart}},
-		{"reload", []*playbook.Task{roleReload}},
+		{"reload", []*playbook.Task{playReload}},
+		{"web : reload", []*playbook.Task{roleReload}},
 		{"web : config changed", []*playbook.Task{roleRestart}},
 		{"config changed", []*playbook.Task{roleRestart}},
 		{"topic", []*playbook.Task{listenerA, anon1, anon2}},
@@ -39,7 +41,7 @@ func TestSearchHandlers(t *testing.T) {
 
 func TestHandlerNotifications(t *testing.T) {
 	h := &playbook.Task{Name: "h"}
-	st := newHandlerState([]*playbook.Task{h})
+	st := newHandlerState([][]*playbook.Task{{h}})
 	require.False(t, st.anyNotified())
 	require.True(t, st.notifyHost(h, "h1"))
 	require.False(t, st.notifyHost(h, "h1"), "a host is notified once")

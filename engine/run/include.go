@@ -56,6 +56,10 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 	var incs []*includedFile
 	for _, h := range hosts {
 		tr := r.newTaskRun(ps, f, t, r.host(h))
+		if err := tr.throttle(); err != nil {
+			r.fatal(err, 1)
+			return
+		}
 		st.fatal = st.fatal || tr.stepFatal()
 		res := tr.result()
 		if isFailed(res) || isSkipped(res) {
@@ -278,7 +282,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 			r.collectRoleVars(ps, ri)
 		}
 		inc.block = &playbook.Block{Block: []playbook.Item{r.roleBlock(ri)}}
-		ps.handlers.list = append(ps.handlers.list, roleHandlers(ri)...)
+		ps.handlers.add(roleHandlers(ri))
 		inner.role = ri
 	}
 	inc.frame = inner

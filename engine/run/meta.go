@@ -50,6 +50,9 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 	if !perHostMeta[action] {
 		targets = hosts[:1]
 	}
+	if f.handler {
+		ps.handlers.ran(t, targets, !perHostMeta[action])
+	}
 	var flush []string
 	for _, h := range targets {
 		tr := r.newTaskRun(ps, f, t, r.host(h))
@@ -59,12 +62,14 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 		}
 		m := &metaRun{tr: tr, action: action, msg: action}
 		if !metaIgnoresWhen[action] && action != "role_complete" {
-			if res := tr.checkConds(tr.sc); res != nil {
-				if isFailed(res) {
-					tr.process(res, nil)
-				} else {
-					r.metaSkipped(m, f)
-				}
+			ok, err := tr.evalConds(f.conds(t), tr.sc)
+			if err != nil {
+				// StrategyBase._execute_meta does not catch it: the run ends.
+				r.fatal(err, 1)
+				return
+			}
+			if !ok {
+				r.metaSkipped(m, f)
 				continue
 			}
 		}

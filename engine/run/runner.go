@@ -234,7 +234,7 @@ type playState struct {
 	allHosts []string
 	// staticHandlers are the handlers of the play's roles, then the play's;
 	// handlers is the batch's handler state, which include_role extends.
-	staticHandlers []*playbook.Task
+	staticHandlers [][]*playbook.Task
 	handlers       *handlerState
 	// root is the frame of the play's own keywords.
 	root *frame
@@ -316,7 +316,9 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		r.collectRoleVars(ps, ri)
 		ps.staticHandlers = append(ps.staticHandlers, roleHandlers(ri)...)
 	}
-	ps.staticHandlers = append(ps.staticHandlers, flattenTasks(play.Handlers)...)
+	if own := flattenTasks(play.Handlers); len(own) > 0 {
+		ps.staticHandlers = append(ps.staticHandlers, own)
+	}
 	ps.allHosts = append([]string(nil), ps.hosts...)
 	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFile, ps.roleVars, r.Opts.ExtraVars}
 	for _, h := range ps.hosts {
