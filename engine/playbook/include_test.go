@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,14 +34,22 @@ func TestIncludeAndLoopControlChecks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := load(t, map[string]string{"playbook.yml": c.body, "a.yml": "- debug: msg=x\n"})
-			var le *LoadError
-			require.True(t, errors.As(err, &le), "%v", err)
-			require.Equal(t, c.msg, le.Msg)
-			require.Equal(t, c.line, le.Pos.Line, "line")
-			require.Equal(t, c.col, le.Pos.Col, "column")
-			require.Equal(t, 4, le.Code)
+			requireLoadError(t, err, c.msg, c.line, c.col, 4)
 		})
 	}
+}
+
+// requireLoadError checks that err is a LoadError with this message,
+// position (in playbook.yml) and exit code.
+func requireLoadError(t *testing.T, err error, msg string, line, col, code int) {
+	t.Helper()
+	var le *LoadError
+	require.True(t, errors.As(err, &le), "%v", err)
+	require.Equal(t, msg, le.Msg)
+	require.Equal(t, line, le.Pos.Line, "line")
+	require.Equal(t, col, le.Pos.Col, "column")
+	require.Equal(t, "playbook.yml", filepath.Base(le.Pos.File))
+	require.Equal(t, code, le.Code)
 }
 
 func TestEndRoleWhereItCannotRun(t *testing.T) {

@@ -515,7 +515,7 @@ func (l *Loader) checkMeta(t *Task) error {
 		return nil
 	}
 	if l.inHandlers {
-		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + taskGetName(t)}
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + t.GetName()}
 	}
 	if t.Role == nil {
 		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from outside of a role", Note: "TASK: meta (end_role)"}
@@ -523,8 +523,9 @@ func (l *Loader) checkMeta(t *Task) error {
 	return nil
 }
 
-// taskGetName is a task's name as ansible-core's Task.get_name gives it.
-func taskGetName(t *Task) string {
+// GetName is the task's name as ansible-core's Task.get_name gives it:
+// its action when it has no name, after its role's name.
+func (t *Task) GetName() string {
 	name := t.Name
 	if name == "" {
 		name = t.Action

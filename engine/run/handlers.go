@@ -117,7 +117,7 @@ func (r *Runner) notify(ps *playState, f *frame, name, host string) error {
 	if f.handler {
 		for _, h := range found {
 			if ps.handlers.notifyHost(h, host) {
-				r.message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", handlerName(h), host))
+				r.message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", h.GetName(), host))
 			}
 		}
 		return nil
@@ -229,7 +229,7 @@ func (r *Runner) takeNotifications(ps *playState, host string) {
 	for _, name := range ps.handlers.saved[host] {
 		for _, h := range r.searchHandlers(ps, name) {
 			if ps.handlers.notifyHost(h, host) {
-				r.message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", handlerName(h), host))
+				r.message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", h.GetName(), host))
 			}
 		}
 	}
@@ -309,17 +309,4 @@ func flattenTasks(items []playbook.Item) []*playbook.Task {
 		}
 	}
 	return out
-}
-
-// handlerName is a handler's name as ansible-core's get_name shows it:
-// its action when it has no name, after its role's name.
-func handlerName(h *playbook.Task) string {
-	name := h.Name
-	if name == "" {
-		name = h.Action
-	}
-	if h.Role != nil {
-		return h.Role.Name() + " : " + name
-	}
-	return name
 }

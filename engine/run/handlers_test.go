@@ -57,7 +57,7 @@ func TestHandlerNotifications(t *testing.T) {
 
 func TestHandlerName(t *testing.T) {
 	role := &playbook.RoleInstance{Role: &playbook.Role{Name: "web"}}
-	require.Equal(t, "restart", handlerName(&playbook.Task{Name: "restart"}))
-	require.Equal(t, "web : restart", handlerName(&playbook.Task{Name: "restart", Role: role}))
-	require.Equal(t, "ansible.builtin.debug", handlerName(&playbook.Task{Action: "ansible.builtin.debug"}))
+	require.Equal(t, "restart", (&playbook.Task{Name: "restart"}).GetName())
+	require.Equal(t, "web : restart", (&playbook.Task{Name: "restart", Role: role}).GetName())
+	require.Equal(t, "ansible.builtin.debug", (&playbook.Task{Action: "ansible.builtin.debug"}).GetName())
 }

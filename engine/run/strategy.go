@@ -106,16 +106,10 @@ func pctToInt(v any, total int) (int, error) {
 // pyInt converts a value the way Python's int() does, with its error
 // wording.
 func pyInt(v any) (int, error) {
+	if n, ok := value.AsInt(v); ok {
+		return n, nil
+	}
 	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case int:
-		return x, nil
-	case int64:
-		return int(x), nil
 	case float64:
 		return int(math.Trunc(x)), nil
 	case string:
