@@ -113,13 +113,15 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 	}
 }
 
-// runOnceTask runs a run_once task on the first host and gives its result
-// (registered value, facts, failure) to every host of the batch.
+// runOnceTask runs a run_once task on one host and gives its result
+// (registered value, facts, failure) to every other host of the task.
 func (r *Runner) runOnceTask(tr *taskRun, hosts []string, st *step) {
 	res := tr.result()
 	var others []*hostState
-	for _, h := range hosts[1:] {
-		others = append(others, r.host(h))
+	for _, h := range hosts {
+		if h != tr.host.name {
+			others = append(others, r.host(h))
+		}
 	}
 	st.add(tr.host.name, tr.process(res, others))
 }
@@ -330,7 +332,7 @@ func (tr *taskRun) execute(sc *scope) *value.Dict {
 	if tr.noLogIn(sc) {
 		res.Set("_ansible_no_log", true)
 	}
-	if n := tr.f.notify(tr.t); n != nil {
+	if n := tr.renderNotify(sc); n != nil {
 		res.Set("_ansible_notify", n)
 	}
 	return res
@@ -866,15 +868,33 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 	}
 }
 
-// notify saves the task's notifications (its own or its blocks') for
-// this host.
+// notify saves the notifications of a changed result (the task's own or
+// its blocks', templated when it ran) for this host.
 func (tr *taskRun) notify(res *value.Dict) error {
-	for _, n := range tr.f.notify(tr.t) {
-		if err := tr.r.notify(tr.ps, tr.f, n, tr.host.name); err != nil {
+	names, _ := res.Default("_ansible_notify", nil).([]any)
+	for _, n := range names {
+		if err := tr.r.notify(tr.ps, tr.f, value.Str(n), tr.host.name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// renderNotify templates the task's notify list with the scope it ran in
+// (a loop item's, for a loop): handler names may depend on variables.
+func (tr *taskRun) renderNotify(sc *scope) []any {
+	names := tr.f.notify(tr.t)
+	if names == nil {
+		return nil
+	}
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+		if v, err := tr.r.Engine.Render(n, sc, tr.opt); err == nil {
+			out[i] = value.Str(v)
+		}
+	}
+	return out
 }
 
 // failedTask is the ansible_failed_task value: the task's serialised form.
