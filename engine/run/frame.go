@@ -18,12 +18,11 @@ type frame struct {
 	includeVars   *value.Dict
 	includeLocals *value.Dict
 	role          *playbook.RoleInstance
-	// section is the part of its block this frame runs, and pending
-	// whether a failure in it still leaves more of the block to run for
-	// the host (a rescue or always section after it).
-	section sectionKind
-	rescue  bool
-	pending bool
+	// rescue is set on a block's body when the block has a rescue (a
+	// failure in it is rescued); pending when a failure in the section
+	// still leaves more of the block to run for the host (a rescue or
+	// always section after it).
+	rescue, pending bool
 	// handler is set for handler tasks; flushedAt is then the frame of the
 	// flush_handlers task that runs them, whose blocks a failing handler
 	// falls back to (ansible-core restores the host's pre-flush state).
@@ -52,7 +51,6 @@ func (f *frame) child(b *playbook.Block) *frame {
 // it is rescued, and whether the host still has a section of b to run.
 func (f *frame) sectionOf(b *playbook.Block, kind sectionKind, hasRescue, hasAlways bool) *frame {
 	c := f.child(b)
-	c.section = kind
 	switch kind {
 	case sectionBlock:
 		c.rescue = hasRescue
