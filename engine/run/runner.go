@@ -53,7 +53,10 @@ type Runner struct {
 	hosts map[string]*hostState
 	// failedHosts are the failed hosts of the playbook (ansible-core's
 	// TaskQueueManager._failed_hosts): they take no part in later plays.
+	// result is the exit code of the last batch that ran, which a play
+	// that matches no host leaves as it is.
 	failedHosts map[string]bool
+	result      int
 	// startReached is set once --start-at-task has matched.
 	startReached bool
 	// abort, when set, ends the run at once with this exit code (a parse
@@ -306,7 +309,7 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		} else {
 			r.Display.Warning("skipping: no hosts matched")
 		}
-		return 0, false
+		return r.result, false
 	}
 	if err := r.loadVarsFiles(ps); err != nil {
 		r.Display.Error(err)

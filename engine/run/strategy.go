@@ -216,14 +216,14 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 		r.runItems(ps, f, ps.play.Tasks)
 	})
 	r.runSection(ps, root, func(f *frame) { r.runItems(ps, f, ps.play.PostTasks) })
-	code := 0
+	r.result = 0
 	for name, hs := range r.hosts {
 		if hs.failed {
 			r.failedHosts[name] = true
-			code = 2
+			r.result = 2
 		}
 	}
-	return code
+	return r.result
 }
 
 // startBatch resets what one batch of a play does not share with the
