@@ -14,11 +14,11 @@ const fourHosts = "h1 ansible_connection=local\nh2 ansible_connection=local\nh3 
 // the exit code.
 func TestPlayFailureAccounting(t *testing.T) {
 	cases := []struct {
-		name     string
-		play     string
-		rc       int
-		ran      map[string][]string // task name -> hosts it ran on
-		notRun   []string
+		name        string
+		play        string
+		rc          int
+		ran         map[string][]string // task name -> hosts it ran on
+		notRun      []string
 		noMoreHosts int // how many NO MORE HOSTS LEFT banners
 	}{
 		{
@@ -67,9 +67,9 @@ func TestPlayFailureAccounting(t *testing.T) {
     - name: after
       debug: msg=x
 `,
-			rc:       2,
-			ran:      map[string][]string{"still runs": {"h2", "h3", "h4"}},
-			notRun:   []string{"after"},
+			rc:          2,
+			ran:         map[string][]string{"still runs": {"h2", "h3", "h4"}},
+			notRun:      []string{"after"},
 			noMoreHosts: 2,
 		},
 		{
