@@ -130,6 +130,9 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 			inc.block, inc.reload = nil, true
 		}
 	}
+	// The step's checks (any_errors_fatal, max_fail_percentage) come
+	// before the included tasks run.
+	r.endStep(ps, st)
 	for _, inc := range incs {
 		if (inc.block == nil && !inc.reload) || ps.endPlay || r.abort != 0 {
 			continue

@@ -266,6 +266,8 @@ type step struct {
 	// fatal is set when the task is any_errors_fatal or run_once (and not
 	// ignore_errors) for some host.
 	fatal bool
+	// checked is set once endStep has run.
+	checked bool
 }
 
 // add records the result of one host.
@@ -281,6 +283,10 @@ func (st *step) add(host string, failed bool) {
 // more failed hosts than max_fail_percentage allows end the batch and the
 // play at once.
 func (r *Runner) endStep(ps *playState, st *step) {
+	if st.checked || r.abort != 0 {
+		return
+	}
+	st.checked = true
 	if st.fatal && len(st.failed) > 0 {
 		for _, h := range ps.batch {
 			if !containsStr(st.failed, h) {

@@ -83,11 +83,7 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		ps.handlers.ran(t, hosts, first.runOnce())
 	}
 	st := &step{}
-	defer func() {
-		if r.abort == 0 {
-			r.endStep(ps, st)
-		}
-	}()
+	defer r.endStep(ps, st)
 	if t.Module == "include_tasks" || t.Module == "include_role" {
 		r.runInclude(ps, f, t, hosts, st)
 		return
