@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -16,32 +17,35 @@ var includeKeywords = map[string]bool{
 	"timeout": true, "vars": true, "when": true,
 }
 
-// includeArgs are the arguments each include and import accepts.
-var includeArgs = map[string]map[string]bool{
-	"include_tasks": {"file": true, "_raw_params": true, "apply": true},
-	"import_tasks":  {"file": true, "_raw_params": true, "apply": true},
-	"include_role": {"name": true, "role": true, "tasks_from": true, "vars_from": true, "defaults_from": true,
-		"handlers_from": true, "apply": true, "public": true, "allow_duplicates": true, "rolespec_validate": true},
-}
+// taskFileArgs and roleArgs are the arguments the includes and imports
+// of task files and of roles accept.
+var (
+	taskFileArgs = map[string]bool{"file": true, "_raw_params": true, "apply": true}
+	roleArgs     = map[string]bool{"name": true, "role": true, "tasks_from": true, "vars_from": true, "defaults_from": true,
+		"handlers_from": true, "apply": true, "public": true, "allow_duplicates": true, "rolespec_validate": true}
+)
 
-func init() {
-	includeArgs["import_role"] = includeArgs["include_role"]
+// includeArgs are the arguments each kind of include and import accepts.
+var includeArgs = map[module.Kind]map[string]bool{
+	module.KindIncludeTasks: taskFileArgs, module.KindImportTasks: taskFileArgs,
+	module.KindIncludeRole: roleArgs, module.KindImportRole: roleArgs,
 }
 
 // includeClass is the class ansible-core names in an include's errors.
-var includeClass = map[string]string{"include_tasks": "TaskInclude", "include_role": "IncludeRole"}
+var includeClass = map[module.Kind]string{module.KindIncludeTasks: "TaskInclude", module.KindIncludeRole: "IncludeRole"}
 
 // checkInclude validates an include or import task as ansible-core's
 // TaskInclude and IncludeRole do when they load, and reads `apply`.
 func (l *Loader) checkInclude(t *Task, file string, n *yaml.Node) error {
-	valid, ok := includeArgs[t.Module]
+	kind := t.Info.Kind
+	valid, ok := includeArgs[kind]
 	if !ok {
 		return nil
 	}
-	if l.inHandlers && (t.Module == "include_role" || t.Module == "import_role") {
+	if l.inHandlers && (kind == module.KindIncludeRole || kind == module.KindImportRole) {
 		return parseErr(t.Pos, "Using '%s' as a handler is not supported.", t.Action)
 	}
-	if class, dynamic := includeClass[t.Module]; dynamic {
+	if class, dynamic := includeClass[kind]; dynamic {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i].Value
 			if taskKeywords[k] && !includeKeywords[k] && !(k == "listen" && l.inHandlers) {
@@ -63,7 +67,7 @@ func (l *Loader) checkInclude(t *Task, file string, n *yaml.Node) error {
 	if !has {
 		return nil
 	}
-	if d, isDict := apply.(*value.Dict); isDict && d.Len() > 0 && t.Module != "include_tasks" && t.Module != "include_role" {
+	if d, isDict := apply.(*value.Dict); isDict && d.Len() > 0 && includeClass[kind] == "" {
 		return parseErr(t.Pos, "Invalid options for %s: apply", t.Action)
 	}
 	if _, isDict := apply.(*value.Dict); !isDict {
