@@ -71,7 +71,7 @@ func (l *Loader) checkInclude(t *Task, file string, n *yaml.Node) error {
 		return parseErr(t.Pos, "Invalid options for %s: apply", t.Action)
 	}
 	if _, isDict := apply.(*value.Dict); !isDict {
-		return parseErr(t.Pos, "Expected a dict for apply but got %s instead", pyClass(apply))
+		return parseErr(t.Pos, "Expected a dict for apply but got %s instead", taggedClass(apply))
 	}
 	t.Args.Delete("apply")
 	t.Apply, t.ApplyErr = parseApply(file, applyNode(n))
