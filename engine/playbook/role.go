@@ -203,7 +203,7 @@ func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, er
 		}
 	}
 	if hf := yamlFile(filepath.Join(r.Path, "handlers"), ref.HandlersFrom); hf != "" {
-		if ri.Handlers, err = l.LoadTasksFile(hf, ri); err != nil {
+		if ri.Handlers, err = l.LoadHandlersFile(hf, ri); err != nil {
 			return nil, err
 		}
 	}
