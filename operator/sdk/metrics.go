@@ -37,15 +37,19 @@ func NewMetrics(version, commit string) *Metrics {
 		reconciles: map[string]*promtext.Histogram{}, user: map[string]*userMetric{}}
 }
 
-// Reconciled records one reconcile of a kind (its GVK string): its
-// duration, and its result when it got as far as one ("succeeded" or
-// "failed"; "" records none).
-func (m *Metrics) Reconciled(gvk, result string, d time.Duration) {
+// ReconcileResult counts one reconcile of a kind (its GVK string) that
+// ended "succeeded" or "failed".
+func (m *Metrics) ReconcileResult(gvk, result string) {
+	m.mu.Lock()
+	m.results[[2]string{gvk, result}]++
+	m.mu.Unlock()
+}
+
+// ReconcileDuration observes how long a run of a kind's role or playbook
+// took.
+func (m *Metrics) ReconcileDuration(gvk string, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if result != "" {
-		m.results[[2]string{gvk, result}]++
-	}
 	h := m.reconciles[gvk]
 	if h == nil {
 		h = promtext.NewHistogram(defBuckets)
@@ -54,8 +58,8 @@ func (m *Metrics) Reconciled(gvk, result string, d time.Duration) {
 	h.Observe(d.Seconds())
 }
 
-// Result returns the reconcile_result gauge of a kind and result.
-func (m *Metrics) Result(gvk, result string) float64 {
+// ResultCount returns the reconcile_result gauge of a kind and result.
+func (m *Metrics) ResultCount(gvk, result string) float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.results[[2]string{gvk, result}]
