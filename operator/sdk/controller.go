@@ -123,7 +123,9 @@ func (c *Controller) work(ctx context.Context) bool {
 		return false
 	}
 	defer c.queue.Done(k)
-	requeue, err := c.reconcile(ctx, k)
+	// A stop lets the running reconcile finish (the command bounds the
+	// wait with --graceful-shutdown-timeout).
+	requeue, err := c.reconcile(context.WithoutCancel(ctx), k)
 	switch {
 	case ctx.Err() != nil:
 	case err != nil:

@@ -60,6 +60,10 @@ type EngineRunner struct {
 	WorkDir string
 	// GatherFacts is the role plays' gather_facts.
 	GatherFacts bool
+	// ExtraVars, Tags and SkipTags come from --ansible-args; ExtraVars
+	// override the job's variables, as a later -e does.
+	ExtraVars      *value.Dict
+	Tags, SkipTags []string
 	// ConfigFile is the ansible.cfg in use, or nil.
 	ConfigFile any
 	// Now is the clock of Outcome.Completed (nil: time.Now).
@@ -112,7 +116,7 @@ func (r *EngineRunner) Run(ctx context.Context, job Job) Outcome {
 	}
 	runner := &run.Runner{Engine: r.Engine, Modules: r.Modules, Loader: loader, Display: disp, Inventory: inv,
 		Stdout: stdout, Shared: r.Shared, ConfigFile: r.ConfigFile,
-		Opts: run.Options{Verbosity: job.Verbosity, ExtraVars: job.Vars}}
+		Opts: run.Options{Verbosity: job.Verbosity, ExtraVars: r.extraVars(job.Vars), Tags: r.Tags, SkipTags: r.SkipTags}}
 	runner.Run(ctx, pb)
 	return disp.out
 }
@@ -160,4 +164,14 @@ func (r *EngineRunner) localInventory() (string, error) {
 	}
 	r.inventory = p
 	return p, nil
+}
+
+// extraVars are the job's variables with --ansible-args' -e on top.
+func (r *EngineRunner) extraVars(job *value.Dict) *value.Dict {
+	if r.ExtraVars == nil || r.ExtraVars.Len() == 0 {
+		return job
+	}
+	out := job.Copy()
+	out.Update(r.ExtraVars)
+	return out
 }
