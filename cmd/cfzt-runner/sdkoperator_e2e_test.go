@@ -184,10 +184,15 @@ func TestMemcachedSampleOperator(t *testing.T) {
 
 	// The secret role ran for the Secret the memcached role created.
 	services := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "services"}).Namespace("default")
+	var svc *unstructured.Unstructured
 	waitFor(t, 60*time.Second, "the secret role's test-service", func() bool {
-		_, err := services.Get(ctx, "test-service", metav1.GetOptions{})
+		svc, err = services.Get(ctx, "test-service", metav1.GetOptions{})
 		return err == nil
 	})
+	// Another namespace than its owner's: the owner is in annotations.
+	require.Equal(t, "osdk-test/test-secret", svc.GetAnnotations()["operator-sdk/primary-resource"])
+	require.Equal(t, "Secret", svc.GetAnnotations()["operator-sdk/primary-resource-type"])
+	require.Empty(t, svc.GetOwnerReferences())
 
 	metrics := httpGet(t, "http://"+metricsAddr+"/metrics")
 	for _, want := range []string{

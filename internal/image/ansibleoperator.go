@@ -66,18 +66,7 @@ func AnsibleOperator(opts SDKOptions) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := opts.Name
-	if name == "" {
-		name = SDKDefaultName
-	}
-	created := opts.Created
-	if created.IsZero() {
-		created = time.Unix(0, 0).UTC()
-	}
-	version := opts.Version
-	if version == "" {
-		version = refName(name)
-	}
+	name, created, version := identity(opts.Name, SDKDefaultName, opts.Created, opts.Version)
 	return &Image{
 		Name: name, Platform: Platform{Architecture: runtime.GOARCH, OS: "linux"}, Created: created,
 		Config: RuntimeConfig{

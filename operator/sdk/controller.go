@@ -30,10 +30,9 @@ type Controller struct {
 	Namespaced bool
 	Env        *Env
 
-	queue     workqueue.TypedRateLimitingInterface[key]
-	stores    map[string]cache.Store // by namespace ("" for all)
-	deps      *dependents
-	startOnce sync.Once
+	queue  workqueue.TypedRateLimitingInterface[key]
+	stores map[string]cache.Store // by namespace ("" for all)
+	deps   *dependents
 }
 
 // Env is what every controller of an operator shares.
