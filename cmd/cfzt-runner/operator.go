@@ -239,8 +239,8 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 // inventory, so edited YAML takes effect, and runs them. Its Targets are
 // the kinds the playbooks read with literal names (ScanKinds).
 func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *modules.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
-	loader := playbook.NewLoader(reg.Resolve, cfg.rolesPath)
 	eng := template.New()
+	loader := cfg.newLoader(reg, eng, extra)
 	res := operator.CycleResult{}
 	for _, book := range books {
 		if stop != nil && isClosed(stop) {
@@ -254,6 +254,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		}
 		res.Targets = append(res.Targets, operator.ScanKinds(loader, pb, eng, extra)...)
 		inv := run.NewInventory()
+		inv.PatternMismatch = cfg.hostPatternMismatch
 		for _, src := range c.inventory {
 			if err := inv.AddSource(src); err != nil {
 				disp.Error(err)
@@ -264,7 +265,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		inv.AddVarsDir(pb.Dir)
 		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
 			ConfigFile: cfg.pathValue(),
-			Opts:       c.runOptions(extra)}
+			Opts:       c.runOptions(cfg, extra)}
 		if rc := r.Run(ctx, pb); rc > res.Code {
 			res.Code = rc
 		}

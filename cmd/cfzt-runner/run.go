@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
@@ -143,10 +142,15 @@ func runCLI(ctx context.Context, args []string) int {
 	}
 	playbook.SetKnownModules(reg.Names())
 	cfg := loadConfig()
+	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
+	for _, w := range cfg.warnings {
+		disp.Warning(w)
+	}
 	if cfg.err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
 		return 1
 	}
+	disp.Preamble()
 	for _, book := range books {
 		if st, err := os.Stat(book); err != nil {
 			fmt.Fprintf(os.Stderr, "[ERROR]: the playbook: %s could not be found\n", book)
@@ -156,14 +160,14 @@ func runCLI(ctx context.Context, args []string) int {
 			return 1
 		}
 	}
-	loader := playbook.NewLoader(reg.Resolve, cfg.rolesPath)
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
 		return exitCode(err)
 	}
-	inv := loadInventory(c.inventory, disp)
 	eng := template.New()
+	loader := cfg.newLoader(reg, eng, extra)
+	inv := loadInventory(c.inventory, disp)
+	inv.PatternMismatch = cfg.hostPatternMismatch
 	listing := c.listTasks || c.listTags || c.listHosts
 	var loaded []*playbook.Playbook
 	for _, book := range books {
@@ -193,7 +197,7 @@ func runCLI(ctx context.Context, args []string) int {
 	// failed playbook stops the rest, as with ansible-playbook.
 	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: os.Stdout,
 		ConfigFile: cfg.pathValue(),
-		Opts:       c.runOptions(extra)}
+		Opts:       c.runOptions(cfg, extra)}
 	code := 0
 	for _, pb := range loaded {
 		inv.AddVarsDir(pb.Dir)
@@ -206,9 +210,10 @@ func runCLI(ctx context.Context, args []string) int {
 
 // runOptions are the executor options the command line selects, shared by
 // the one-shot run and the operator loop.
-func (c *cli) runOptions(extra *value.Dict) run.Options {
+func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
+		MergeHashes: cfg.mergeHashes}
 }
 
 // loadErr turns a LoadError into the chain the display prints.
@@ -282,102 +287,6 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 		}
 	}
 	return out, nil
-}
-
-type config struct {
-	rolesPath []string
-	message   string
-	// path is the config file in use ("" for none).
-	path string
-	// stdoutCallback is [defaults] stdout_callback or
-	// ANSIBLE_STDOUT_CALLBACK.
-	stdoutCallback string
-	err            error
-}
-
-// pathValue is the ansible_config_file magic variable: the path or None.
-func (c config) pathValue() any {
-	if c.path == "" {
-		return nil
-	}
-	return c.path
-}
-
-// loadConfig reads ANSIBLE_CONFIG or ./ansible.cfg ([defaults] roles_path
-// and stdout_callback) and the environment that overrides them.
-func loadConfig() config {
-	c := config{message: "No config file found; using defaults", stdoutCallback: "default"}
-	path := os.Getenv("ANSIBLE_CONFIG")
-	if path == "" {
-		if _, err := os.Stat("ansible.cfg"); err == nil {
-			path, _ = filepath.Abs("ansible.cfg")
-		}
-	}
-	if path != "" {
-		if data, err := os.ReadFile(path); err == nil {
-			c.path = path
-			c.message = "Using " + path + " as config file"
-			section := ""
-			for _, line := range strings.Split(string(data), "\n") {
-				line = strings.TrimSpace(line)
-				if line == "" || line[0] == '#' || line[0] == ';' {
-					continue
-				}
-				if strings.HasPrefix(line, "[") {
-					section = strings.Trim(line, "[]")
-					continue
-				}
-				k, v, ok := strings.Cut(line, "=")
-				if !ok || section != "defaults" {
-					continue
-				}
-				v = strings.TrimSpace(v)
-				switch strings.TrimSpace(k) {
-				case "roles_path":
-					c.rolesPath = splitPaths(v, filepath.Dir(path))
-				case "stdout_callback":
-					c.stdoutCallback = v
-				}
-			}
-		}
-	}
-	if env := os.Getenv("ANSIBLE_ROLES_PATH"); env != "" {
-		cwd, _ := os.Getwd()
-		c.rolesPath = splitPaths(env, cwd)
-	} else if c.rolesPath == nil {
-		c.rolesPath = splitPaths("~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles", "")
-	}
-	if cb, ok := os.LookupEnv("ANSIBLE_STDOUT_CALLBACK"); ok {
-		c.stdoutCallback = cb
-	}
-	switch c.stdoutCallback {
-	case "default", "ansible.builtin.default":
-	case "":
-		c.err = fmt.Errorf("No stdout callback name provided.")
-	default:
-		fmt.Fprintf(os.Stderr, "[WARNING]: The stdout callback '%s' is not available in cfzt-runner; the 'default' callback is used instead.\n", c.stdoutCallback)
-	}
-	return c
-}
-
-// splitPaths splits a pathspec list, expanding ~ and making relative
-// entries relative to base, as ansible-core's config does.
-func splitPaths(v, base string) []string {
-	home, _ := os.UserHomeDir()
-	var out []string
-	for _, p := range filepath.SplitList(v) {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if p == "~" || strings.HasPrefix(p, "~/") {
-			p = filepath.Join(home, p[1:])
-		} else if !filepath.IsAbs(p) && base != "" {
-			p = filepath.Join(base, p)
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // loadInventory parses the -i sources (or ANSIBLE_INVENTORY, or

@@ -193,7 +193,7 @@ func TestImportsAndRoles(t *testing.T) {
 	for _, tk := range tasksOf(pb) {
 		names = append(names, tk.Name)
 	}
-	require.Equal(t, []string{"from sub", "other"}, names, "imports are expanded at load time")
+	require.Equal(t, []string{"from sub", "dep", "other"}, names, "imports are expanded at load time, with the role's dependencies")
 	require.Equal(t, []string{"it"}, play.Tasks[0].(*Block).Tags)
 	require.Contains(t, pb.Messages[0], "statically imported: ")
 }

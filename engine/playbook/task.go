@@ -296,21 +296,35 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 		}
 		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil
 	case "import_role":
-		ref := &RoleRef{Name: value.Str(firstArg(t.Args, "name", "")), Params: value.NewDict(0), Pos: t.Pos, Keywords: t.Keywords}
-		if p, ok := t.ArgPos["name"]; ok {
-			ref.Pos = p
-		}
-		ref.TasksFrom = value.Str(firstArg(t.Args, "tasks_from", ""))
-		ref.VarsFrom = value.Str(firstArg(t.Args, "vars_from", ""))
-		ref.DefaultsFrom = value.Str(firstArg(t.Args, "defaults_from", ""))
-		ref.HandlersFrom = value.Str(firstArg(t.Args, "handlers_from", ""))
-		ri, err := l.LoadRole(ref, t.Role)
+		ri, err := l.LoadRole(IncludeRoleRef(t, t.Args, true), t.Role)
 		if err != nil {
 			return nil, err
 		}
-		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{&Block{Block: ri.Tasks, Role: ri}}, Role: ri, Static: true}, nil
+		l.imported = append(l.imported, ri)
+		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{CompileRole(ri)}, Role: ri, Static: true}, nil
 	}
 	return t, nil
+}
+
+// IncludeRoleRef is the role reference of an include_role or import_role
+// task whose arguments are args (rendered, for include_role).
+func IncludeRoleRef(t *Task, args *value.Dict, static bool) *RoleRef {
+	ref := &RoleRef{Name: value.Str(firstArg(args, "name", "role")), Params: value.NewDict(0), Pos: t.Pos,
+		Static: static, FromInclude: true, Public: args.Default("public", nil)}
+	if p, ok := t.ArgPos["name"]; ok {
+		ref.Pos = p
+	}
+	ref.Vars = t.Vars
+	ref.TasksFrom = value.Str(firstArg(args, "tasks_from"))
+	ref.VarsFrom = value.Str(firstArg(args, "vars_from"))
+	ref.DefaultsFrom = value.Str(firstArg(args, "defaults_from"))
+	ref.HandlersFrom = value.Str(firstArg(args, "handlers_from"))
+	allow := value.Truthy(args.Default("allow_duplicates", true))
+	ref.AllowDuplicates = &allow
+	if t.Role != nil {
+		ref.Collections = t.Role.Role.Collections
+	}
+	return ref
 }
 
 func firstArg(d *value.Dict, keys ...string) any {

@@ -28,6 +28,9 @@ func (r *Runner) anyActive(ps *playState) bool {
 // always for every host that entered the block.
 func (r *Runner) runBlock(ps *playState, f *frame, b *playbook.Block) {
 	entered := r.activeHosts(ps)
+	if b.RoleTasks {
+		entered = r.pendingRoleHosts(ps, b.Role, entered)
+	}
 	if len(entered) == 0 {
 		return
 	}
@@ -37,6 +40,9 @@ func (r *Runner) runBlock(ps *playState, f *frame, b *playbook.Block) {
 	cf := f.child(b)
 	cf.rescue = len(b.Rescue) > 0
 	r.runItems(ps, cf, b.Block)
+	if b.RoleTasks {
+		r.roleCompleted(ps, b.Role, entered)
+	}
 	if b.Role != nil && !b.Static {
 		for _, h := range entered {
 			if hs := r.host(h); hs.endRole == b.Role {

@@ -129,7 +129,8 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 		}
 		if inc.reload {
 			items, err := r.Loader.LoadTasksFile(inc.path, inc.task.Role)
-			_ = r.Loader.Warnings() // reported by the first load
+			_ = r.Loader.Warnings()      // reported by the first load
+			_ = r.Loader.ImportedRoles() // added by the first load
 			if err != nil {
 				r.controllerError(err) // the file changed since it loaded
 				continue
@@ -248,25 +249,15 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 			return err
 		}
 		inc.block = &playbook.Block{Block: items}
+		r.adoptImportedRoles(ps)
 	case "include_role":
-		args := inc.args
-		ref := &playbook.RoleRef{Name: inc.path, Params: value.NewDict(0), Pos: t.Pos}
-		if p, ok := t.ArgPos["name"]; ok {
-			ref.Pos = p
-		}
-		ref.TasksFrom = value.Str(args.Default("tasks_from", ""))
-		ref.VarsFrom = value.Str(args.Default("vars_from", ""))
-		ref.DefaultsFrom = value.Str(args.Default("defaults_from", ""))
-		ref.HandlersFrom = value.Str(args.Default("handlers_from", ""))
-		ri, err := r.Loader.LoadRole(ref, t.Role)
+		ri, err := r.Loader.LoadRole(playbook.IncludeRoleRef(t, inc.args, false), t.Role)
 		if err != nil {
 			return err
 		}
-		if value.Truthy(args.Default("public", false)) {
-			r.collectRoleVars(ps, ri)
-		}
-		inc.block = &playbook.Block{Block: []playbook.Item{r.roleBlock(ri)}}
-		ps.handlers = append(ps.handlers, roleHandlers(ri)...)
+		r.addPlayRole(ps, ri)
+		r.adoptImportedRoles(ps)
+		inc.block = &playbook.Block{Block: []playbook.Item{playbook.CompileRole(ri)}}
 		inner.role = ri
 	}
 	inc.frame = inner

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,9 @@ type Inventory struct {
 	listHosts map[string]bool
 	// Warnings are collected for the display (unmatched patterns).
 	warn func(string)
+	// PatternMismatch is what a host pattern that matches nothing causes:
+	// "warning" (the default), "error" or "ignore".
+	PatternMismatch string
 }
 
 // NewInventory returns an empty inventory with the all and ungrouped
@@ -504,6 +508,24 @@ func (inv *Inventory) matchOne(p string) []string {
 	return nil
 }
 
+// matchChecked matches one pattern, warning about (or, as configured,
+// failing on or ignoring) a pattern that matches nothing.
+func (inv *Inventory) matchChecked(p string) ([]string, error) {
+	hosts := inv.matchOne(p)
+	if _, isGroup := inv.groups[p]; len(hosts) > 0 || isGroup || p == "all" || p == "*" {
+		return hosts, nil
+	}
+	msg := "Could not match supplied host pattern, ignoring: " + p
+	switch inv.PatternMismatch {
+	case "error":
+		return nil, errors.New(msg)
+	case "ignore":
+	default:
+		inv.warning(msg)
+	}
+	return hosts, nil
+}
+
 // Match returns the hosts a play's `hosts:` pattern selects, warning
 // about patterns that match nothing.
 func (inv *Inventory) Match(pattern any) ([]string, error) {
@@ -523,9 +545,9 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 		if strings.HasPrefix(p, "!") || strings.HasPrefix(p, "&") {
 			continue
 		}
-		hosts := inv.matchOne(p)
-		if _, isGroup := inv.groups[p]; len(hosts) == 0 && !isGroup && p != "all" && p != "*" {
-			inv.warning("Could not match supplied host pattern, ignoring: " + p)
+		hosts, err := inv.matchChecked(p)
+		if err != nil {
+			return nil, err
 		}
 		for _, h := range hosts {
 			if !seen[h] {
@@ -539,7 +561,11 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 			continue
 		}
 		keep := map[string]bool{}
-		for _, h := range inv.matchOne(p[1:]) {
+		hosts, err := inv.matchChecked(p[1:])
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hosts {
 			keep[h] = true
 		}
 		var next []string
@@ -555,7 +581,11 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 			continue
 		}
 		drop := map[string]bool{}
-		for _, h := range inv.matchOne(p[1:]) {
+		hosts, err := inv.matchChecked(p[1:])
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hosts {
 			drop[h] = true
 		}
 		var next []string

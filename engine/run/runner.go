@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -26,6 +25,9 @@ type Options struct {
 	ForceHandlers bool
 	// Limit is --limit: a host pattern every play's hosts are cut down to.
 	Limit string
+	// MergeHashes is hash_behaviour=merge: dict variables merge across
+	// precedence levels instead of replacing each other.
+	MergeHashes bool
 }
 
 // Runner executes playbooks.
@@ -208,14 +210,18 @@ func (r *Runner) host(name string) *hostState {
 
 // playState is what one play execution shares between its tasks.
 type playState struct {
-	pb       *playbook.Playbook
-	play     *playbook.Play
-	name     string
-	hosts    []string
-	vars     *value.Dict // play vars
-	varsFile *value.Dict
-	roleDefs *value.Dict // defaults of every role of the play
-	roleVars *value.Dict // vars of every role of the play
+	pb    *playbook.Playbook
+	play  *playbook.Play
+	name  string
+	hosts []string
+	vars  *value.Dict // play vars
+	// varsFiles are the vars_files variables of each host (their names
+	// may use host variables).
+	varsFiles map[string]*value.Dict
+	// roles are the play's roles: `roles:`, imported and included ones.
+	roles    []*playbook.RoleInstance
+	roleDefs *value.Dict // defaults of the play's public roles
+	roleVars *value.Dict // vars of the play's public roles
 	// allHosts are the hosts the play started with.
 	allHosts []string
 	// notified maps each notified handler to the hosts that notified it.
@@ -224,8 +230,8 @@ type playState struct {
 	handlers []*playbook.Task
 	// root is the frame of the play's own keywords.
 	root *frame
-	// roleSeen dedups roles by name and parameters.
-	roleSeen map[string]bool
+	// roleDone lists, per role (its Key), the hosts it ran on.
+	roleDone map[string]map[string]bool
 	// endPlay is set by meta: end_play.
 	endPlay bool
 	// flushing is set while handlers run.
@@ -233,8 +239,8 @@ type playState struct {
 }
 
 func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, stopPlaybook bool) {
-	ps := &playState{pb: pb, play: play, hosts: nil, notified: map[*playbook.Task][]string{}, roleSeen: map[string]bool{},
-		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFile: value.NewDict(0)}
+	ps := &playState{pb: pb, play: play, hosts: nil, notified: map[*playbook.Task][]string{}, roleDone: map[string]map[string]bool{},
+		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFiles: map[string]*value.Dict{}}
 	if ps.vars == nil {
 		ps.vars = value.NewDict(0)
 	}
@@ -251,7 +257,8 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	}
 	hosts, err := r.Inventory.Match(pattern)
 	if err != nil {
-		r.Display.Error(err)
+		r.controllerError(err)
+		r.abort = 1
 		return 1, true
 	}
 	if r.Opts.Limit != "" {
@@ -294,16 +301,19 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		}
 		return 0, false
 	}
-	if err := r.loadVarsFiles(ps); err != nil {
-		r.Display.Error(err)
-		return 1, true
+	r.Loader.SetPlay(play)
+	for _, ri := range play.LoadedRoles() {
+		r.addPlayRole(ps, ri)
 	}
-	for _, ri := range append(append([]*playbook.RoleInstance{}, play.Roles...), play.StaticRoles...) {
-		r.collectRoleVars(ps, ri)
-		ps.handlers = append(ps.handlers, roleHandlers(ri)...)
+	r.warnHostlessVarsFiles(ps)
+	for _, h := range ps.hosts {
+		if err := r.loadVarsFiles(ps, h); err != nil {
+			r.controllerError(err)
+			return 1, true
+		}
 	}
 	ps.allHosts = append([]string(nil), ps.hosts...)
-	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFile, ps.roleVars, r.Opts.ExtraVars}
+	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFiles[ps.hosts[0]], ps.roleVars, r.Opts.ExtraVars}
 	for _, h := range ps.hosts {
 		layers = append(layers, r.Inventory.HostVars(h))
 	}
@@ -311,6 +321,9 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	root := &frame{kw: &play.Keywords, play: true}
 	ps.root = root
 	r.gatherFacts(ps)
+	if !r.reloadVarsFiles(ps) {
+		return 1, true
+	}
 	r.runItems(ps, root, play.PreTasks)
 	r.implicitFlush(ps)
 	for _, ri := range play.Roles {
@@ -357,106 +370,6 @@ func (r *Runner) playDir(ps *playState) string {
 	return ps.pb.Dir
 }
 
-// checkVarsFiles rejects vars_files entries that are neither strings nor
-// lists of strings.
-func (r *Runner) checkVarsFiles(play *playbook.Play) error {
-	for _, vf := range play.VarsFiles {
-		switch x := vf.(type) {
-		case string:
-		case []any:
-			for _, e := range x {
-				if _, ok := e.(string); !ok {
-					return r.varsFilesErr(play, e)
-				}
-			}
-		default:
-			return r.varsFilesErr(play, vf)
-		}
-	}
-	return nil
-}
-
-func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
-	p := play.VarsFilesPos
-	return &ChainError{Msg: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p,
-		Help: "A `vars_files` value should either be a string or list of strings."}
-}
-
-// loadVarsFiles loads the play's vars_files: for a list entry, the first
-// file that exists. Files that do not exist are skipped, as ansible-core
-// does when it computes play variables.
-func (r *Runner) loadVarsFiles(ps *playState) error {
-	for _, vf := range ps.play.VarsFiles {
-		names := []any{vf}
-		if l, ok := vf.([]any); ok {
-			names = l
-		}
-		for _, n := range names {
-			name := value.Str(n)
-			if template.HasMarkers(name) {
-				v, err := r.Engine.Render(name, r.playScope(ps, ps.hosts[0]), template.Options{})
-				if err != nil {
-					return err
-				}
-				name = value.Str(v)
-			}
-			path := name
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(r.playDir(ps), "vars", name)
-				if !fileExists(path) {
-					path = filepath.Join(r.playDir(ps), name)
-				}
-			}
-			if !fileExists(path) {
-				continue
-			}
-			d, err := r.Loader.LoadVarsFile(path)
-			if err != nil {
-				return err
-			}
-			ps.varsFile.Update(d)
-			break
-		}
-	}
-	return nil
-}
-
-// collectRoleVars adds a role's (and its dependencies') defaults and vars
-// to the play, where they are visible to every later task.
-func (r *Runner) collectRoleVars(ps *playState, ri *playbook.RoleInstance) {
-	for _, d := range ri.Deps {
-		r.collectRoleVars(ps, d)
-	}
-	ps.roleDefs.Update(ri.Defaults)
-	ps.roleVars.Update(ri.Vars)
-}
-
-func roleKey(ri *playbook.RoleInstance) string {
-	return ri.Role.Path + "|" + value.JSON(ri.Params, value.JSONOptions{SortKeys: true})
-}
-
-// runRole runs a play-level role with its dependencies, once per distinct
-// parameter set unless the role allows duplicates.
-func (r *Runner) runRole(ps *playState, f *frame, ri *playbook.RoleInstance) {
-	key := roleKey(ri)
-	if ps.roleSeen[key] && !ri.Role.AllowDuplicates {
-		return
-	}
-	ps.roleSeen[key] = true
-	for _, d := range ri.Deps {
-		r.runRole(ps, f, d)
-	}
-	r.runBlock(ps, f, r.roleBlock(ri))
-}
-
-// roleBlock is the block a role's tasks run in, with the keywords of the
-// reference that brought the role in.
-func (r *Runner) roleBlock(ri *playbook.RoleInstance) *playbook.Block {
-	b := &playbook.Block{Keywords: ri.Ref.Keywords, Block: ri.Tasks, Role: ri}
-	b.Keywords.Vars = nil
-	return b
-}
-
 // implicitFlush is the flush_handlers meta task ansible-core adds after
 // each section of a play; it is tagged `always`.
 func (r *Runner) implicitFlush(ps *playState) {
@@ -464,15 +377,6 @@ func (r *Runner) implicitFlush(ps *playState) {
 		return
 	}
 	r.flushHandlers(ps)
-}
-
-// roleHandlers lists a role's handlers after its dependencies'.
-func roleHandlers(ri *playbook.RoleInstance) []*playbook.Task {
-	var out []*playbook.Task
-	for _, d := range ri.Deps {
-		out = append(out, roleHandlers(d)...)
-	}
-	return append(out, flattenTasks(ri.Handlers)...)
 }
 
 func flattenTasks(items []playbook.Item) []*playbook.Task {

@@ -145,11 +145,11 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 // playScope is the scope of play-level templates (play name, vars_files).
 func (r *Runner) playScope(ps *playState, host string) *scope {
 	hs := r.host(host)
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static}
+	s := &scope{hostvars: r.hostVars(ps), static: &r.static, merge: r.Opts.MergeHashes}
 	s.add(ps.roleDefs, true)
 	s.add(r.Inventory.HostVars(host), true)
 	s.add(ps.vars, true)
-	s.add(ps.varsFile, true)
+	s.add(ps.varsFiles[host], true)
 	s.add(ps.roleVars, true)
 	s.add(hs.incVars, true)
 	s.add(hs.facts, false)
@@ -163,26 +163,28 @@ func (r *Runner) playScope(ps *playState, host string) *scope {
 // and task vars < include_vars < set_fact/register < role params <
 // include params < extra vars < magic variables.
 func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostState) *scope {
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static}
+	s := &scope{hostvars: r.hostVars(ps), static: &r.static, merge: r.Opts.MergeHashes}
 	role := t.Role
 	if role == nil {
 		role = f.role
 	}
 	var roles []*playbook.RoleInstance
+	s.add(ps.roleDefs, true)
 	if role != nil {
 		roles = roleChain(role)
-	}
-	s.add(ps.roleDefs, true)
-	for _, ri := range roles {
-		s.add(ri.Defaults, true)
+		for _, d := range roleDefaultLayers(role) {
+			s.add(d, true)
+		}
 	}
 	s.add(r.Inventory.HostVars(hs.name), true)
 	s.add(hs.gathered, false)
 	s.add(ps.vars, true)
-	s.add(ps.varsFile, true)
+	s.add(ps.varsFiles[hs.name], true)
 	s.add(ps.roleVars, true)
-	for _, ri := range roles {
-		s.add(ri.Vars, true)
+	if role != nil {
+		for _, d := range roleVarLayers(role) {
+			s.add(d, true)
+		}
 	}
 	chain := f.chain()
 	for _, x := range chain {
@@ -203,7 +205,7 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	s.add(r.Opts.ExtraVars, true)
 	m := r.magicVars(ps, hs.name)
 	if role != nil {
-		m.Set("role_name", role.Name())
+		m.Set("role_name", role.Role.Name)
 		m.Set("role_path", role.Role.Path)
 		m.Set("ansible_role_name", role.Name())
 		var parents, paths []any
@@ -219,15 +221,6 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	}
 	s.add(m, false)
 	return s
-}
-
-// roleChain lists a role and its parents, outermost first.
-func roleChain(ri *playbook.RoleInstance) []*playbook.RoleInstance {
-	var out []*playbook.RoleInstance
-	for x := ri; x != nil; x = x.Parent {
-		out = append([]*playbook.RoleInstance{x}, out...)
-	}
-	return out
 }
 
 func groupNames(inv *Inventory, h string) []any {

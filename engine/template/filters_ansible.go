@@ -209,71 +209,6 @@ func filterTernary(_ *Ctx, in any, a *Args) (any, error) {
 	return v[1], nil
 }
 
-// mergeHash is ansible.utils.vars.merge_hash.
-func mergeHash(x, y *value.Dict, recursive bool, listMerge string) *value.Dict {
-	if x.Len() == 0 || value.Equal(x, y) {
-		return y.Copy()
-	}
-	if y.Len() == 0 {
-		return x
-	}
-	x = x.Copy()
-	if !recursive && listMerge == "replace" {
-		x.Update(y)
-		return x
-	}
-	y.Each(func(k string, yv any) bool {
-		xv, ok := x.Get(k)
-		if !ok {
-			x.Set(k, yv)
-			return true
-		}
-		xd, xIsD := xv.(*value.Dict)
-		yd, yIsD := yv.(*value.Dict)
-		if xIsD && yIsD {
-			if recursive {
-				x.Set(k, mergeHash(xd, yd, recursive, listMerge))
-			} else {
-				x.Set(k, yv)
-			}
-			return true
-		}
-		xl, xIsL := xv.([]any)
-		yl, yIsL := yv.([]any)
-		if xIsL && yIsL {
-			switch listMerge {
-			case "replace":
-				x.Set(k, yv)
-			case "keep":
-			case "append":
-				x.Set(k, append(append([]any{}, xl...), yl...))
-			case "prepend":
-				x.Set(k, append(append([]any{}, yl...), xl...))
-			case "append_rp":
-				out := []any{}
-				for _, z := range xl {
-					if ok, _ := contains(yl, z); !ok {
-						out = append(out, z)
-					}
-				}
-				x.Set(k, append(out, yl...))
-			case "prepend_rp":
-				out := append([]any{}, yl...)
-				for _, z := range xl {
-					if ok, _ := contains(yl, z); !ok {
-						out = append(out, z)
-					}
-				}
-				x.Set(k, out)
-			}
-			return true
-		}
-		x.Set(k, yv)
-		return true
-	})
-	return x
-}
-
 func combineDicts(terms []any, kw *value.Dict, kwErr string) (any, error) {
 	recursive, listMerge := false, any("replace")
 	if kw != nil {
@@ -313,7 +248,7 @@ func combineDicts(terms []any, kw *value.Dict, kwErr string) (any, error) {
 			}
 			return nil, Errorf("failed to combine variables, expected dicts but got a '%s' and a '%s'.", lazyTypeName(dicts[i]), resultName)
 		}
-		result = mergeHash(x, y, recursive, lm)
+		result = value.MergeHash(x, y, recursive, lm)
 	}
 	return result, nil
 }
@@ -3743,7 +3678,7 @@ func filterListsMergeby(_ *Ctx, in any, a *Args) (any, error) {
 			}
 			ks := value.Str(k)
 			if prev, ok := merged.Get(ks); ok {
-				merged.Set(ks, mergeHash(prev.(*value.Dict), d, recursive, listMerge))
+				merged.Set(ks, value.MergeHash(prev.(*value.Dict), d, recursive, listMerge))
 			} else {
 				merged.Set(ks, d)
 			}
