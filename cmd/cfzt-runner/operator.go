@@ -45,13 +45,14 @@ type operatorFlags struct {
 }
 
 // addOperatorFlags registers the runtime's flags on fs. Defaults come from
-// the environment the seeds define: POLL_INTERVAL_SECONDS, REPLICAS, ROLE
-// and OPERATOR_NAMESPACE.
+// the environment the seeds define (REPLICAS, ROLE, OPERATOR_NAMESPACE);
+// POLL_INTERVAL_SECONDS is only --watch's resync period (see
+// intervalSetting): like ansible-playbook, a plain run runs once.
 func addOperatorFlags(fs *flag.FlagSet) *operatorFlags {
 	f := &operatorFlags{}
 	replicas, _ := strconv.Atoi(os.Getenv("REPLICAS"))
-	fs.StringVar(&f.interval, "interval", os.Getenv("POLL_INTERVAL_SECONDS"), "re-run the playbook every SECONDS (or a duration such as 90s), reloading it each cycle; 0 runs once")
-	fs.BoolVar(&f.watch, "watch", false, "also run a cycle on changes to the kinds the playbook reads with k8s_info")
+	fs.StringVar(&f.interval, "interval", "", "re-run the playbook every SECONDS (or a duration such as 90s), reloading it each cycle; 0 runs once")
+	fs.BoolVar(&f.watch, "watch", false, "run a cycle on changes to the kinds the playbook reads with k8s_info; without --interval, resync every POLL_INTERVAL_SECONDS when set")
 	fs.Var(&f.watchKinds, "watch-kind", "watch group/version/Kind instead of the playbook's k8s_info kinds (repeatable)")
 	fs.Var(&f.statusKinds, "watch-status-kind", "Kind whose status-only updates start a cycle (repeatable; default CloudflareTask)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGTERM/SIGINT, how long the running task may take to finish")
@@ -94,6 +95,16 @@ func envOr(name, def string) string {
 func (f *operatorFlags) handles() bool {
 	d, _ := parseInterval(f.interval)
 	return d > 0 || f.watch || f.logFormat == "json"
+}
+
+// intervalSetting is the cycle interval: --interval, or in watch mode the
+// seeds' POLL_INTERVAL_SECONDS as the resync period. The environment
+// alone never turns a run into a loop.
+func (f *operatorFlags) intervalSetting() string {
+	if f.interval == "" && f.watch {
+		return os.Getenv("POLL_INTERVAL_SECONDS")
+	}
+	return f.interval
 }
 
 // parseInterval reads seconds ("60", "1.5") or a Go duration ("90s").
@@ -143,7 +154,7 @@ func logLevelVerbosity(level string) int {
 // runOperator runs books under the operator runtime: once with the JSON
 // display, or in a loop with --interval/--watch.
 func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) int {
-	interval, err := parseInterval(f.interval)
+	interval, err := parseInterval(f.intervalSetting())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", err)
 		return 2

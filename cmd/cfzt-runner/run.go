@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -51,38 +53,15 @@ func (ignoredBool) String() string     { return "false" }
 func (ignoredBool) Set(s string) error { return nil }
 func (ignoredBool) IsBoolFlag() bool   { return true }
 
+// usageErr is a command-line error, reported with the usage as
+// ansible-playbook's argument parser reports it (exit status 2).
+type usageErr struct{ msg string }
+
+func (e *usageErr) Error() string { return e.msg }
+
 func parseArgs(args []string) (*cli, []string, error) {
 	c := &cli{}
-	fs := flag.NewFlagSet("cfzt-runner", flag.ContinueOnError)
-	fs.Var(&c.inventory, "i", "inventory")
-	fs.Var(&c.inventory, "inventory", "inventory")
-	fs.Var(&c.extra, "e", "extra vars")
-	fs.Var(&c.extra, "extra-vars", "extra vars")
-	fs.Var(&c.tags, "t", "tags")
-	fs.Var(&c.tags, "tags", "tags")
-	fs.Var(&c.skipTags, "skip-tags", "skip tags")
-	fs.BoolVar(&c.check, "C", false, "check mode")
-	fs.BoolVar(&c.check, "check", false, "check mode")
-	fs.BoolVar(&c.diff, "D", false, "diff")
-	fs.BoolVar(&c.diff, "diff", false, "diff")
-	fs.BoolVar(&c.syntax, "syntax-check", false, "syntax check")
-	fs.BoolVar(&c.listTasks, "list-tasks", false, "list tasks")
-	fs.BoolVar(&c.listTags, "list-tags", false, "list tags")
-	fs.BoolVar(&c.listHosts, "list-hosts", false, "list hosts")
-	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "run handlers even if a task fails")
-	fs.BoolVar(&c.showVersion, "version", false, "version")
-	fs.StringVar(&c.startAt, "start-at-task", "", "start at task")
-	fs.Var(&c.limit, "l", "limit to hosts matching a pattern")
-	fs.Var(&c.limit, "limit", "limit to hosts matching a pattern")
-	// Accepted for compatibility; a local runtime has no use for them.
-	for _, name := range []string{"c", "connection", "f", "forks", "u", "user", "become-user", "become-method",
-		"T", "timeout", "private-key", "key-file", "M", "module-path", "vault-id", "vault-password-file", "ssh-common-args", "scp-extra-args", "sftp-extra-args", "ssh-extra-args"} {
-		fs.Var(ignoredFlag{}, name, "accepted, no effect")
-	}
-	for _, name := range []string{"b", "become", "K", "ask-become-pass", "k", "ask-pass", "flush-cache", "ask-vault-password", "ask-vault-pass"} {
-		fs.Var(ignoredBool{}, name, "accepted, no effect")
-	}
-	c.op = addOperatorFlags(fs)
+	fs := c.flagSet()
 	// -v, -vv, ... are counted before flag parsing.
 	var rest []string
 	for _, a := range args {
@@ -101,7 +80,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 	var books []string
 	for {
 		if err := fs.Parse(rest); err != nil {
-			return nil, nil, err
+			return nil, nil, flagError(err, rest)
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
@@ -117,9 +96,86 @@ func parseArgs(args []string) (*cli, []string, error) {
 	return c, books, nil
 }
 
+// flagSet registers every option of the command line on a new flag set
+// that stores into c (-v is counted separately, before parsing).
+func (c *cli) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("cfzt-runner", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	for _, name := range []string{"i", "inventory", "inventory-file"} {
+		fs.Var(&c.inventory, name, "")
+	}
+	fs.Var(&c.extra, "e", "")
+	fs.Var(&c.extra, "extra-vars", "")
+	fs.Var(&c.tags, "t", "")
+	fs.Var(&c.tags, "tags", "")
+	fs.Var(&c.skipTags, "skip-tags", "")
+	fs.BoolVar(&c.check, "C", false, "")
+	fs.BoolVar(&c.check, "check", false, "")
+	fs.BoolVar(&c.diff, "D", false, "")
+	fs.BoolVar(&c.diff, "diff", false, "")
+	fs.BoolVar(&c.syntax, "syntax-check", false, "")
+	fs.BoolVar(&c.listTasks, "list-tasks", false, "")
+	fs.BoolVar(&c.listTags, "list-tags", false, "")
+	fs.BoolVar(&c.listHosts, "list-hosts", false, "")
+	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "")
+	fs.BoolVar(&c.showVersion, "version", false, "")
+	fs.StringVar(&c.startAt, "start-at-task", "", "")
+	fs.Var(&c.limit, "l", "")
+	fs.Var(&c.limit, "limit", "")
+	registerCompatibilityFlags(fs)
+	c.op = addOperatorFlags(fs)
+	return fs
+}
+
+// registerCompatibilityFlags accepts the ansible-playbook options that
+// have no effect on a local runtime: the compatibility groups of --help.
+func registerCompatibilityFlags(fs *flag.FlagSet) {
+	for _, g := range helpGroups[1:] {
+		if g.title == "Operator Options" {
+			continue
+		}
+		for _, o := range g.options {
+			for _, n := range o.names {
+				if o.metavar == "" {
+					fs.Var(ignoredBool{}, strings.TrimLeft(n, "-"), "")
+				} else {
+					fs.Var(ignoredFlag{}, strings.TrimLeft(n, "-"), "")
+				}
+			}
+		}
+	}
+}
+
+// flagError words a flag package error as ansible-playbook's argument
+// parser does; -h and --help stay flag.ErrHelp.
+func flagError(err error, args []string) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return &usageErr{fmt.Sprintf("argument %s: expected one argument", helpNames(name))}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		for _, a := range args {
+			if strings.TrimLeft(a, "-") == name {
+				return &usageErr{"unrecognized arguments: " + a}
+			}
+		}
+		return &usageErr{"unrecognized arguments: -" + name}
+	}
+	return &usageErr{msg}
+}
+
 func runCLI(ctx context.Context, args []string) int {
 	c, books, err := parseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(os.Stdout)
+		return 0
+	}
 	if err != nil {
+		usageError(os.Stderr, err.Error())
 		return 2
 	}
 	if c.showVersion {
@@ -130,8 +186,8 @@ func runCLI(ctx context.Context, args []string) int {
 		fmt.Sscanf(v, "%d", &c.verbose)
 	}
 	if len(books) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: cfzt-runner [options] PLAYBOOK...")
-		return 5
+		usageError(os.Stderr, "the following arguments are required: playbook")
+		return 2
 	}
 	if c.op.handles() {
 		return runOperator(ctx, c, c.op, books)
