@@ -265,7 +265,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		}
 		res.Targets = append(res.Targets, operator.ScanKinds(loader, pb, eng, extra)...)
 		inv := run.NewInventory()
-		inv.PatternMismatch = cfg.hostPatternMismatch
+		inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
 		for _, src := range c.inventory {
 			if err := inv.AddSource(src); err != nil {
 				disp.Error(err)

@@ -223,7 +223,7 @@ func runCLI(ctx context.Context, args []string) int {
 	eng := template.New()
 	loader := cfg.newLoader(reg, eng, extra)
 	inv := loadInventory(c.inventory, disp)
-	inv.PatternMismatch = cfg.hostPatternMismatch
+	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
 	listing := c.listTasks || c.listTags || c.listHosts
 	var loaded []*playbook.Playbook
 	for _, book := range books {

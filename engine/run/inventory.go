@@ -45,6 +45,9 @@ type Inventory struct {
 	listHosts map[string]bool
 	// Warnings are collected for the display (unmatched patterns).
 	warn func(string)
+	// MergeHashes is hash_behaviour=merge: a host's group and host
+	// variables merge dicts of the same name.
+	MergeHashes bool
 	// PatternMismatch is what a host pattern that matches nothing causes:
 	// "warning" (the default), "error" or "ignore".
 	PatternMismatch string
@@ -654,31 +657,41 @@ func (inv *Inventory) HostVars(h string) *value.Dict {
 			others = append(others, g)
 		}
 	}
-	d.Update(inv.groups["all"].vars)
+	d = inv.combine(d, inv.groups["all"].vars)
 	for _, g := range others {
-		d.Update(g.vars)
+		d = inv.combine(d, g.vars)
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, dir := range dirs {
-			d.Update(readVarsDir(filepath.Join(dir, "group_vars"), "all"))
+			d = inv.combine(d, readVarsDir(filepath.Join(dir, "group_vars"), "all"))
 		}
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, g := range others {
 			for _, dir := range dirs {
-				d.Update(readVarsDir(filepath.Join(dir, "group_vars"), g.name))
+				d = inv.combine(d, readVarsDir(filepath.Join(dir, "group_vars"), g.name))
 			}
 		}
 	}
 	if hv, ok := inv.hostVars[h]; ok {
-		d.Update(hv)
+		d = inv.combine(d, hv)
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, dir := range dirs {
-			d.Update(readVarsDir(filepath.Join(dir, "host_vars"), h))
+			d = inv.combine(d, readVarsDir(filepath.Join(dir, "host_vars"), h))
 		}
 	}
 	inv.merged[h] = d
+	return d
+}
+
+// combine layers src over d: a copy merged under hash_behaviour=merge,
+// else d itself updated.
+func (inv *Inventory) combine(d, src *value.Dict) *value.Dict {
+	if inv.MergeHashes {
+		return playbook.CombineVars(d, src, true)
+	}
+	d.Update(src)
 	return d
 }
 

@@ -40,6 +40,24 @@ func (s *scope) add(d *value.Dict, templated bool) {
 	}
 }
 
+// addLevel adds dicts that ansible-core joins into one precedence level
+// by plain replacement (the vars of a task and its blocks): under
+// hash_behaviour=merge they are collapsed first, so that only different
+// levels merge.
+func (s *scope) addLevel(ds []*value.Dict, templated bool) {
+	if !s.merge {
+		for _, d := range ds {
+			s.add(d, templated)
+		}
+		return
+	}
+	level := value.NewDict(0)
+	for _, d := range ds {
+		level = playbook.CombineVars(level, d, false)
+	}
+	s.add(level, templated)
+}
+
 // Lookup implements template.Vars. A value from a playbook source that
 // holds no template at all is returned as plain data, so that large
 // static variables are not walked on every use.

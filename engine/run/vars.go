@@ -134,8 +134,13 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 			d.SetTypeName("HostVarsVars")
 			hs := r.host(h)
 			for _, l := range []*value.Dict{r.Inventory.HostVars(h), hs.gathered, hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
+				if r.Opts.MergeHashes {
+					d = playbook.CombineVars(d, l, true).Copy()
+					continue
+				}
 				l.Each(func(k string, v any) bool { d.Set(k, v); return true })
 			}
+			d.SetTypeName("HostVarsVars")
 			built.Set(h, d)
 		}
 		return built
@@ -187,12 +192,13 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 		}
 	}
 	chain := f.chain()
+	var taskVars []*value.Dict
 	for _, x := range chain {
 		if x.kw != nil && !x.play {
-			s.add(x.kw.Vars, true)
+			taskVars = append(taskVars, x.kw.Vars)
 		}
 	}
-	s.add(t.Vars, true)
+	s.addLevel(append(taskVars, t.Vars), true)
 	s.add(hs.incVars, true)
 	s.add(hs.facts, false)
 	for _, ri := range roles {
