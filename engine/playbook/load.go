@@ -246,7 +246,7 @@ func mapGet(n *yaml.Node, keys ...string) *yaml.Node {
 // them), the task sections last.
 func playKeyPriority(key string) int {
 	switch key {
-	case "vars":
+	case "vars", "collections":
 		return 100
 	case "vars_files":
 		return 99

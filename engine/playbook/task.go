@@ -81,7 +81,86 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 			})
 		}
 	}
+	if err := checkReservedArgs(t); err != nil {
+		return nil, err
+	}
+	if err := checkRoleIncludeArgs(t); err != nil {
+		return nil, err
+	}
 	return l.expandImport(t)
+}
+
+// rawArgModules take free-form arguments, which are not checked for
+// reserved names.
+var rawArgModules = map[string]bool{"command": true, "shell": true, "raw": true, "script": true}
+
+// checkReservedArgs rejects task arguments named _ansible_*, a prefix
+// ansible-core keeps for itself (a set_fact of such a name included).
+func checkReservedArgs(t *Task) error {
+	if rawArgModules[t.Module] {
+		return nil
+	}
+	for _, k := range t.Args.Keys() {
+		if strings.HasPrefix(k, "_ansible_") {
+			return &LoadError{Code: 1, Msg: fmt.Sprintf("Invalid parameter specified beginning with keyword '_ansible_' for action '%s': '%s'. "+
+				"The prefix '_ansible_' is reserved for internal use only.", t.Action, k)}
+		}
+	}
+	return nil
+}
+
+// roleIncludeOptions are the options include_role and import_role take.
+var roleIncludeOptions = map[string]bool{"name": true, "role": true, "tasks_from": true, "vars_from": true,
+	"defaults_from": true, "handlers_from": true, "apply": true, "public": true, "allow_duplicates": true, "rolespec_validate": true}
+
+// checkRoleIncludeArgs validates the options of an include_role or
+// import_role task as ansible-core does when it loads one.
+func checkRoleIncludeArgs(t *Task) error {
+	if t.Module != "include_role" && t.Module != "import_role" {
+		return nil
+	}
+	if t.Module == "import_role" && t.HasLoop {
+		return parseErr(t.Pos, "You cannot use loops on 'import_role' statements. You should use 'include_role' instead.")
+	}
+	if !t.Args.Has("name") && !t.Args.Has("role") {
+		return parseErr(t.Pos, "'name' is a required field for %s.", t.Action)
+	}
+	var bad []string
+	for _, k := range t.Args.Keys() {
+		if !roleIncludeOptions[k] || (k == "apply" && t.Module == "import_role") {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		return parseErr(t.Pos, "Invalid options for %s: %s", t.Action, strings.Join(bad, ","))
+	}
+	for _, k := range []string{"tasks_from", "vars_from", "defaults_from", "handlers_from"} {
+		if v, ok := t.Args.Get(k); ok {
+			if _, isStr := v.(string); !isStr {
+				return &LoadError{Code: 4, Msg: fmt.Sprintf("Expected a string for %s but got %s instead", k, pyTypeClass(v))}
+			}
+		}
+	}
+	return nil
+}
+
+// pyTypeClass is Python's repr of the type of a loaded value.
+func pyTypeClass(v any) string {
+	switch v.(type) {
+	case bool:
+		return "<class 'bool'>"
+	case int, int64:
+		return "<class 'int'>"
+	case float64:
+		return "<class 'float'>"
+	case []any:
+		return "<class 'list'>"
+	case *value.Dict:
+		return "<class 'dict'>"
+	case nil:
+		return "<class 'NoneType'>"
+	}
+	return "<class 'str'>"
 }
 
 func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"gopkg.in/yaml.v3"
 )
 
 // LoadVarsFile loads a YAML mapping of variables ("" is no variables).
@@ -29,6 +30,34 @@ func (l *Loader) LoadVarsFile(path string) (*value.Dict, error) {
 	}
 	RecordOrigins(path, root, d)
 	return d, nil
+}
+
+// LoadVarsFileData loads a vars_files file: a mapping of variables, or a
+// list of mappings layered in order (merged under merge).
+func (l *Loader) LoadVarsFileData(path string, merge bool) (*value.Dict, error) {
+	root, err := l.readYAML(path)
+	if err != nil || root == nil {
+		return value.NewDict(0), err
+	}
+	items := []*yaml.Node{root}
+	if root.Kind == yaml.SequenceNode {
+		items = root.Content
+	}
+	out := value.NewDict(0)
+	for _, it := range items {
+		v, err := value.FromYAML(path, it)
+		if err != nil {
+			return nil, err
+		}
+		d, ok := v.(*value.Dict)
+		if !ok {
+			return nil, &LoadError{Code: 4, Pos: value.NodePos(path, it), Msg: "Invalid variable file contents.",
+				Help: "Variable files must contain either a dictionary of variables, or a list of dictionaries."}
+		}
+		RecordOrigins(path, it, d)
+		out = CombineVars(out, d, merge)
+	}
+	return out, nil
 }
 
 // FindVarsFile finds a vars_files entry the way ansible-core searches a
@@ -106,7 +135,7 @@ func (l *Loader) hostlessVarsFiles(p *Play, below []*value.Dict) []*value.Dict {
 			if path == "" {
 				continue
 			}
-			if d, err := l.LoadVarsFile(path); err == nil {
+			if d, err := l.LoadVarsFileData(path, l.MergeHashes); err == nil {
 				out = append(out, d)
 			}
 			break

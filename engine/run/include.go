@@ -243,7 +243,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	case "include_tasks":
 		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
 		if err != nil {
-			if le, ok := err.(*playbook.LoadError); ok && le.Pos.IsZero() && le.Code == 1 {
+			if le, ok := err.(*playbook.LoadError); ok && errors.Is(le.Err, os.ErrNotExist) {
 				return &ChainError{Msg: fmt.Sprintf("Could not find or access '%s' on the Ansible Controller.", inc.path), Cause: errors.New(le.Msg)}
 			}
 			return err

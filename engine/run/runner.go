@@ -244,32 +244,24 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	if ps.vars == nil {
 		ps.vars = value.NewDict(0)
 	}
-	// The play's hosts and name are templated with play-level variables.
-	pscope := &scope{}
-	pscope.add(ps.vars, true)
-	pscope.add(r.Opts.ExtraVars, true)
-	pscope.add(value.DictOf("playbook_dir", r.playDir(ps), "ansible_check_mode", r.Opts.Check, "omit", value.Omit{}), false)
-	pattern := play.Hosts
-	if s, ok := pattern.(string); ok && template.HasMarkers(s) {
-		if v, err := r.Engine.Render(s, pscope, template.Options{}); err == nil {
-			pattern = v
-		}
+	r.Loader.SetPlay(play)
+	for _, ri := range play.LoadedRoles() {
+		r.addPlayRole(ps, ri)
 	}
-	hosts, err := r.Inventory.Match(pattern)
-	if err != nil {
+	if err := r.checkVarsFiles(play); err != nil {
 		r.controllerError(err)
-		r.abort = 1
-		return 1, true
+		return 4, true
 	}
-	if r.Opts.Limit != "" {
-		allowed, _ := r.Inventory.Match(r.Opts.Limit)
-		var kept []string
-		for _, h := range hosts {
-			if containsStr(allowed, h) {
-				kept = append(kept, h)
-			}
-		}
-		hosts = kept
+	// The play's hosts and name are templated with the variables known
+	// before any host is: these vars_files warn about what they lack.
+	hostless, ok := r.hostlessVarsFiles(ps)
+	if !ok {
+		return r.abort, true
+	}
+	pscope := r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)
+	hosts, ok := r.playHosts(ps, pscope)
+	if !ok {
+		return 1, true
 	}
 	for _, h := range hosts {
 		hs := r.host(h)
@@ -288,10 +280,6 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 			ps.name = value.Str(v)
 		}
 	}
-	if err := r.checkVarsFiles(play); err != nil {
-		r.controllerError(err)
-		return 4, true
-	}
 	r.Display.PlayStart(ps.name)
 	if len(ps.hosts) == 0 {
 		if nh, ok := r.Display.(NoHostsDisplay); ok {
@@ -301,11 +289,6 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		}
 		return 0, false
 	}
-	r.Loader.SetPlay(play)
-	for _, ri := range play.LoadedRoles() {
-		r.addPlayRole(ps, ri)
-	}
-	r.warnHostlessVarsFiles(ps)
 	for _, h := range ps.hosts {
 		if err := r.loadVarsFiles(ps, h); err != nil {
 			r.controllerError(err)
@@ -348,6 +331,34 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		}
 	}
 	return code, remaining == 0
+}
+
+// playHosts matches the play's host pattern (templated with sc) and
+// --limit; false when the pattern is an error.
+func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
+	pattern := ps.play.Hosts
+	if s, ok := pattern.(string); ok && template.HasMarkers(s) {
+		if v, err := r.Engine.Render(s, sc, template.Options{}); err == nil {
+			pattern = v
+		}
+	}
+	hosts, err := r.Inventory.Match(pattern)
+	if err != nil {
+		r.controllerError(err)
+		r.abort = 1
+		return nil, false
+	}
+	if r.Opts.Limit == "" {
+		return hosts, true
+	}
+	allowed, _ := r.Inventory.Match(r.Opts.Limit)
+	var kept []string
+	for _, h := range hosts {
+		if containsStr(allowed, h) {
+			kept = append(kept, h)
+		}
+	}
+	return kept, true
 }
 
 func joinStr(l []any, sep string) string {

@@ -34,13 +34,21 @@ func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
 		Help: "A `vars_files` value should either be a string or list of strings."}
 }
 
-// warnHostlessVarsFiles templates the vars_files names once without a
-// host, as ansible-core does when the play starts, warning about the
-// entries that need a variable no host-less template has.
-func (r *Runner) warnHostlessVarsFiles(ps *playState) {
-	if _, err := r.resolveVarsFiles(ps, ""); err != nil {
+// hostlessVarsFiles loads the vars_files once without a host, as
+// ansible-core does before a play starts: it warns about the entries
+// that need a host's variables, and a file that does not load ends the
+// run (false).
+func (r *Runner) hostlessVarsFiles(ps *playState) (*value.Dict, bool) {
+	d, err := r.resolveVarsFiles(ps, "")
+	if err != nil {
 		r.controllerError(err)
+		r.abort = 1
+		if le := (*playbook.LoadError)(nil); errors.As(err, &le) {
+			r.abort = le.Code
+		}
+		return nil, false
 	}
+	return d, true
 }
 
 // loadVarsFiles loads the play's vars_files for one host.
@@ -85,7 +93,7 @@ func (r *Runner) resolveVarsFiles(ps *playState, host string) (*value.Dict, erro
 			if path == "" {
 				continue
 			}
-			d, err := r.Loader.LoadVarsFile(path)
+			d, err := r.Loader.LoadVarsFileData(path, r.Opts.MergeHashes)
 			if err != nil {
 				return nil, err
 			}
