@@ -98,7 +98,6 @@ func (r *Runner) resolveVarsFiles(ps *playState, host string) (*value.Dict, erro
 				return nil, err
 			}
 			out = playbook.CombineVars(out, d, r.Opts.MergeHashes)
-			r.message(3, fmt.Sprintf("Read `vars_file` '%s'.", path))
 			break
 		}
 	}
