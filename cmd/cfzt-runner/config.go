@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
 // config is the part of ansible-core's configuration cfzt-runner uses,
@@ -223,8 +223,8 @@ func splitPaths(v, base string) []string {
 
 // newLoader returns a playbook loader with the configuration's role and
 // variable settings, rendering load-time templates with eng.
-func (c config) newLoader(reg *modules.Registry, eng *template.Engine, extra *value.Dict) *playbook.Loader {
-	l := playbook.NewLoader(reg.Resolve, c.rolesPath)
+func (c config) newLoader(reg *module.Registry, eng *template.Engine, extra *value.Dict) *playbook.Loader {
+	l := playbook.NewLoader(reg, c.rolesPath)
 	l.CollectionsPaths = c.collectionsPaths
 	l.MergeHashes = c.mergeHashes
 	l.PrivateRoleVars = c.privateRoleVars

@@ -14,9 +14,6 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
-	"github.com/cfzt/cfzt-runner/modules/k8s"
-	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/mattn/go-isatty"
 )
 
@@ -192,11 +189,10 @@ func runCLI(ctx context.Context, args []string) int {
 	if c.op.handles() {
 		return runOperator(ctx, c, c.op, books)
 	}
-	reg, err := modules.NewRegistry(modules.Builtin(), k8s.Modules(), uri.Modules())
+	reg, err := newRegistry(nil)
 	if err != nil {
 		return exitCode(err)
 	}
-	playbook.SetKnownModules(reg.Names())
 	cfg := loadConfig()
 	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
 	for _, w := range cfg.warnings {

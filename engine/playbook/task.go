@@ -3,9 +3,9 @@ package playbook
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -90,14 +90,11 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 	return l.expandImport(t)
 }
 
-// rawArgModules take free-form arguments, which are not checked for
-// reserved names.
-var rawArgModules = map[string]bool{"command": true, "shell": true, "raw": true, "script": true}
-
 // checkReservedArgs rejects task arguments named _ansible_*, a prefix
 // ansible-core keeps for itself (a set_fact of such a name included).
+// Free-form modules (command, shell, raw, script) are not checked.
 func checkReservedArgs(t *Task) error {
-	if rawArgModules[t.Module] {
+	if t.Info.Kind == module.KindModule && t.Info.Flags&module.FreeForm != 0 {
 		return nil
 	}
 	for _, k := range t.Args.Keys() {
@@ -116,10 +113,11 @@ var roleIncludeOptions = map[string]bool{"name": true, "role": true, "tasks_from
 // checkRoleIncludeArgs validates the options of an include_role or
 // import_role task as ansible-core does when it loads one.
 func checkRoleIncludeArgs(t *Task) error {
-	if t.Module != "include_role" && t.Module != "import_role" {
+	static := t.Info.Kind == module.KindImportRole
+	if t.Info.Kind != module.KindIncludeRole && !static {
 		return nil
 	}
-	if t.Module == "import_role" && t.HasLoop {
+	if static && t.HasLoop {
 		return parseErr(t.Pos, "You cannot use loops on 'import_role' statements. You should use 'include_role' instead.")
 	}
 	if !t.Args.Has("name") && !t.Args.Has("role") {
@@ -127,7 +125,7 @@ func checkRoleIncludeArgs(t *Task) error {
 	}
 	var bad []string
 	for _, k := range t.Args.Keys() {
-		if !roleIncludeOptions[k] || (k == "apply" && t.Module == "import_role") {
+		if !roleIncludeOptions[k] || (k == "apply" && static) {
 			bad = append(bad, k)
 		}
 	}
@@ -271,13 +269,13 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			t.DelegateTo = "localhost"
 		}
 	}
-	canon, ok := l.Resolve(name)
+	info, ok := l.Modules.Lookup(name)
 	if !ok {
 		return &LoadError{Code: 4, Pos: t.Pos,
 			Msg:  fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name),
-			Help: suggest(name, l.Resolve)}
+			Help: suggest(name, l.Modules.Names())}
 	}
-	t.Module, t.Action, t.ModulePos = canon, name, value.NodePos(file, k)
+	t.Module, t.Action, t.Info, t.ModulePos = info.Name, name, info, value.NodePos(file, k)
 	if argNode == nil {
 		if t.Args == nil {
 			t.Args = value.NewDict(0)
@@ -294,7 +292,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		recordArgPos(t, file, argNode)
 		RecordOrigins(file, argNode, a)
 	case string:
-		if freeFormModules[canon] {
+		if info.Flags&module.FreeForm != 0 {
 			t.Args = value.DictOf("_raw_params", a)
 		} else {
 			t.Args = ParseKV(a)
@@ -312,24 +310,10 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	return nil
 }
 
-// freeFormModules take their whole string argument as _raw_params.
-var freeFormModules = map[string]bool{
-	"include_tasks": true, "import_tasks": true, "include_vars": true, "meta": true,
-	"command": true, "shell": true, "raw": true, "script": true, "import_playbook": true,
-}
-
-// knownNames is filled by the executor's registry for suggestions.
-var knownNames []string
-
-// SetKnownModules records the module names used for "did you mean".
-func SetKnownModules(names []string) {
-	knownNames = append([]string(nil), names...)
-	sort.Strings(knownNames)
-}
-
-func suggest(name string, _ func(string) (string, bool)) string {
+// suggest is the closest known name, for "did you mean".
+func suggest(name string, known []string) string {
 	best, bestD := "", 4
-	for _, k := range knownNames {
+	for _, k := range known {
 		if d := editDistance(name, k); d < bestD {
 			best, bestD = k, d
 		}
@@ -362,8 +346,8 @@ func editDistance(a, b string) int {
 
 // expandImport turns import_tasks/import_role into a static block.
 func (l *Loader) expandImport(t *Task) (Item, error) {
-	switch t.Module {
-	case "import_tasks":
+	switch t.Info.Kind {
+	case module.KindImportTasks:
 		raw := value.Str(firstArg(t.Args, "_raw_params", "file"))
 		path := l.findTasksFile(t, raw)
 		items, err := l.LoadTasksFile(path, t.Role)
@@ -374,7 +358,7 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 			return nil, err
 		}
 		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil
-	case "import_role":
+	case module.KindImportRole:
 		ri, err := l.LoadRole(IncludeRoleRef(t, t.Args, true), t.Role)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,156 @@
+// Package module is the contract between the executor and the modules it
+// runs: a module receives a narrow Request (its rendered arguments, the run
+// modes, the task environment) and reaches the executor only through the
+// Host interface (templating, conditionals, warnings, the file search path).
+// Modules never import the executor, and the executor never imports a
+// module package: cmd/cfzt-runner composes the two through a Registry.
+package module
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// Module is a native Ansible module or action plugin.
+type Module interface {
+	Run(req *Request) (*value.Dict, error)
+}
+
+// Func adapts a function to Module.
+type Func func(req *Request) (*value.Dict, error)
+
+// Run implements Module.
+func (f Func) Run(req *Request) (*value.Dict, error) { return f(req) }
+
+// Request is one invocation of a module with its rendered arguments.
+type Request struct {
+	Ctx context.Context
+	// Name is the module's short name ("command"), FQCN its full name, and
+	// Action the name as the task wrote it, which some error messages
+	// quote (see LoadName).
+	Name, FQCN, Action string
+	// Args are the rendered arguments, omitted values already dropped. The
+	// module owns this copy.
+	Args      *value.Dict
+	Check     bool
+	Diff      bool
+	Verbosity int
+	// Env is the task's merged `environment` keyword, rendered. Modules
+	// read it before the process environment (see Getenv).
+	Env map[string]string
+	// Host is the executor's side of the contract for this task and host.
+	Host Host
+}
+
+// LoadName is the module's name as ansible-core loaded it, which
+// AnsibleModule quotes in "Unsupported parameters for (NAME) module": the
+// name as written when it is qualified, else ansible.legacy.<name> for a
+// builtin and the FQCN for a collection's module.
+func (r *Request) LoadName() string {
+	switch {
+	case strings.Contains(r.Action, "."):
+		return r.Action
+	case r.FQCN == "" || strings.HasPrefix(r.FQCN, "ansible.builtin."):
+		return "ansible.legacy." + r.Name
+	}
+	return r.FQCN
+}
+
+// Getenv looks a variable up in the task environment, then the process's.
+func (r *Request) Getenv(name string) (string, bool) {
+	if v, ok := r.Env[name]; ok {
+		return v, true
+	}
+	return os.LookupEnv(name)
+}
+
+// Environ is the environment a child process of the task gets: the
+// process environment with the task's `environment` entries on top.
+func (r *Request) Environ() []string {
+	env := os.Environ()
+	if len(r.Env) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(r.Env))
+	for _, kv := range env {
+		k := kv
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				k = kv[:i]
+				break
+			}
+		}
+		if _, override := r.Env[k]; !override {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range r.Env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// Host is what a module may ask of the executor while it runs. The
+// executor implements it for one task on one inventory host.
+type Host interface {
+	// Name is the inventory hostname the task runs for.
+	Name() string
+	// Render renders a template string with the task's variables, keeping
+	// the native type of a lone {{ expression }} as Ansible 2.19 does.
+	Render(tmpl string) (any, error)
+	// Eval evaluates a bare Jinja2 expression with the task's variables.
+	Eval(expr string) (any, error)
+	// EvalLenient evaluates an expression where undefined values become
+	// "<< error N - ... >>" placeholders (debug's `var`); warning is the
+	// text to show when any placeholder was made.
+	EvalLenient(expr string) (v any, warning string, err error)
+	// Cond evaluates a conditional as `when:` does, with 2.19's strict
+	// boolean results; pos is where it was written.
+	Cond(cond any, pos value.Pos) (bool, error)
+	// Var returns a variable visible to the task, rendered.
+	Var(name string) (any, bool)
+	// Warn shows a [WARNING] at a source position (zero: none).
+	Warn(msg string, pos value.Pos)
+	// Deprecate shows a [DEPRECATION WARNING]; version is the ansible-core
+	// version that removes the feature.
+	Deprecate(msg, version string, pos value.Pos)
+	// ArgPos is where the value of an argument was written; KeyPos is
+	// where its key was written. Both are zero when unknown.
+	ArgPos(key string) value.Pos
+	KeyPos(key string) value.Pos
+	// FindFile looks name up on Ansible's search path for the task (the
+	// role's subdir, the role, the task file's directory and its subdir,
+	// the play's directory and its subdir), as DataLoader.path_dwim_relative_stack
+	// does. An absolute name is returned as it is. searched lists the
+	// candidates tried, for "Could not find or access" messages.
+	FindFile(subdir, name string) (path string, searched []string, found bool)
+	// RenderFile renders a template file as the template module and
+	// lookup do, with the task's variables plus the template_* variables.
+	RenderFile(path string, opt FileTemplate) (string, error)
+	// TaskDir is the directory of the file the task was written in.
+	TaskDir() string
+	// Stdout receives output a module prints directly (pause).
+	Stdout() io.Writer
+	// Shared holds per-run state modules share, such as API clients.
+	Shared() *Shared
+}
+
+// FileTemplate are the options of one template file rendering, as the
+// template module takes them. The caller sets the effective values (the
+// template module's trim_blocks defaults to true, for instance).
+type FileTemplate struct {
+	// NewlineSequence is "\n" (the zero value means it), "\r", or "\r\n".
+	NewlineSequence          string
+	TrimBlocks, LStripBlocks bool
+	// Delimiters override {% %}, {{ }} and {# #} when not empty.
+	BlockStart, BlockEnd       string
+	VariableStart, VariableEnd string
+	CommentStart, CommentEnd   string
+	// Vars are extra variables on top of the task's (template_path,
+	// template_host, ansible_managed...).
+	Vars *value.Dict
+}

@@ -1,0 +1,168 @@
+package module
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Kind tells the executor how to run a task's action. The loader
+// classifies every task once, so the executor never compares module names.
+type Kind int
+
+// Kinds of actions. Everything but KindModule is performed by the executor
+// itself; the Module of such an entry is never called.
+const (
+	// KindModule is an ordinary module: the executor calls Run.
+	KindModule Kind = iota
+	KindMeta
+	KindIncludeTasks
+	KindImportTasks
+	KindIncludeRole
+	KindImportRole
+	KindImportPlaybook
+	KindIncludeVars
+)
+
+// Flags are per-module behaviours the executor honours.
+type Flags uint8
+
+const (
+	// SetsFacts marks set_fact: the facts it returns keep their origin for
+	// error messages and may be templated keys.
+	SetsFacts Flags = 1 << iota
+	// IgnoresFacts marks modules whose `ansible_facts` result key is data
+	// to show, not facts to store (debug with `var: ansible_facts`).
+	IgnoresFacts
+	// ControllerAction marks action plugins that run on the controller
+	// only (debug, add_host, group_by...): their failures read "Action
+	// failed" rather than "Module failed".
+	ControllerAction
+	// FreeForm marks modules whose whole string argument is _raw_params
+	// (command, shell, include_tasks...) rather than key=value pairs.
+	FreeForm
+)
+
+// Entry registers one module under its fully qualified name.
+type Entry struct {
+	// FQCN is the fully qualified name, e.g. "ansible.builtin.command".
+	FQCN string
+	// Aliases are further names that resolve to this module (redirects of
+	// ansible-core's runtime.yml, older collection names).
+	Aliases []string
+	Kind    Kind
+	Flags   Flags
+	Module  Module
+}
+
+// Info is what the loader records about a task's action.
+type Info struct {
+	// Name is the short name ("command"), FQCN the full one.
+	Name, FQCN string
+	Kind       Kind
+	Flags      Flags
+}
+
+// Short returns the last dotted component of the FQCN.
+func (e Entry) Short() string { return e.FQCN[strings.LastIndexByte(e.FQCN, '.')+1:] }
+
+// Registry resolves the names a task may use for a module. It is built
+// once from entries and read-only afterwards.
+type Registry struct {
+	byName  map[string]*Entry
+	entries []*Entry
+}
+
+// NewRegistry builds a registry. An ansible.builtin module also answers to
+// its short name and to ansible.legacy.<short>; a module of another
+// collection answers to its short name unless a builtin has it. Two
+// entries that claim the same name are an error.
+func NewRegistry(sets ...[]Entry) (*Registry, error) {
+	r := &Registry{byName: map[string]*Entry{}}
+	claim := func(name string, e *Entry) error {
+		if prev, dup := r.byName[name]; dup && prev != e {
+			return fmt.Errorf("module name %q registered twice (%s and %s)", name, prev.FQCN, e.FQCN)
+		}
+		r.byName[name] = e
+		return nil
+	}
+	var shortOthers []*Entry
+	for _, set := range sets {
+		for i := range set {
+			e := &set[i]
+			if !strings.Contains(e.FQCN, ".") || e.Module == nil {
+				return nil, fmt.Errorf("module entry %q needs a fully qualified name and a module", e.FQCN)
+			}
+			r.entries = append(r.entries, e)
+			names := append([]string{e.FQCN}, e.Aliases...)
+			if strings.HasPrefix(e.FQCN, "ansible.builtin.") {
+				names = append(names, e.Short(), "ansible.legacy."+e.Short())
+			} else {
+				shortOthers = append(shortOthers, e)
+			}
+			for _, n := range names {
+				if err := claim(n, e); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, e := range shortOthers {
+		if _, taken := r.byName[e.Short()]; !taken {
+			r.byName[e.Short()] = e
+		}
+	}
+	return r, nil
+}
+
+// Lookup resolves a name as written in a task.
+func (r *Registry) Lookup(name string) (Info, bool) {
+	e, ok := r.byName[name]
+	if !ok {
+		return Info{}, false
+	}
+	return Info{Name: e.Short(), FQCN: e.FQCN, Kind: e.Kind, Flags: e.Flags}, true
+}
+
+// Module returns the module registered under a name (short or FQCN).
+func (r *Registry) Module(name string) Module {
+	if e, ok := r.byName[name]; ok {
+		return e.Module
+	}
+	return nil
+}
+
+// Names lists every accepted name, for "did you mean" suggestions.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.byName))
+	for n := range r.byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Shared carries per-run state that modules share, such as API clients.
+type Shared struct {
+	mu     sync.Mutex
+	values map[string]any
+}
+
+// NewShared returns an empty Shared.
+func NewShared() *Shared { return &Shared{values: map[string]any{}} }
+
+// Get returns a shared value, building it once with mk.
+func (s *Shared) Get(key string, mk func() (any, error)) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.values[key]; ok {
+		return v, nil
+	}
+	v, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	s.values[key] = v
+	return v, nil
+}

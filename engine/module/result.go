@@ -1,0 +1,44 @@
+package module
+
+import (
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// Result starts a result dict with changed set.
+func Result(changed bool) *value.Dict {
+	return value.DictOf("changed", changed)
+}
+
+// Failed returns a failed result with msg, as a module's fail_json does.
+func Failed(msg any) *value.Dict {
+	return value.DictOf("changed", false, "msg", msg, "failed", true)
+}
+
+// ActionFail is an action plugin's own failure (ansible-core's
+// AnsibleActionFail): the task fails with Msg as the result's message and
+// the error is shown below "Task failed.".
+type ActionFail struct{ Msg string }
+
+func (e *ActionFail) Error() string { return e.Msg }
+
+// PosError is an error about a value written at Pos (zero when unknown),
+// with optional help text and cause; the executor reports it below "Task
+// failed.".
+type PosError struct {
+	Msg  string
+	Pos  value.Pos
+	Help string
+	Err  error
+}
+
+func (e *PosError) Error() string {
+	if e.Err != nil {
+		return strings.TrimSuffix(e.Msg, ".") + ": " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+// Unwrap returns the cause.
+func (e *PosError) Unwrap() error { return e.Err }
