@@ -193,6 +193,13 @@ func (l *Loader) loadRoleTasks(ri *RoleInstance) error {
 			return err
 		}
 	}
+	validate, err := l.validationTask(ri)
+	if err != nil {
+		return err
+	}
+	if validate != nil {
+		ri.Tasks = append([]Item{validate}, ri.Tasks...)
+	}
 	handlersFile, err := roleTaskFile(r, "handlers", ref.HandlersFrom)
 	if err != nil {
 		return err

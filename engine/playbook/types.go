@@ -115,6 +115,10 @@ type Task struct {
 	Role *RoleInstance
 	// Dir is the directory relative paths in the task resolve against.
 	Dir string
+	// UnknownOrigin is set on a task ansible-core builds itself (a role's
+	// argument validation): its errors show no source position, but this
+	// text, the task's data, instead.
+	UnknownOrigin string
 	// kvPos is where free-form k=v arguments were written.
 	kvPos *value.Pos
 }
@@ -216,6 +220,9 @@ type RoleRef struct {
 	Static bool
 	// FromInclude is set for include_role and import_role.
 	FromInclude bool
+	// NoValidate is include_role/import_role's rolespec_validate: false,
+	// which skips the role's argument validation.
+	NoValidate bool
 	// AllowDuplicates is include_role/import_role's allow_duplicates,
 	// which overrides the role's meta (nil for other references).
 	AllowDuplicates *bool
