@@ -147,22 +147,6 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 	}
 }
 
-// playScope is the scope of play-level templates (play name, vars_files).
-func (r *Runner) playScope(ps *playState, host string) *scope {
-	hs := r.host(host)
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static, merge: r.Opts.MergeHashes}
-	s.add(ps.roleDefs, true)
-	s.add(r.Inventory.HostVars(host), true)
-	s.add(ps.vars, true)
-	s.add(ps.varsFiles[host], true)
-	s.add(ps.roleVars, true)
-	s.add(hs.incVars, true)
-	s.add(hs.facts, false)
-	s.add(r.Opts.ExtraVars, true)
-	s.add(r.magicVars(ps, host), false)
-	return s
-}
-
 // taskScope builds ansible-core's precedence ladder for t on a host:
 // role defaults < inventory < play vars < vars_files < role vars < block
 // and task vars < include_vars < set_fact/register < role params <
