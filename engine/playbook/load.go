@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -313,7 +314,7 @@ func (l *Loader) parsePlayKey(p *Play, file string, k, v *yaml.Node) error {
 		var c any
 		c, err = value.FromYAML(file, v)
 		p.Collections = stringList(c)
-		if len(p.Collections) > 0 && !containsString(p.Collections, "ansible.builtin") && !containsString(p.Collections, "ansible.legacy") {
+		if len(p.Collections) > 0 && !slices.Contains(p.Collections, "ansible.builtin") && !slices.Contains(p.Collections, "ansible.legacy") {
 			p.Collections = append(p.Collections, "ansible.legacy")
 		}
 	case "vars_files":

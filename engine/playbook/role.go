@@ -3,6 +3,7 @@ package playbook
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -88,12 +89,12 @@ func roleCollections(r *Role) []string {
 	}
 	if l, ok := r.Meta.Default("collections", nil).([]any); ok {
 		for _, c := range l {
-			if s := value.Str(c); !containsString(out, s) {
+			if s := value.Str(c); !slices.Contains(out, s) {
 				out = append(out, s)
 			}
 		}
 	}
-	if len(out) > 0 && !containsString(out, "ansible.builtin") && !containsString(out, "ansible.legacy") {
+	if len(out) > 0 && !slices.Contains(out, "ansible.builtin") && !slices.Contains(out, "ansible.legacy") {
 		if r.Collection != "" {
 			out = append(out, "ansible.builtin")
 		} else {
@@ -115,7 +116,7 @@ func dependencySearchList(r *Role) []string {
 			out = append(out, c)
 		}
 	}
-	if !containsString(out, "ansible.legacy") {
+	if !slices.Contains(out, "ansible.legacy") {
 		out = append(out, "ansible.legacy")
 	}
 	return out

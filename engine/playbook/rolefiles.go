@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,20 +70,11 @@ func dirVarsFiles(dir string, exts []string) []string {
 		case err != nil:
 		case st.IsDir() && ext == "":
 			out = append(out, dirVarsFiles(p, exts)...)
-		case !st.IsDir() && (ext == "" || containsString(exts, ext)):
+		case !st.IsDir() && (ext == "" || slices.Contains(exts, ext)):
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-func containsString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // roleSubdirMissing reports the error ansible-core gives when a

@@ -82,7 +82,7 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	deps := []any{}
 	for _, ri := range ps.play.Roles {
 		roles = append(roles, ri.Name())
-		for _, d := range allDeps(ri) {
+		for _, d := range ri.AllDependencies() {
 			if !containsAny(deps, d.Name()) {
 				deps = append(deps, d.Name())
 			}
@@ -99,15 +99,6 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	m.Set("ansible_dependent_role_names", deps)
 	m.Set("ansible_role_names", names)
 	return m
-}
-
-func allDeps(ri *playbook.RoleInstance) []*playbook.RoleInstance {
-	var out []*playbook.RoleInstance
-	for _, d := range ri.Deps {
-		out = append(out, d)
-		out = append(out, allDeps(d)...)
-	}
-	return out
 }
 
 func containsAny(l []any, s string) bool {
