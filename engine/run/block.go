@@ -28,8 +28,10 @@ func (r *Runner) anyActive(ps *playState) bool {
 // always for every host that entered the block.
 func (r *Runner) runBlock(ps *playState, f *frame, b *playbook.Block) {
 	entered := r.activeHosts(ps)
+	var ran roleRuns
 	if b.RoleTasks {
 		entered = r.pendingRoleHosts(ps, b.Role, entered)
+		ran = r.roleRunsBefore(entered)
 	}
 	if len(entered) == 0 {
 		return
@@ -41,7 +43,7 @@ func (r *Runner) runBlock(ps *playState, f *frame, b *playbook.Block) {
 	cf.rescue = len(b.Rescue) > 0
 	r.runItems(ps, cf, b.Block)
 	if b.RoleTasks {
-		r.roleCompleted(ps, b.Role, entered)
+		r.roleCompleted(ps, b.Role, entered, ran)
 	}
 	if b.Role != nil && !b.Static {
 		for _, h := range entered {

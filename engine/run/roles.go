@@ -79,12 +79,33 @@ func (r *Runner) pendingRoleHosts(ps *playState, ri *playbook.RoleInstance, host
 	return out
 }
 
-// roleCompleted records that a role's tasks ran to their end on the
-// hosts still active among hosts.
-func (r *Runner) roleCompleted(ps *playState, ri *playbook.RoleInstance, hosts []string) {
+// roleRuns counts, per host, the task results that mean a task ran (all
+// but skipped and unreachable ones), before a role's tasks start.
+type roleRuns map[string]int
+
+// ranCount is how many of a host's results so far mean a task ran.
+func (r *Runner) ranCount(host string) int {
+	st := r.stat(host)
+	return st.OK + st.Changed + st.Failed + st.Rescued + st.Ignored
+}
+
+// roleRunsBefore snapshots ranCount for hosts.
+func (r *Runner) roleRunsBefore(hosts []string) roleRuns {
+	out := roleRuns{}
+	for _, h := range hosts {
+		out[h] = r.ranCount(h)
+	}
+	return out
+}
+
+// roleCompleted records that a role ran on the hosts still active among
+// hosts, as ansible-core's role_complete does: only where at least one
+// of its tasks ran (was not skipped), so a role skipped by `when` runs
+// again when referenced again.
+func (r *Runner) roleCompleted(ps *playState, ri *playbook.RoleInstance, hosts []string, before roleRuns) {
 	key := ri.Key()
 	for _, h := range hosts {
-		if hs := r.host(h); hs.failed || hs.ended {
+		if hs := r.host(h); hs.failed || hs.ended || r.ranCount(h) == before[h] {
 			continue
 		}
 		if ps.roleDone[key] == nil {

@@ -110,6 +110,23 @@ func containsAny(l []any, s string) bool {
 	return false
 }
 
+// addIncludedVars stores include_vars results for a host. Each variable
+// replaces the one of the same name, except that under
+// hash_behaviour=merge a dict merges into an earlier dict, as
+// ansible-core's set_host_variable does.
+func (r *Runner) addIncludedVars(hs *hostState, d *value.Dict) {
+	d.Each(func(k string, v any) bool {
+		old, had := hs.incVars.Get(k)
+		oldDict, oldIsDict := old.(*value.Dict)
+		newDict, newIsDict := v.(*value.Dict)
+		if r.Opts.MergeHashes && had && oldIsDict && newIsDict {
+			v = value.MergeHash(oldDict, newDict, true, "replace")
+		}
+		hs.incVars.Set(k, v)
+		return true
+	})
+}
+
 // hostVars builds the hostvars magic variable: for every host, its
 // inventory variables, facts and host magic variables (not play vars).
 func (r *Runner) hostVars(ps *playState) func() *value.Dict {
