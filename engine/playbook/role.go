@@ -162,6 +162,7 @@ func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, er
 	if err := l.loadRoleTasks(ri); err != nil {
 		return nil, err
 	}
+	ri.key = ri.computeKey()
 	return ri, nil
 }
 
@@ -293,6 +294,13 @@ func (ri *RoleInstance) ExportLayers() []*value.Dict {
 // run each only once: name, path, parameters, vars, conditions, tags,
 // chosen files and whether an include or import brought it in.
 func (ri *RoleInstance) Key() string {
+	if ri.key == "" {
+		ri.key = ri.computeKey()
+	}
+	return ri.key
+}
+
+func (ri *RoleInstance) computeKey() string {
 	ref := ri.Ref
 	var when []string
 	for _, c := range ref.When {

@@ -251,6 +251,8 @@ type RoleInstance struct {
 	Public bool
 	// AllowDuplicates lets the role run again for a host it already ran on.
 	AllowDuplicates bool
+	// key caches Key, computed once the instance is loaded.
+	key string
 }
 
 // Name returns the role's name, with its collection.
