@@ -2,7 +2,6 @@ package playbook
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -33,12 +32,7 @@ func testModules(t *testing.T) Modules {
 
 func load(t *testing.T, files map[string]string) (*Playbook, error) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	dir := writeTree(t, files)
 	return NewLoader(testModules(t), nil).LoadPlaybook(filepath.Join(dir, "playbook.yml"))
 }
 
