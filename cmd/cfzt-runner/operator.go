@@ -173,6 +173,9 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 	}
 	// ansible.cfg is read once: a restart picks up its changes.
 	cfg := loadConfig()
+	for _, w := range cfg.warnings {
+		fmt.Fprintln(os.Stderr, "[WARNING]:", w)
+	}
 	if cfg.err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
 		return 1
