@@ -37,6 +37,9 @@ type Default struct {
 	sources       map[string][]string
 	// shown dedups warnings, as ansible-core's display does.
 	shown map[string]bool
+	// preambleShown is set once the version header and config line
+	// are out: the command line shows them once, before loading.
+	preambleShown bool
 }
 
 // Ansible's default colours (constants.COLOR_CODES), as SGR attributes.
@@ -124,12 +127,7 @@ func (d *Default) header() {
 
 // PlaybookStart implements run.Display.
 func (d *Default) PlaybookStart(pb *playbook.Playbook) {
-	if d.Verbose >= 2 {
-		d.header()
-	}
-	if d.Verbose >= 1 && d.ConfigMsg != "" {
-		fmt.Fprintln(d.Out, d.ConfigMsg)
-	}
+	d.Preamble()
 	if d.Verbose >= 3 {
 		for _, m := range d.InventoryMsgs {
 			d.line(colorVerbose, m)
@@ -145,6 +143,21 @@ func (d *Default) PlaybookStart(pb *playbook.Playbook) {
 		fmt.Fprintln(d.Out, "Skipping callback 'oneline', as we already have a stdout callback.")
 		d.banner("PLAYBOOK: " + filepath.Base(pb.Path))
 		fmt.Fprintf(d.Out, "%d plays in %s\n", len(pb.Plays), pb.Arg)
+	}
+}
+
+// Preamble shows, once, what ansible-playbook prints before it loads
+// anything: the version header at -vv and the config file line at -v.
+func (d *Default) Preamble() {
+	if d.preambleShown {
+		return
+	}
+	d.preambleShown = true
+	if d.Verbose >= 2 {
+		d.header()
+	}
+	if d.Verbose >= 1 && d.ConfigMsg != "" {
+		fmt.Fprintln(d.Out, d.ConfigMsg)
 	}
 }
 

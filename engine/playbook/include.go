@@ -1,6 +1,7 @@
 package playbook
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -53,6 +54,10 @@ func (l *Loader) checkInclude(t *Task, file string, n *yaml.Node) error {
 			}
 		}
 	}
+	role := kind == module.KindIncludeRole || kind == module.KindImportRole
+	if role && !t.Args.Has("name") && !t.Args.Has("role") {
+		return parseErr(t.Pos, "'name' is a required field for %s.", t.Action)
+	}
 	var bad []string
 	for _, k := range t.Args.Keys() {
 		if !valid[k] {
@@ -63,6 +68,35 @@ func (l *Loader) checkInclude(t *Task, file string, n *yaml.Node) error {
 		sort.Strings(bad)
 		return parseErr(t.Pos, "Invalid options for %s: %s", t.Action, strings.Join(bad, ","))
 	}
+	if role {
+		if err := checkFromArgs(t); err != nil {
+			return err
+		}
+	}
+	if err := l.checkApply(t, file, n, kind); err != nil {
+		return err
+	}
+	if kind == module.KindImportRole && t.HasLoop {
+		return parseErr(t.Pos, "You cannot use loops on 'import_role' statements. You should use 'include_role' instead.")
+	}
+	return nil
+}
+
+// checkFromArgs requires the *_from options of a role include to be
+// strings.
+func checkFromArgs(t *Task) error {
+	for _, k := range []string{"tasks_from", "vars_from", "defaults_from", "handlers_from"} {
+		if v, ok := t.Args.Get(k); ok {
+			if _, isStr := v.(string); !isStr {
+				return &LoadError{Code: 4, Msg: fmt.Sprintf("Expected a string for %s but got %s instead", k, pyTypeClass(v))}
+			}
+		}
+	}
+	return nil
+}
+
+// checkApply validates and reads an include's `apply` option.
+func (l *Loader) checkApply(t *Task, file string, n *yaml.Node, kind module.Kind) error {
 	apply, has := t.Args.Get("apply")
 	if !has {
 		return nil

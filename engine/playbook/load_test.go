@@ -1,7 +1,6 @@
 package playbook
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -32,12 +31,7 @@ func testModules(t *testing.T) Modules {
 
 func load(t *testing.T, files map[string]string) (*Playbook, error) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	dir := writeTree(t, files)
 	return NewLoader(testModules(t), nil).LoadPlaybook(filepath.Join(dir, "playbook.yml"))
 }
 
@@ -191,7 +185,7 @@ func TestImportsAndRoles(t *testing.T) {
 	for _, tk := range tasksOf(pb) {
 		names = append(names, tk.Name)
 	}
-	require.Equal(t, []string{"from sub", "other"}, names, "imports are expanded at load time")
+	require.Equal(t, []string{"from sub", "dep", "other"}, names, "imports are expanded at load time, with the role's dependencies")
 	require.Equal(t, []string{"it"}, play.Tasks[0].(*Block).Tags)
 	require.Contains(t, pb.Messages[0], "statically imported: ")
 }

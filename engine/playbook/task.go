@@ -81,6 +81,9 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 			})
 		}
 	}
+	if err := checkReservedArgs(t); err != nil {
+		return nil, err
+	}
 	if err := l.checkInclude(t, file, n); err != nil {
 		return nil, err
 	}
@@ -88,6 +91,41 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 		return nil, err
 	}
 	return l.expandImport(t)
+}
+
+// checkReservedArgs rejects task arguments named _ansible_*, a prefix
+// ansible-core keeps for itself (a set_fact of such a name included).
+// Free-form modules (command, shell, raw, script) are not checked.
+func checkReservedArgs(t *Task) error {
+	if t.Info.Kind == module.KindModule && t.Info.Flags&module.FreeForm != 0 {
+		return nil
+	}
+	for _, k := range t.Args.Keys() {
+		if strings.HasPrefix(k, "_ansible_") {
+			return &LoadError{Code: 1, Msg: fmt.Sprintf("Invalid parameter specified beginning with keyword '_ansible_' for action '%s': '%s'. "+
+				"The prefix '_ansible_' is reserved for internal use only.", t.Action, k)}
+		}
+	}
+	return nil
+}
+
+// pyTypeClass is Python's repr of the type of a loaded value.
+func pyTypeClass(v any) string {
+	switch v.(type) {
+	case bool:
+		return "<class 'bool'>"
+	case int, int64:
+		return "<class 'int'>"
+	case float64:
+		return "<class 'float'>"
+	case []any:
+		return "<class 'list'>"
+	case *value.Dict:
+		return "<class 'dict'>"
+	case nil:
+		return "<class 'NoneType'>"
+	}
+	return "<class 'str'>"
 }
 
 func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
@@ -322,21 +360,36 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 		}
 		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil
 	case module.KindImportRole:
-		ref := &RoleRef{Name: value.Str(firstArg(t.Args, "name", "")), Params: value.NewDict(0), Pos: t.Pos, Keywords: t.Keywords}
-		if p, ok := t.ArgPos["name"]; ok {
-			ref.Pos = p
-		}
-		ref.TasksFrom = value.Str(firstArg(t.Args, "tasks_from", ""))
-		ref.VarsFrom = value.Str(firstArg(t.Args, "vars_from", ""))
-		ref.DefaultsFrom = value.Str(firstArg(t.Args, "defaults_from", ""))
-		ref.HandlersFrom = value.Str(firstArg(t.Args, "handlers_from", ""))
-		ri, err := l.LoadRole(ref, t.Role)
+		ri, err := l.LoadRole(IncludeRoleRef(t, t.Args, true), t.Role)
 		if err != nil {
 			return nil, err
 		}
-		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{&Block{Block: ri.Tasks, Role: ri}}, Role: ri, Static: true}, nil
+		l.imported = append(l.imported, ri)
+		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{CompileRole(ri)}, Role: ri, Static: true}, nil
 	}
 	return t, nil
+}
+
+// IncludeRoleRef is the role reference of an include_role or import_role
+// task whose arguments are args (rendered, for include_role).
+func IncludeRoleRef(t *Task, args *value.Dict, static bool) *RoleRef {
+	ref := &RoleRef{Name: value.Str(firstArg(args, "name", "role")), Params: value.NewDict(0), Pos: t.Pos,
+		Static: static, FromInclude: true, Public: args.Default("public", nil)}
+	if p, ok := t.ArgPos["name"]; ok {
+		ref.Pos = p
+	}
+	ref.Vars = t.Vars
+	ref.TasksFrom = value.Str(firstArg(args, "tasks_from"))
+	ref.VarsFrom = value.Str(firstArg(args, "vars_from"))
+	ref.DefaultsFrom = value.Str(firstArg(args, "defaults_from"))
+	ref.HandlersFrom = value.Str(firstArg(args, "handlers_from"))
+	ref.NoValidate = !value.Truthy(args.Default("rolespec_validate", true))
+	allow := value.Truthy(args.Default("allow_duplicates", true))
+	ref.AllowDuplicates = &allow
+	if t.Role != nil {
+		ref.Collections = t.Role.Role.Collections
+	}
+	return ref
 }
 
 func firstArg(d *value.Dict, keys ...string) any {

@@ -52,6 +52,11 @@ func (r *Runner) runBlock(ps *playState, f *frame, b *playbook.Block) {
 // cleared its failure meanwhile.
 func (r *Runner) runParts(ps *playState, f *frame, b *playbook.Block, p blockParts) {
 	entered := r.activeHosts(ps)
+	var ran roleRuns
+	if b.RoleTasks {
+		entered = r.pendingRoleHosts(ps, b.Role, entered)
+		ran = r.roleRunsBefore(entered)
+	}
 	if len(entered) == 0 {
 		return
 	}
@@ -59,6 +64,9 @@ func (r *Runner) runParts(ps *playState, f *frame, b *playbook.Block, p blockPar
 	defer func() { ps.hosts = saved }()
 	ps.hosts = entered
 	p.body(f.sectionOf(b, sectionBlock, p.hasRescue, p.hasAlways))
+	if b.RoleTasks {
+		r.roleCompleted(ps, b.Role, entered, ran)
+	}
 	if b.Role != nil && !b.Static {
 		for _, h := range entered {
 			if hs := r.host(h); hs.endRole == b.Role {

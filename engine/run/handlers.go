@@ -213,7 +213,7 @@ func (r *Runner) handlerScope(ps *playState, h *playbook.Task) *scope {
 		s.add(ri.Defaults, true)
 	}
 	s.add(ps.vars, true)
-	s.add(ps.varsFile, true)
+	s.add(ps.varsFiles[""], true)
 	s.add(ps.roleVars, true)
 	for _, ri := range roles {
 		s.add(ri.Vars, true)

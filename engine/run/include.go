@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -140,7 +141,8 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 		}
 		if inc.reload {
 			items, err := r.Loader.LoadTasksFile(inc.path, inc.task.Role)
-			_ = r.Loader.Warnings() // reported by the first load
+			_ = r.Loader.Warnings()      // reported by the first load
+			_ = r.Loader.ImportedRoles() // added by the first load
 			if err != nil {
 				r.controllerError(err) // the file changed since it loaded
 				continue
@@ -262,31 +264,21 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	case module.KindIncludeTasks:
 		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
 		if err != nil {
-			if le, ok := err.(*playbook.LoadError); ok && le.Pos.IsZero() && le.Code == 1 {
+			if le, ok := err.(*playbook.LoadError); ok && errors.Is(le.Err, os.ErrNotExist) {
 				return &ChainError{Msg: fmt.Sprintf("Could not find or access '%s' on the Ansible Controller.", inc.path), Cause: errors.New(le.Msg)}
 			}
 			return err
 		}
 		inc.block = &playbook.Block{Block: items}
+		r.adoptImportedRoles(ps)
 	case module.KindIncludeRole:
-		args := inc.args
-		ref := &playbook.RoleRef{Name: inc.path, Params: value.NewDict(0), Pos: t.Pos}
-		if p, ok := t.ArgPos["name"]; ok {
-			ref.Pos = p
-		}
-		ref.TasksFrom = value.Str(args.Default("tasks_from", ""))
-		ref.VarsFrom = value.Str(args.Default("vars_from", ""))
-		ref.DefaultsFrom = value.Str(args.Default("defaults_from", ""))
-		ref.HandlersFrom = value.Str(args.Default("handlers_from", ""))
-		ri, err := r.Loader.LoadRole(ref, t.Role)
+		ri, err := r.Loader.LoadRole(playbook.IncludeRoleRef(t, inc.args, false), t.Role)
 		if err != nil {
 			return err
 		}
-		if value.Truthy(args.Default("public", false)) {
-			r.collectRoleVars(ps, ri)
-		}
-		inc.block = &playbook.Block{Block: []playbook.Item{r.roleBlock(ri)}}
-		ps.handlers.add(roleHandlers(ri))
+		r.addPlayRole(ps, ri)
+		r.adoptImportedRoles(ps)
+		inc.block = &playbook.Block{Block: []playbook.Item{playbook.CompileRole(ri)}}
 		inner.role = ri
 	}
 	inc.frame = inner

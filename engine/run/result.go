@@ -56,6 +56,9 @@ func normalizeFailure(t *playbook.Task, res *value.Dict) {
 		msg = value.Str(m)
 	}
 	err := chain("Task failed.", t.Pos, errors.New(prefix+msg))
+	if t.UnknownOrigin != "" {
+		err.Origin, err.Note = &value.Pos{}, t.UnknownOrigin
+	}
 	res.Set("exception", &ResultError{err})
 	if !res.Has("msg") {
 		res.Set("msg", err.Error())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -26,6 +25,9 @@ type Options struct {
 	ForceHandlers bool
 	// Limit is --limit: a host pattern every play's hosts are cut down to.
 	Limit string
+	// MergeHashes is hash_behaviour=merge: dict variables merge across
+	// precedence levels instead of replacing each other.
+	MergeHashes bool
 }
 
 // Runner executes playbooks.
@@ -225,14 +227,18 @@ func (r *Runner) host(name string) *hostState {
 
 // playState is what one play execution shares between its tasks.
 type playState struct {
-	pb       *playbook.Playbook
-	play     *playbook.Play
-	name     string
-	hosts    []string
-	vars     *value.Dict // play vars
-	varsFile *value.Dict
-	roleDefs *value.Dict // defaults of every role of the play
-	roleVars *value.Dict // vars of every role of the play
+	pb    *playbook.Playbook
+	play  *playbook.Play
+	name  string
+	hosts []string
+	vars  *value.Dict // play vars
+	// varsFiles are the vars_files variables of each host (their names
+	// may use host variables).
+	varsFiles map[string]*value.Dict
+	// roles are the play's roles: `roles:`, imported and included ones.
+	roles    []*playbook.RoleInstance
+	roleDefs *value.Dict // defaults of the play's public roles
+	roleVars *value.Dict // vars of the play's public roles
 	// allHosts are the hosts the play started with.
 	allHosts []string
 	// staticHandlers are the handlers of the play's roles, then the play's;
@@ -241,8 +247,8 @@ type playState struct {
 	handlers       *handlerState
 	// root is the frame of the play's own keywords.
 	root *frame
-	// roleSeen dedups roles by name and parameters.
-	roleSeen map[string]bool
+	// roleDone lists, per role (its Key), the hosts it ran on.
+	roleDone map[string]map[string]bool
 	// batch is the serial batch that runs.
 	batch []string
 	// endPlay ends the batch (meta: end_batch, end_play, or too many
@@ -252,37 +258,31 @@ type playState struct {
 }
 
 func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, stopPlaybook bool) {
-	ps := &playState{pb: pb, play: play, hosts: nil, roleSeen: map[string]bool{},
-		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFile: value.NewDict(0)}
+	ps := &playState{pb: pb, play: play, hosts: nil, roleDone: map[string]map[string]bool{},
+		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFiles: map[string]*value.Dict{}}
 	if ps.vars == nil {
 		ps.vars = value.NewDict(0)
 	}
-	// The play's hosts and name are templated with play-level variables.
-	pscope := &scope{}
-	pscope.add(ps.vars, true)
-	pscope.add(r.Opts.ExtraVars, true)
-	pscope.add(value.DictOf("playbook_dir", r.playDir(ps), "ansible_check_mode", r.Opts.Check, "omit", value.Omit{}), false)
-	pattern := play.Hosts
-	if s, ok := pattern.(string); ok && template.HasMarkers(s) {
-		if v, err := r.Engine.Render(s, pscope, template.Options{}); err == nil {
-			pattern = v
-		}
+	r.Loader.SetPlay(play)
+	for _, ri := range play.LoadedRoles() {
+		r.addPlayRole(ps, ri)
 	}
-	hosts, err := r.Inventory.Match(pattern)
-	if err != nil {
-		r.Display.Error(err)
+	if err := r.checkVarsFiles(play); err != nil {
+		r.controllerError(err)
+		return 4, true
+	}
+	// The play's hosts and name are templated with the variables known
+	// before any host is: these vars_files warn about what they lack.
+	hostless, ok := r.hostlessVarsFiles(ps)
+	if !ok {
+		return r.abort, true
+	}
+	pscope := r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)
+	hosts, ok := r.playHosts(ps, pscope)
+	if !ok {
 		return 1, true
 	}
-	if r.Opts.Limit != "" {
-		allowed, _ := r.Inventory.Match(r.Opts.Limit)
-		var kept []string
-		for _, h := range hosts {
-			if containsStr(allowed, h) {
-				kept = append(kept, h)
-			}
-		}
-		hosts = kept
-	}
+	ps.varsFiles[""] = hostless
 	ps.name = play.Name
 	if ps.name == "" {
 		ps.name = hostsText(play.Hosts)
@@ -291,10 +291,6 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		if v, err := r.Engine.Render(ps.name, pscope, template.Options{}); err == nil {
 			ps.name = value.Str(v)
 		}
-	}
-	if err := r.checkVarsFiles(play); err != nil {
-		r.controllerError(err)
-		return 4, true
 	}
 	batches, err := r.playBatches(ps, pscope, hosts)
 	if err != nil {
@@ -311,24 +307,50 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		}
 		return r.result, false
 	}
-	if err := r.loadVarsFiles(ps); err != nil {
-		r.Display.Error(err)
-		return 1, true
-	}
-	for _, ri := range append(append([]*playbook.RoleInstance{}, play.Roles...), play.StaticRoles...) {
-		r.collectRoleVars(ps, ri)
-		ps.staticHandlers = append(ps.staticHandlers, roleHandlers(ri)...)
+	for _, h := range ps.hosts {
+		if err := r.loadVarsFiles(ps, h); err != nil {
+			r.controllerError(err)
+			return 1, true
+		}
 	}
 	if own := flattenTasks(play.Handlers); len(own) > 0 {
 		ps.staticHandlers = append(ps.staticHandlers, own)
 	}
 	ps.allHosts = append([]string(nil), ps.hosts...)
-	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFile, ps.roleVars, r.Opts.ExtraVars}
+	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFiles[ps.hosts[0]], ps.roleVars, r.Opts.ExtraVars}
 	for _, h := range ps.hosts {
 		layers = append(layers, r.Inventory.HostVars(h))
 	}
 	r.warnReserved(layers...)
 	return r.runBatches(ps, batches)
+}
+
+// playHosts matches the play's host pattern (templated with sc) and
+// --limit; false when the pattern is an error.
+func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
+	pattern := ps.play.Hosts
+	if s, ok := pattern.(string); ok && template.HasMarkers(s) {
+		if v, err := r.Engine.Render(s, sc, template.Options{}); err == nil {
+			pattern = v
+		}
+	}
+	hosts, err := r.Inventory.Match(pattern)
+	if err != nil {
+		r.controllerError(err)
+		r.abort = 1
+		return nil, false
+	}
+	if r.Opts.Limit == "" {
+		return hosts, true
+	}
+	allowed, _ := r.Inventory.Match(r.Opts.Limit)
+	var kept []string
+	for _, h := range hosts {
+		if containsStr(allowed, h) {
+			kept = append(kept, h)
+		}
+	}
+	return kept, true
 }
 
 func joinStr(l []any, sep string) string {
@@ -349,104 +371,4 @@ func (r *Runner) playDir(ps *playState) string {
 		return ps.play.Dir
 	}
 	return ps.pb.Dir
-}
-
-// checkVarsFiles rejects vars_files entries that are neither strings nor
-// lists of strings.
-func (r *Runner) checkVarsFiles(play *playbook.Play) error {
-	for _, vf := range play.VarsFiles {
-		switch x := vf.(type) {
-		case string:
-		case []any:
-			for _, e := range x {
-				if _, ok := e.(string); !ok {
-					return r.varsFilesErr(play, e)
-				}
-			}
-		default:
-			return r.varsFilesErr(play, vf)
-		}
-	}
-	return nil
-}
-
-func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
-	p := play.VarsFilesPos
-	return &ChainError{Msg: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p,
-		Help: "A `vars_files` value should either be a string or list of strings."}
-}
-
-// loadVarsFiles loads the play's vars_files: for a list entry, the first
-// file that exists. Files that do not exist are skipped, as ansible-core
-// does when it computes play variables.
-func (r *Runner) loadVarsFiles(ps *playState) error {
-	for _, vf := range ps.play.VarsFiles {
-		names := []any{vf}
-		if l, ok := vf.([]any); ok {
-			names = l
-		}
-		for _, n := range names {
-			name := value.Str(n)
-			if template.HasMarkers(name) {
-				v, err := r.Engine.Render(name, r.playScope(ps, ps.hosts[0]), template.Options{})
-				if err != nil {
-					return err
-				}
-				name = value.Str(v)
-			}
-			path := name
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(r.playDir(ps), "vars", name)
-				if !fileExists(path) {
-					path = filepath.Join(r.playDir(ps), name)
-				}
-			}
-			if !fileExists(path) {
-				continue
-			}
-			d, err := r.Loader.LoadVarsFile(path)
-			if err != nil {
-				return err
-			}
-			ps.varsFile.Update(d)
-			break
-		}
-	}
-	return nil
-}
-
-// collectRoleVars adds a role's (and its dependencies') defaults and vars
-// to the play, where they are visible to every later task.
-func (r *Runner) collectRoleVars(ps *playState, ri *playbook.RoleInstance) {
-	for _, d := range ri.Deps {
-		r.collectRoleVars(ps, d)
-	}
-	ps.roleDefs.Update(ri.Defaults)
-	ps.roleVars.Update(ri.Vars)
-}
-
-func roleKey(ri *playbook.RoleInstance) string {
-	return ri.Role.Path + "|" + value.JSON(ri.Params, value.JSONOptions{SortKeys: true})
-}
-
-// runRole runs a play-level role with its dependencies, once per distinct
-// parameter set unless the role allows duplicates.
-func (r *Runner) runRole(ps *playState, f *frame, ri *playbook.RoleInstance) {
-	key := roleKey(ri)
-	if ps.roleSeen[key] && !ri.Role.AllowDuplicates {
-		return
-	}
-	ps.roleSeen[key] = true
-	for _, d := range ri.Deps {
-		r.runRole(ps, f, d)
-	}
-	r.runBlock(ps, f, r.roleBlock(ri))
-}
-
-// roleBlock is the block a role's tasks run in, with the keywords of the
-// reference that brought the role in.
-func (r *Runner) roleBlock(ri *playbook.RoleInstance) *playbook.Block {
-	b := &playbook.Block{Keywords: ri.Ref.Keywords, Block: ri.Tasks, Role: ri}
-	b.Keywords.Vars = nil
-	return b
 }

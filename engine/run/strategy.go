@@ -205,6 +205,9 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 	root := &frame{kw: &ps.play.Keywords, play: true}
 	ps.root = root
 	r.gatherFacts(ps)
+	if !r.reloadVarsFiles(ps) {
+		return 1
+	}
 	r.runSection(ps, root, func(f *frame) { r.runItems(ps, f, ps.play.PreTasks) })
 	r.runSection(ps, root, func(f *frame) {
 		for _, ri := range ps.play.Roles {
@@ -232,7 +235,6 @@ func (ps *playState) startBatch(batch []string) {
 	ps.batch = batch
 	ps.hosts = append([]string(nil), batch...)
 	ps.endPlay = false
-	ps.roleSeen = map[string]bool{}
 	ps.handlers = newHandlerState(ps.staticHandlers)
 }
 

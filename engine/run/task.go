@@ -858,7 +858,7 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 		return
 	}
 	if tr.t.Info.Kind == module.KindIncludeVars {
-		hs.incVars.Update(d)
+		tr.r.addIncludedVars(hs, d)
 		return
 	}
 	hs.facts.Update(d)
