@@ -103,8 +103,10 @@ func (m *Module) Run(req *module.Request) (*value.Dict, error) {
 	}
 	w.start = w.clock.Now()
 	w.end = w.start.Add(time.Duration(w.p.Int("timeout")) * time.Second)
-	if err := w.clock.Sleep(w.ctx, time.Duration(w.p.Int("delay"))*time.Second); err != nil {
-		return nil, err
+	if delay := w.p.Int("delay"); delay != 0 {
+		if err := w.clock.Sleep(w.ctx, time.Duration(delay)*time.Second); err != nil {
+			return nil, err
+		}
 	}
 	res, err := w.run()
 	if err != nil || res != nil {
@@ -230,13 +232,14 @@ func (w *wait) success() *value.Dict {
 }
 
 // compileSearch compiles a Python pattern in multi-line mode, with \Z
-// spelled the RE2 way.
+// spelled the RE2 way. RE2 words its errors its own way, and rejects
+// lookaround and backreferences, which Python accepts.
 func compileSearch(pattern string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile("(?m)" + strings.ReplaceAll(pattern, `\Z`, `\z`))
-	if err != nil {
+	pattern = strings.ReplaceAll(pattern, `\Z`, `\z`)
+	if _, err := regexp.Compile(pattern); err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	return re, nil
+	return regexp.Compile("(?m)" + pattern)
 }
 
 // recordMatch keeps the groups of the match of w.re at loc in data.
