@@ -18,12 +18,15 @@ import (
 )
 
 // Entries returns ansible.builtin.command, shell, raw and script.
+// All four take a free-form command line; raw and script are action
+// plugins whose failures are their own ("Action failed").
 func Entries() []module.Entry {
+	actionPlugin := module.FreeForm | module.ControllerAction
 	return []module.Entry{
-		{FQCN: "ansible.builtin.command", Module: module.Func(commandAction)},
-		{FQCN: "ansible.builtin.shell", Module: module.Func(shellAction)},
-		{FQCN: "ansible.builtin.raw", Module: module.Func(rawAction)},
-		{FQCN: "ansible.builtin.script", Module: module.Func(scriptAction)},
+		{FQCN: "ansible.builtin.command", Flags: module.FreeForm, Module: module.Func(commandAction)},
+		{FQCN: "ansible.builtin.shell", Flags: module.FreeForm, Module: module.Func(shellAction)},
+		{FQCN: "ansible.builtin.raw", Flags: actionPlugin, Module: module.Func(rawAction)},
+		{FQCN: "ansible.builtin.script", Flags: actionPlugin, Module: module.Func(scriptAction)},
 	}
 }
 
