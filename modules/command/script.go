@@ -79,8 +79,8 @@ func scriptAction(req *module.Request) (*value.Dict, error) {
 type scriptRun struct {
 	// source is the script found; written is how the line names it.
 	source, written, line string
-	executable, chdir   string
-	dir                 string
+	executable, chdir     string
+	dir                   string
 }
 
 func runScript(req *module.Request, s scriptRun) (*value.Dict, error) {
