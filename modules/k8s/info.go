@@ -9,6 +9,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules/internal/pyos"
 )
 
 // infoSpec is kubernetes.core.k8s_info's argument_spec, in its order.
@@ -118,7 +119,7 @@ func pyException(err error) string {
 	if errors.As(err, &ae) && ae.code != 0 {
 		s := fmt.Sprintf("(%d)\nReason: %s\n", ae.code, ae.Reason())
 		if len(ae.body) > 0 {
-			s += "HTTP response body: " + pyBytes(ae.body) + "\n"
+			s += "HTTP response body: " + pyos.BytesRepr(string(ae.body)) + "\n"
 		}
 		return s
 	}

@@ -112,8 +112,8 @@ func (w *wait) address() string {
 func (w *wait) seconds(n int) time.Duration { return time.Duration(n) * time.Second }
 
 // addPathInfo adds what ansible-core's add_path_info reports about an
-// existing path: owner and group (names, or ids when unknown), mode, the
-// kind of file as `state`, and size.
+// existing path: owner and group of what it points to (names, or ids when
+// unknown), its own mode, the kind of file as `state`, and its size.
 func addPathInfo(res *value.Dict, path string) {
 	lfi, err := os.Lstat(path)
 	if err != nil {
@@ -124,7 +124,8 @@ func addPathInfo(res *value.Dict, path string) {
 		fi = lfi
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
+	lst, lok := lfi.Sys().(*syscall.Stat_t)
+	if !ok || !lok {
 		return
 	}
 	uid, gid := int(st.Uid), int(st.Gid)
@@ -132,7 +133,7 @@ func addPathInfo(res *value.Dict, path string) {
 	res.Set("gid", gid)
 	res.Set("owner", userName(uid))
 	res.Set("group", groupName(gid))
-	res.Set("mode", fmt.Sprintf("0%03o", lfi.Mode().Perm()|specialBits(lfi.Mode())))
+	res.Set("mode", fmt.Sprintf("0%03o", lst.Mode&0o7777))
 	state := "file"
 	switch {
 	case lfi.Mode()&fs.ModeSymlink != 0:
@@ -144,19 +145,4 @@ func addPathInfo(res *value.Dict, path string) {
 	}
 	res.Set("state", state)
 	res.Set("size", int(lfi.Size()))
-}
-
-// specialBits are the setuid, setgid and sticky bits as Unix mode bits.
-func specialBits(m fs.FileMode) fs.FileMode {
-	var out fs.FileMode
-	if m&fs.ModeSetuid != 0 {
-		out |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		out |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		out |= 0o1000
-	}
-	return out
 }

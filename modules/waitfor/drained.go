@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,26 +85,17 @@ func activeConnections(local, exclude []procAddr, states map[string]bool, port s
 			}
 			localIP, localPort, _ := strings.Cut(fields[1], ":")
 			remoteIP, _, _ := strings.Cut(fields[2], ":")
-			if localPort != port || containsAddr(exclude, procAddr{table.v6, remoteIP}) {
+			if localPort != port || slices.Contains(exclude, procAddr{table.v6, remoteIP}) {
 				continue
 			}
-			if containsAddr(local, procAddr{table.v6, localIP}) || containsAddr(local, procAddr{table.v6, table.anyAddr}) ||
-				(strings.HasPrefix(localIP, v4MappedPrefix) && containsAddr(local, procAddr{table.v6, v4MappedAny})) {
+			if slices.Contains(local, procAddr{table.v6, localIP}) || slices.Contains(local, procAddr{table.v6, table.anyAddr}) ||
+				(strings.HasPrefix(localIP, v4MappedPrefix) && slices.Contains(local, procAddr{table.v6, v4MappedAny})) {
 				count++
 			}
 		}
 		f.Close()
 	}
 	return count
-}
-
-func containsAddr(list []procAddr, a procAddr) bool {
-	for _, x := range list {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // procAddrs resolves host to its addresses in /proc/net/tcp* notation,
