@@ -75,7 +75,10 @@ func shellAction(req *module.Request) (*value.Dict, error) {
 
 // commandRun is one validated invocation of the command module.
 type commandRun struct {
-	req    *module.Request
+	req *module.Request
+	// args are the arguments as given (options of a free-form line taken
+	// out), p the validated parameters.
+	args   *value.Dict
 	p      argspec.Params
 	shell  bool
 	env    []string
@@ -89,7 +92,7 @@ func commandModule(req *module.Request, args *value.Dict) (*value.Dict, error) {
 	if fail := v.Failure(commandLoadName); fail != nil {
 		return fail, nil
 	}
-	c := &commandRun{req: req, p: v.P(), shell: v.P().Bool("_uses_shell"), cwd: baseDir(req)}
+	c := &commandRun{req: req, args: args, p: v.P(), shell: v.P().Bool("_uses_shell"), cwd: baseDir(req)}
 	c.env = withPWD(req.Environ(), c.cwd)
 	c.result = value.DictOf("changed", false, "stdout", "", "stderr", "", "rc", nil, "cmd", nil,
 		"start", nil, "end", nil, "delta", nil, "msg", "")
@@ -232,7 +235,7 @@ func (c *commandRun) skip(msg, stdout string) {
 // it: with the task's environment, which the argument validation (run in
 // the runner's own environment) does not see.
 func (c *commandRun) path(name string) string {
-	if raw, ok := c.req.Args.Get(name); ok {
+	if raw, ok := c.args.Get(name); ok {
 		if s, isStr := raw.(string); isStr {
 			return expandPath(s, func(k string) (string, bool) { return lookupIn(c.env, k) })
 		}

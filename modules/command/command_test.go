@@ -218,3 +218,19 @@ func alive(pid int) bool {
 	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z"
 }
+
+func TestCommandPathsExpandWithTaskEnvironment(t *testing.T) {
+	h, dir := newHost(t)
+	req := h.Request("command", "_raw_params", "pwd chdir=$TARGET")
+	req.Env = map[string]string{"TARGET": dir}
+	res, err := Entries()[0].Module.Run(req)
+	require.NoError(t, err)
+	require.Equal(t, dir, res.Default("stdout", nil))
+
+	req = h.Request("command", "_raw_params", "pwd", "creates", "~/marker")
+	req.Env = map[string]string{"HOME": dir}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "marker"), nil, 0o644))
+	res, err = Entries()[0].Module.Run(req)
+	require.NoError(t, err)
+	require.Equal(t, "Did not run command since '"+filepath.Join(dir, "marker")+"' exists", res.Default("msg", nil))
+}
