@@ -4,6 +4,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -162,7 +163,12 @@ func (c *commandRun) execute(line string, argv []string, executable string) (*va
 			proc.argv = append(proc.argv, a)
 		}
 	}
-	if len(proc.argv) == 0 {
+	switch {
+	case len(proc.argv) == 0 && argv != nil:
+		// Python's Popen fails on an empty list.
+		c.result = value.DictOf("changed", false, "rc", 257, "stdout", "", "stderr", "", "cmd", "")
+		return c.fail("Error executing command.", errors.New("list index out of range")), nil
+	case len(proc.argv) == 0:
 		c.result = value.DictOf("rc", 257, "cmd", nil)
 		return c.fail("Argument 'args' to run_command must be list or string", nil), nil
 	}
@@ -199,6 +205,11 @@ func (c *commandRun) execute(line string, argv []string, executable string) (*va
 	if c.p.Bool("strip_empty_ends") {
 		c.result.Set("stdout", strings.TrimRight(string(out.stdout), "\r\n"))
 		c.result.Set("stderr", strings.TrimRight(string(out.stderr), "\r\n"))
+	}
+	for _, k := range []string{"stdout", "stderr"} {
+		if err := checkUTF8(c.result.Default(k, "").(string)); err != nil {
+			return nil, err
+		}
 	}
 	if out.rc != 0 {
 		c.result.Set("msg", "non-zero return code")

@@ -234,3 +234,24 @@ func TestCommandPathsExpandWithTaskEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Did not run command since '"+filepath.Join(dir, "marker")+"' exists", res.Default("msg", nil))
 }
+
+func TestCommandOutputMustBeUTF8(t *testing.T) {
+	h, _ := newHost(t)
+	for line, want := range map[string]string{
+		`printf 'ok\xff'`:             "character '\\udcff' in position 2",
+		`printf 'é\xff\xfe\xe2\x82A'`: "characters in position 1-4",
+	} {
+		_, err := Entries()[0].Module.Run(h.Request("command", "_raw_params", line))
+		require.Equal(t, &module.PosError{
+			Msg:  "Refusing to deserialize an invalid UTF8 string value: 'utf-8' codec can't encode " + want + ": surrogates not allowed",
+			Help: strictUTF8Help}, err, line)
+	}
+}
+
+func TestCommandEmptyArgv(t *testing.T) {
+	h, _ := newHost(t)
+	res := run1(t, h, "command", "argv", []any{})
+	require.Equal(t, "", res.Default("cmd", nil))
+	require.Equal(t, 257, res.Default("rc", nil))
+	require.EqualError(t, res.Default("exception", nil).(error), "Error executing command: list index out of range")
+}
