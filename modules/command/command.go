@@ -14,8 +14,8 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules/internal/pyos"
 )
 
 // Entries returns ansible.builtin.command, shell, raw and script.
@@ -179,10 +179,10 @@ func (c *commandRun) execute(line string, argv []string, executable string) (*va
 		proc.stdin = []byte(stdin)
 	}
 	start := time.Now()
-	c.result.Set("start", pyDatetime(start))
+	c.result.Set("start", (&py.Datetime{Time: start}).String())
 	out, err := run(c.req.Ctx, proc)
 	if err != nil {
-		if oe, ok := err.(*pyos.Error); ok {
+		if oe, ok := err.(*osError); ok {
 			shown := proc.argv
 			if c.shell && proc.argv[0] == "/bin/sh" {
 				// ansible-core gave the line to Popen(shell=True), and
@@ -191,14 +191,14 @@ func (c *commandRun) execute(line string, argv []string, executable string) (*va
 					shown = words
 				}
 			}
-			c.result = value.DictOf("changed", false, "rc", int(oe.Errno), "stdout", "", "stderr", "", "cmd", cleanArgs(shown))
+			c.result = value.DictOf("changed", false, "rc", int(oe.errno), "stdout", "", "stderr", "", "cmd", cleanArgs(shown))
 			return c.fail("Error executing command.", err), nil
 		}
 		return nil, err
 	}
 	end := time.Now()
-	c.result.Set("end", pyDatetime(end))
-	c.result.Set("delta", pyTimedelta(end.Sub(start)))
+	c.result.Set("end", (&py.Datetime{Time: end}).String())
+	c.result.Set("delta", (&py.Timedelta{Micros: end.Sub(start).Microseconds()}).String())
 	c.result.Set("rc", out.rc)
 	c.result.Set("stdout", string(out.stdout))
 	c.result.Set("stderr", string(out.stderr))
@@ -280,11 +280,11 @@ func enterDir(cwd *string, dir string) error {
 	fi, err := os.Stat(target)
 	switch {
 	case err != nil:
-		return &pyos.Error{Errno: pyos.Errno(err), File: dir}
+		return &osError{errno: errnoOf(err), file: dir}
 	case !fi.IsDir():
-		return &pyos.Error{Errno: syscall.ENOTDIR, File: dir}
+		return &osError{errno: syscall.ENOTDIR, file: dir}
 	case syscall.Access(target, 1) != nil:
-		return &pyos.Error{Errno: syscall.EACCES, File: dir}
+		return &osError{errno: syscall.EACCES, file: dir}
 	}
 	*cwd = target
 	return nil

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/cfzt/cfzt-runner/modules/internal/pyos"
 )
 
 // pipeGrace is how long a finished command's output pipes may stay open.
@@ -59,7 +57,7 @@ func run(ctx context.Context, p process) (outcome, error) {
 	if err := cmd.Start(); err != nil {
 		var errno syscall.Errno
 		if errors.As(err, &errno) {
-			return outcome{}, &pyos.Error{Errno: errno, File: p.argv[0]}
+			return outcome{}, &osError{errno: errno, file: p.argv[0]}
 		}
 		return outcome{}, err
 	}
@@ -117,7 +115,7 @@ func findProgram(name, dir string, env []string) (string, error) {
 	if firstOther == 0 {
 		firstOther = syscall.ENOENT
 	}
-	return "", &pyos.Error{Errno: firstOther, File: name}
+	return "", &osError{errno: firstOther, file: name}
 }
 
 // executable returns 0 when path is a file this process may execute, or

@@ -4,8 +4,8 @@ import (
 	"os"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules/internal/pyos"
 )
 
 // rawAction is ansible-core's raw action: the line goes to /bin/sh (or to
@@ -27,7 +27,7 @@ func rawAction(req *module.Request) (*value.Dict, error) {
 	if e, ok := args.Get("executable"); ok && value.Truthy(e) {
 		// The connection's /bin/sh starts the executable, so a missing one
 		// is the shell's "not found" (rc 127), as in ansible-core.
-		line = value.Str(e) + " -c " + shellQuote(line)
+		line = value.Str(e) + " -c " + py.Quote(line)
 	}
 	dir := baseDir(req)
 	return shellLine(req, process{argv: []string{"/bin/sh", "-c", line}, dir: dir, env: withPWD(os.Environ(), dir)})
@@ -38,9 +38,9 @@ func rawAction(req *module.Request) (*value.Dict, error) {
 // a non-zero status a failure, always changed.
 func shellLine(req *module.Request, p process) (*value.Dict, error) {
 	out, err := run(req.Ctx, p)
-	if oe, ok := err.(*pyos.Error); ok {
+	if oe, ok := err.(*osError); ok {
 		// The connection's shell could not be started at all.
-		return value.DictOf("changed", false, "failed", true, "rc", int(oe.Errno), "msg", oe.Error()), nil
+		return value.DictOf("changed", false, "failed", true, "rc", int(oe.errno), "msg", oe.Error()), nil
 	}
 	if err != nil {
 		return nil, err

@@ -8,9 +8,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kdisco"
-	"github.com/cfzt/cfzt-runner/modules/internal/pyos"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -126,7 +126,7 @@ type apiError struct {
 // the response body as a Python bytes literal, else the transport error.
 func (e *apiError) Error() string {
 	if len(e.body) > 0 {
-		return pyos.BytesRepr(string(e.body))
+		return py.BytesRepr(e.body)
 	}
 	if e.err != nil {
 		return e.err.Error()

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules/internal/pyos"
 )
 
 // gone reports whether the path no longer exists, or the port no longer
@@ -42,7 +42,7 @@ func (w *wait) present() (bool, *value.Dict, error) {
 		case err == nil:
 			return w.fileMatches(path), nil, nil
 		case errors.As(err, &errno) && errno != syscall.ENOENT:
-			return false, w.failure(fmt.Sprintf("Failed to stat %s, %s", path, pyos.Strerror(errno))), nil
+			return false, w.failure(fmt.Sprintf("Failed to stat %s, %s", path, py.Strerror(errno))), nil
 		}
 		return false, nil, nil
 	}

@@ -8,11 +8,11 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -231,15 +231,10 @@ func (w *wait) success() *value.Dict {
 	return res
 }
 
-// compileSearch compiles a Python pattern in multi-line mode, with \Z
-// spelled the RE2 way. RE2 words its errors its own way, and rejects
+// compileSearch compiles a Python pattern in multi-line mode. RE2 rejects
 // lookaround and backreferences, which Python accepts.
 func compileSearch(pattern string) (*regexp.Regexp, error) {
-	pattern = strings.ReplaceAll(pattern, `\Z`, `\z`)
-	if _, err := regexp.Compile(pattern); err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	return regexp.Compile("(?m)" + pattern)
+	return py.CompileRegex(pattern, false, true)
 }
 
 // recordMatch keeps the groups of the match of w.re at loc in data.

@@ -148,7 +148,7 @@ func TestWaitForArguments(t *testing.T) {
 		{[]any{"path", "/x", "state", "drained"}, failedAfter("state=drained should only be used for checking a port in the wait_for module", 0)},
 		{[]any{"port", 1, "exclude_hosts", []any{"a"}}, failedAfter("exclude_hosts should only be with state=drained", 0)},
 		{[]any{"port", 1, "active_connection_states", []any{"CLOSED"}}, failedAfter("unknown active_connection_state (CLOSED) defined", 0)},
-		{[]any{"path", "/x", "search_regex", "("}, module.Failed("Invalid regular expression: missing closing ): `(`")},
+		{[]any{"path", "/x", "search_regex", "("}, module.Failed("Invalid regular expression: missing closing ): `(?m)(`")},
 		{[]any{"state", "up"}, module.Failed("value of state must be one of: absent, drained, present, started, stopped, got: up")},
 		{[]any{"timeout", 0}, value.DictOf("changed", false, "state", "started", "port", nil, "search_regex", nil,
 			"match_groups", []any{}, "match_groupdict", value.NewDict(0), "path", nil, "elapsed", 0)},
