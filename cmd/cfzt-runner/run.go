@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"os"
 	"path/filepath"
 	"strings"
@@ -418,11 +419,8 @@ func envBool(name string, def bool) bool {
 	if !ok {
 		return def
 	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "0", "false", "no", "n", "off", "f":
-		return false
-	case "1", "true", "yes", "y", "on", "t":
-		return true
+	if b, known := py.LenientBoolean(v); known {
+		return b
 	}
 	return def
 }

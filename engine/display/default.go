@@ -179,6 +179,11 @@ func (d *Default) Message(level int, msg string) {
 	}
 }
 
+// NoHostsRemaining implements run.NoHostsRemainingDisplay.
+func (d *Default) NoHostsRemaining() {
+	d.banner("NO MORE HOSTS LEFT")
+}
+
 // NoHostsMatched implements run.NoHostsDisplay.
 func (d *Default) NoHostsMatched() {
 	d.line(colorSkip, "skipping: no hosts matched")
@@ -512,7 +517,7 @@ func (d *Default) WarnAt(w run.Warning) {
 	if w.Deprecated != "" {
 		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Deprecated + "."
 	}
-	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help}))
+	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help, note: w.Note}))
 	prefix, c := "[WARNING]: ", colorWarn
 	if w.Deprecated != "" {
 		prefix, c = "[DEPRECATION WARNING]: ", colorDeprecate
@@ -536,13 +541,28 @@ func (d *Default) WarnAt(w run.Warning) {
 
 // Error implements run.Display: 2.19's [ERROR] block on stdout.
 func (d *Default) Error(err error) {
-	fmt.Fprint(d.Out, d.paint(colorError, strings.TrimSuffix(d.FormatError(err), "\n"))+"\n")
+	d.showError(d.Out, err)
 }
 
 // ControllerError implements run.ControllerErrorDisplay: the [ERROR]
 // block on stderr.
 func (d *Default) ControllerError(err error) {
-	fmt.Fprint(d.errOut(), d.paint(colorError, strings.TrimSuffix(d.FormatError(err), "\n"))+"\n")
+	d.showError(d.errOut(), err)
+}
+
+// showError writes an [ERROR] block unless the same text was shown
+// before: like its warnings, ansible-core's display shows each error
+// once (two hosts failing the same way show one block).
+func (d *Default) showError(w io.Writer, err error) {
+	text := strings.TrimSuffix(d.FormatError(err), "\n")
+	if d.shown == nil {
+		d.shown = map[string]bool{}
+	}
+	if d.shown["error\x00"+text] {
+		return
+	}
+	d.shown["error\x00"+text] = true
+	fmt.Fprint(w, d.paint(colorError, text)+"\n")
 }
 
 // Recap implements run.Display.

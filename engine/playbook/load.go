@@ -27,6 +27,8 @@ type Loader struct {
 	// warnings.
 	messages []string
 	warnings []Warning
+	// inHandlers is set while a handlers section or file loads.
+	inHandlers bool
 }
 
 type fileCache struct {
@@ -228,6 +230,10 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 			p.Serial, err = value.FromYAML(file, v)
 		case "force_handlers":
 			p.ForceHandlers, err = value.FromYAML(file, v)
+		case "order":
+			p.Order, err = value.FromYAML(file, v)
+		case "max_fail_percentage":
+			p.MaxFailPercentage, err = value.FromYAML(file, v)
 		case "vars_files":
 			p.VarsFilesPos = value.NodePos(file, v)
 			var vf any
@@ -244,7 +250,9 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 		case "post_tasks":
 			p.PostTasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
 		case "handlers":
+			l.inHandlers = true
 			p.Handlers, err = l.parseItems(file, dir, v, nil, p.Pos, false)
+			l.inHandlers = false
 		case "roles":
 			err = l.parseRoles(file, v, p)
 		default:
@@ -376,6 +384,10 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.AnyErrorsFatal = val
 	case "become":
 		kw.Become = val
+	case "notify":
+		kw.Notify = stringListKeep(val)
+	case "throttle":
+		kw.Throttle, kw.ThrottlePos = val, value.NodePos(file, v)
 	}
 	return nil
 }
@@ -493,6 +505,42 @@ func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) 
 	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), false)
 }
 
+// LoadHandlersFile loads a role's handlers file.
+func (l *Loader) LoadHandlersFile(path string, role *RoleInstance) ([]Item, error) {
+	outer := l.inHandlers
+	l.inHandlers = true
+	defer func() { l.inHandlers = outer }()
+	return l.LoadTasksFile(path, role)
+}
+
+// checkMeta rejects meta: end_role where ansible-core cannot run it:
+// outside a role and in a handler.
+func (l *Loader) checkMeta(t *Task) error {
+	if t.Info.Kind != module.KindMeta || value.Str(t.Args.Default("_raw_params", "")) != "end_role" {
+		return nil
+	}
+	if l.inHandlers {
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + t.GetName()}
+	}
+	if t.Role == nil {
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from outside of a role", Note: "TASK: meta (end_role)"}
+	}
+	return nil
+}
+
+// GetName is the task's name as ansible-core's Task.get_name gives it:
+// its action when it has no name, after its role's name.
+func (t *Task) GetName() string {
+	name := t.Name
+	if name == "" {
+		name = t.Action
+	}
+	if t.Role != nil {
+		return t.Role.Name() + " : " + name
+	}
+	return name
+}
+
 // parseItems parses a task list. owner is the play or block it belongs
 // to, where ansible-core places a malformed list's error; inBlock tells a
 // block's sections from a play's.
@@ -534,6 +582,9 @@ func (l *Loader) parseItem(file, dir string, n *yaml.Node, role *RoleInstance) (
 
 func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) (*Block, error) {
 	b := &Block{Pos: value.NodePos(file, n)}
+	if l.inHandlers {
+		return nil, &LoadError{Code: 4, Msg: "Using a block as a handler is not supported.", Pos: b.Pos}
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !blockKeywords[k.Value] {

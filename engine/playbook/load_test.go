@@ -1,7 +1,6 @@
 package playbook
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,13 +91,7 @@ func TestLoaderErrorsWithPositions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := load(t, map[string]string{"playbook.yml": c.body})
-			var le *LoadError
-			require.True(t, errors.As(err, &le), "%v", err)
-			require.Equal(t, c.msg, le.Msg)
-			require.Equal(t, c.line, le.Pos.Line, "line")
-			require.Equal(t, c.col, le.Pos.Col, "column")
-			require.Equal(t, "playbook.yml", filepath.Base(le.Pos.File))
-			require.Equal(t, c.code, le.Code)
+			requireLoadError(t, err, c.msg, c.line, c.col, c.code)
 		})
 	}
 	_, err := load(t, map[string]string{"playbook.yml": "- hosts: x\n  tasks:\n    - debgu: msg=x\n"})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"gopkg.in/yaml.v3"
 )
 
 func fileExists(p string) bool {
@@ -82,7 +83,8 @@ func (l *Loader) loadVarsFile(path string) (*value.Dict, error) {
 	if err != nil {
 		return nil, err
 	}
-	if root == nil {
+	if root == nil || (root.Kind == yaml.ScalarNode && root.Tag == "!!null") {
+		// A file of comments only (scaffolded vars/main.yml) is no vars.
 		return value.NewDict(0), nil
 	}
 	v, err := value.FromYAML(path, root)
@@ -203,7 +205,7 @@ func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, er
 		}
 	}
 	if hf := yamlFile(filepath.Join(r.Path, "handlers"), ref.HandlersFrom); hf != "" {
-		if ri.Handlers, err = l.LoadTasksFile(hf, ri); err != nil {
+		if ri.Handlers, err = l.LoadHandlersFile(hf, ri); err != nil {
 			return nil, err
 		}
 	}

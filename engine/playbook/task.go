@@ -81,6 +81,12 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 			})
 		}
 	}
+	if err := l.checkInclude(t, file, n); err != nil {
+		return nil, err
+	}
+	if err := l.checkMeta(t); err != nil {
+		return nil, err
+	}
 	return l.expandImport(t)
 }
 
@@ -104,6 +110,9 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 			return parseErr(value.NodePos(file, v), "the `loop_control` value must be specified as a dictionary and cannot be a variable itself (though it can contain variables)")
 		}
 		t.LoopControl = d
+		if d != nil {
+			return parseLoopControl(t, file, v, d)
+		}
 	case "register":
 		t.Register = value.Str(val)
 	case "until":
@@ -116,13 +125,44 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.FailedWhen = parseConds(file, v, val)
 	case "changed_when":
 		t.ChangedWhen = parseConds(file, v, val)
-	case "notify":
-		t.Notify = stringListKeep(val)
 	case "listen":
 		t.Listen = stringListKeep(val)
 	case "args":
 	default:
 		return parseKeyword(&t.Keywords, file, k, v, "Task")
+	}
+	return nil
+}
+
+// loopControlFields are the keys loop_control accepts; label must be a
+// string.
+var loopControlFields = map[string]bool{
+	"loop_var": true, "index_var": true, "label": true, "pause": true, "extended": true,
+	"extended_allitems": true, "break_when": true,
+}
+
+// parseLoopControl validates loop_control as ansible-core's LoopControl
+// does and reads its break_when conditions.
+func parseLoopControl(t *Task, file string, n *yaml.Node, d *value.Dict) error {
+	RecordOrigins(file, n, d)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		pos := value.NodePos(file, k)
+		if !loopControlFields[k.Value] {
+			return parseErr(pos, "'%s' is not a valid attribute for a LoopControl", k.Value)
+		}
+		switch k.Value {
+		case "label":
+			if v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode {
+				return parseErr(pos, "The field 'label' is supposed to be a string type, however the incoming data structure is a %s", taggedClass(file2value(file, v)))
+			}
+		case "break_when":
+			val, err := value.FromYAML(file, v)
+			if err != nil {
+				return err
+			}
+			t.BreakWhen = parseConds(file, v, val)
+		}
 	}
 	return nil
 }

@@ -51,7 +51,13 @@ type Keywords struct {
 	DelegateTo     any
 	AnyErrorsFatal any
 	Become         any
-	Set            map[string]bool // which keywords were given explicitly
+	// Notify is inherited by the tasks of a block or an import.
+	Notify []string
+	// Throttle is validated and, as cfzt-runner runs one host at a time,
+	// otherwise has nothing to limit.
+	Throttle    any
+	ThrottlePos value.Pos
+	Set         map[string]bool // which keywords were given explicitly
 }
 
 // Item is a *Task or a *Block.
@@ -99,14 +105,20 @@ type Task struct {
 	LoopPos      value.Pos
 	HasLoop      bool
 	LoopControl  *value.Dict
-	Register     string
-	Until        []Cond
-	Retries      any
-	Delay        any
-	FailedWhen   []Cond
-	ChangedWhen  []Cond
-	Notify       []string
-	Listen       []string
+	// BreakWhen is loop_control.break_when, evaluated after each item.
+	BreakWhen   []Cond
+	Register    string
+	Until       []Cond
+	Retries     any
+	Delay       any
+	FailedWhen  []Cond
+	ChangedWhen []Cond
+	Listen      []string
+	// Apply is the block of keywords an include's `apply` gives the
+	// included tasks; ApplyErr the error building it raises when the
+	// include runs.
+	Apply    *Block
+	ApplyErr error
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
 	// Dir is the directory relative paths in the task resolve against.
@@ -135,6 +147,10 @@ type Play struct {
 	Handlers      []Item
 	Serial        any
 	ForceHandlers any
+	// Order is the order keyword (inventory, sorted, ...);
+	// MaxFailPercentage the max_fail_percentage keyword.
+	Order             any
+	MaxFailPercentage any
 	// StaticRoles are roles brought in by import_role; their defaults and
 	// vars are visible to the whole play.
 	StaticRoles []*RoleInstance

@@ -51,6 +51,12 @@ type Runner struct {
 	stats map[string]*Stats
 	order []string
 	hosts map[string]*hostState
+	// failedHosts are the failed hosts of the playbook (ansible-core's
+	// TaskQueueManager._failed_hosts): they take no part in later plays.
+	// result is the exit code of the last batch that ran, which a play
+	// that matches no host leaves as it is.
+	failedHosts map[string]bool
+	result      int
 	// startReached is set once --start-at-task has matched.
 	startReached bool
 	// abort, when set, ends the run at once with this exit code (a parse
@@ -69,8 +75,18 @@ type hostState struct {
 	incVars *value.Dict
 	// gathered are the facts of the implicit setup task.
 	gathered *value.Dict
-	failed   bool
-	// ended is set by meta: end_host.
+	// failed is the host's failure state, which the exit code, later
+	// plays and meta: clear_host_errors deal with; halted is set when the
+	// host runs no more tasks of the section it is in (it failed, and may
+	// go on in a rescue or always section).
+	failed, halted bool
+	// escalated is set when a failing host is failed again before it
+	// reached its rescue or always: it skips that section.
+	escalated, skipRescue bool
+	// removed takes the host out of ansible_play_hosts and
+	// ansible_play_batch (ansible-core's play._removed_hosts).
+	removed bool
+	// ended is set by meta: end_host, end_batch and end_play.
 	ended bool
 	// endRole is set by meta: end_role until the role's block ends.
 	endRole *playbook.RoleInstance
@@ -90,6 +106,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	if r.stats == nil {
 		r.stats = map[string]*Stats{}
 		r.hosts = map[string]*hostState{}
+		r.failedHosts = map[string]bool{}
 		r.startReached = r.Opts.StartAt == ""
 	}
 	if r.Shared == nil {
@@ -101,10 +118,10 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	r.Display.PlaybookStart(pb)
 	code := 0
 	for _, play := range pb.Plays {
+		// As ansible-core's, the exit code is the last batch's: hosts that
+		// failed before stay failed unless meta: clear_host_errors cleared them.
 		c, stop := r.runPlay(pb, play)
-		if c > code {
-			code = c
-		}
+		code = c
 		if r.abort != 0 {
 			return r.abort
 		}
@@ -218,22 +235,24 @@ type playState struct {
 	roleVars *value.Dict // vars of every role of the play
 	// allHosts are the hosts the play started with.
 	allHosts []string
-	// notified maps each notified handler to the hosts that notified it.
-	notified map[*playbook.Task][]string
-	// handlers are the handlers of the play's roles (and included roles).
-	handlers []*playbook.Task
+	// staticHandlers are the handlers of the play's roles, then the play's;
+	// handlers is the batch's handler state, which include_role extends.
+	staticHandlers [][]*playbook.Task
+	handlers       *handlerState
 	// root is the frame of the play's own keywords.
 	root *frame
 	// roleSeen dedups roles by name and parameters.
 	roleSeen map[string]bool
-	// endPlay is set by meta: end_play.
-	endPlay bool
-	// flushing is set while handlers run.
-	flushing bool
+	// batch is the serial batch that runs.
+	batch []string
+	// endPlay ends the batch (meta: end_batch, end_play, or too many
+	// failed hosts); playEnded ends the play (meta: end_play) and
+	// breakPlay the playbook (max_fail_percentage).
+	endPlay, playEnded, breakPlay bool
 }
 
 func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, stopPlaybook bool) {
-	ps := &playState{pb: pb, play: play, hosts: nil, notified: map[*playbook.Task][]string{}, roleSeen: map[string]bool{},
+	ps := &playState{pb: pb, play: play, hosts: nil, roleSeen: map[string]bool{},
 		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFile: value.NewDict(0)}
 	if ps.vars == nil {
 		ps.vars = value.NewDict(0)
@@ -264,14 +283,6 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		}
 		hosts = kept
 	}
-	for _, h := range hosts {
-		hs := r.host(h)
-		// meta: end_host and end_role last for one play only.
-		hs.ended, hs.endRole = false, nil
-		if !hs.failed {
-			ps.hosts = append(ps.hosts, h)
-		}
-	}
 	ps.name = play.Name
 	if ps.name == "" {
 		ps.name = hostsText(play.Hosts)
@@ -285,14 +296,20 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		r.controllerError(err)
 		return 4, true
 	}
+	batches, err := r.playBatches(ps, pscope, hosts)
+	if err != nil {
+		r.fatal(err, exitCodeOf(err))
+		return r.abort, true
+	}
 	r.Display.PlayStart(ps.name)
+	ps.hosts = hosts
 	if len(ps.hosts) == 0 {
 		if nh, ok := r.Display.(NoHostsDisplay); ok {
 			nh.NoHostsMatched()
 		} else {
 			r.Display.Warning("skipping: no hosts matched")
 		}
-		return 0, false
+		return r.result, false
 	}
 	if err := r.loadVarsFiles(ps); err != nil {
 		r.Display.Error(err)
@@ -300,7 +317,10 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	}
 	for _, ri := range append(append([]*playbook.RoleInstance{}, play.Roles...), play.StaticRoles...) {
 		r.collectRoleVars(ps, ri)
-		ps.handlers = append(ps.handlers, roleHandlers(ri)...)
+		ps.staticHandlers = append(ps.staticHandlers, roleHandlers(ri)...)
+	}
+	if own := flattenTasks(play.Handlers); len(own) > 0 {
+		ps.staticHandlers = append(ps.staticHandlers, own)
 	}
 	ps.allHosts = append([]string(nil), ps.hosts...)
 	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFile, ps.roleVars, r.Opts.ExtraVars}
@@ -308,33 +328,7 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		layers = append(layers, r.Inventory.HostVars(h))
 	}
 	r.warnReserved(layers...)
-	root := &frame{kw: &play.Keywords, play: true}
-	ps.root = root
-	r.gatherFacts(ps)
-	r.runItems(ps, root, play.PreTasks)
-	r.implicitFlush(ps)
-	for _, ri := range play.Roles {
-		if ps.endPlay {
-			break
-		}
-		r.runRole(ps, root, ri)
-	}
-	r.runItems(ps, root, play.Tasks)
-	r.implicitFlush(ps)
-	r.runItems(ps, root, play.PostTasks)
-	r.implicitFlush(ps)
-	for _, h := range hosts {
-		if r.host(h).failed {
-			code = 2
-		}
-	}
-	remaining := 0
-	for _, h := range hosts {
-		if !r.host(h).failed {
-			remaining++
-		}
-	}
-	return code, remaining == 0
+	return r.runBatches(ps, batches)
 }
 
 func joinStr(l []any, sep string) string {
@@ -455,35 +449,4 @@ func (r *Runner) roleBlock(ri *playbook.RoleInstance) *playbook.Block {
 	b := &playbook.Block{Keywords: ri.Ref.Keywords, Block: ri.Tasks, Role: ri}
 	b.Keywords.Vars = nil
 	return b
-}
-
-// implicitFlush is the flush_handlers meta task ansible-core adds after
-// each section of a play; it is tagged `always`.
-func (r *Runner) implicitFlush(ps *playState) {
-	if ps.endPlay || r.abort != 0 || !TagsSelected([]string{"always"}, r.Opts.Tags, r.Opts.SkipTags) {
-		return
-	}
-	r.flushHandlers(ps)
-}
-
-// roleHandlers lists a role's handlers after its dependencies'.
-func roleHandlers(ri *playbook.RoleInstance) []*playbook.Task {
-	var out []*playbook.Task
-	for _, d := range ri.Deps {
-		out = append(out, roleHandlers(d)...)
-	}
-	return append(out, flattenTasks(ri.Handlers)...)
-}
-
-func flattenTasks(items []playbook.Item) []*playbook.Task {
-	var out []*playbook.Task
-	for _, it := range items {
-		switch x := it.(type) {
-		case *playbook.Task:
-			out = append(out, x)
-		case *playbook.Block:
-			out = append(out, flattenTasks(x.Block)...)
-		}
-	}
-	return out
 }

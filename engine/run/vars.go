@@ -64,19 +64,12 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 // and the host.
 func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	m := r.hostMagic(r.playDir(ps), host)
-	all := make([]any, 0, len(ps.allHosts))
-	active := make([]any, 0, len(ps.allHosts))
-	for _, h := range ps.allHosts {
-		all = append(all, h)
-		if !r.host(h).failed {
-			active = append(active, h)
-		}
-	}
+	all, active, batch := r.playHostLists(ps)
 	m.Set("ansible_play_name", ps.name)
 	m.Set("ansible_play_hosts_all", all)
 	m.Set("ansible_play_hosts", active)
-	m.Set("ansible_play_batch", active)
-	m.Set("play_hosts", active)
+	m.Set("ansible_play_batch", batch)
+	m.Set("play_hosts", batch)
 	m.Set("omit", value.Omit{})
 	roles := []any{}
 	deps := []any{}
