@@ -61,8 +61,8 @@ func lookupK8s(c *template.Ctx, shared *module.Shared, a *template.Args) ([]any,
 	kind, apiVersion, name, ns := str("kind", ""), str("api_version", "v1"), str("resource_name", ""), str("namespace", "")
 	if def, ok := kw.Get("resource_definition"); ok {
 		if d, ok := def.(*value.Dict); ok {
-			kind, apiVersion = pyStrOr(field(d, "kind"), kind), pyStrOr(field(d, "apiVersion"), apiVersion)
-			name, ns = pyStrOr(field(d, "metadata", "name"), name), pyStrOr(field(d, "metadata", "namespace"), ns)
+			kind, apiVersion = strOr(field(d, "kind"), kind), strOr(field(d, "apiVersion"), apiVersion)
+			name, ns = strOr(field(d, "metadata", "name"), name), strOr(field(d, "metadata", "namespace"), ns)
 		}
 	}
 	if kind == "" {
