@@ -3,8 +3,11 @@ package main
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/uri"
+	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
 
 // moduleSets are the registrations of every module package. A new module
@@ -14,6 +17,7 @@ func moduleSets() [][]module.Entry {
 		builtin.Entries(),
 		k8s.Entries(),
 		uri.Entries(),
+		command.Entries(), ping.Entries(), waitfor.Entries(),
 	}
 }
 
