@@ -65,7 +65,7 @@ func TestCommand(t *testing.T) {
 			want: value.DictOf("changed", false, "stdout", "", "stderr", "", "rc", 0, "cmd", lines("false"),
 				"start", nil, "end", nil, "delta", nil, "msg", "Command would have run if not in check mode", "skipped", true,
 				"stdout_lines", lines(), "stderr_lines", lines())},
-		{name: "check mode with removes of a missing file", action: "command", args: []any{"_raw_params", "false removes=/nonexistent/*"}, check: true,
+		{name: "check mode with removes of a missing file", action: "command", args: []any{"_raw_params", "false", "removes", "/nonexistent/*"}, check: true,
 			want: value.DictOf("changed", false, "stdout", "skipped, since /nonexistent/* does not exist", "stderr", "", "rc", 0, "cmd", lines("false"),
 				"start", nil, "end", nil, "delta", nil, "msg", "Would not run command since '/nonexistent/*' does not exist",
 				"stdout_lines", lines("skipped, since /nonexistent/* does not exist"), "stderr_lines", lines())},
@@ -221,7 +221,7 @@ func alive(pid int) bool {
 
 func TestCommandPathsExpandWithTaskEnvironment(t *testing.T) {
 	h, dir := newHost(t)
-	req := h.Request("command", "_raw_params", "pwd chdir=$TARGET")
+	req := h.Request("command", "_raw_params", "pwd", "chdir", "$TARGET")
 	req.Env = map[string]string{"TARGET": dir}
 	res, err := Entries()[0].Module.Run(req)
 	require.NoError(t, err)
