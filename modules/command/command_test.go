@@ -156,8 +156,10 @@ func TestCommandWarningsAndCrashes(t *testing.T) {
 	require.Equal(t, "hi", res.Default("stdout", nil))
 	require.Equal(t, []string{"As of Ansible 2.4, the parameter 'executable' is no longer supported with the 'command' module. Not using '/bin/bash'."}, h.Warnings)
 
-	_, err := Entries()[0].Module.Run(h.Request("command", "_raw_params", `echo "open`))
-	require.EqualError(t, err, "Module failed: No closing quotation")
+	res, err := Entries()[0].Module.Run(h.Request("command", "_raw_params", `echo "open`))
+	require.NoError(t, err)
+	require.Equal(t, true, res.Default("failed", nil))
+	require.EqualError(t, res.Default("exception", nil).(error), "No closing quotation")
 
 	req := h.Request("shell", "_raw_params", "true", "expand_argument_vars", false)
 	_, err = Entries()[1].Module.Run(req)
