@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"os/signal"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/module"
-	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -192,11 +191,11 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 		return e.Module
 	})
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
 	metrics := operator.NewMetrics()
 	operator.ObserveRequests(metrics)
@@ -221,11 +220,7 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 	if interval == 0 && !f.watch {
 		res := cycle(ctx, nil)
 		if res.Err != nil {
-			var le *playbook.LoadError
-			if errors.As(res.Err, &le) {
-				return le.Code
-			}
-			return 1
+			return diag.ExitCode(res.Err)
 		}
 		return res.Code
 	}
@@ -263,7 +258,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		}
 		pb, err := loader.LoadPlaybook(book)
 		if err != nil {
-			disp.Error(loadErr(err))
+			disp.Error(err)
 			res.Err = err
 			return res
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"io"
 	"os"
@@ -192,7 +193,7 @@ func runCLI(ctx context.Context, args []string) int {
 	}
 	reg, err := newRegistry(nil)
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
 	cfg := loadConfig()
 	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
@@ -215,7 +216,7 @@ func runCLI(ctx context.Context, args []string) int {
 	}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
 	eng := template.New()
 	loader := cfg.newLoader(reg, eng, extra)
@@ -226,9 +227,8 @@ func runCLI(ctx context.Context, args []string) int {
 	for _, book := range books {
 		pb, err := loader.LoadPlaybook(book)
 		if err != nil {
-			errDisp := &display.Default{Out: os.Stderr, Verbose: c.verbose}
-			fmt.Fprint(os.Stderr, errDisp.FormatError(loadErr(err)))
-			return exitCode(err)
+			fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
+			return diag.ExitCode(err)
 		}
 		loaded = append(loaded, pb)
 	}
@@ -267,19 +267,6 @@ func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
 		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
 		MergeHashes: cfg.mergeHashes}
-}
-
-// loadErr turns a LoadError into the chain the display prints.
-func loadErr(err error) error {
-	le, ok := err.(*playbook.LoadError)
-	if ok && le.Note != "" {
-		return &run.ChainError{Msg: le.Msg, Origin: &value.Pos{}, Note: le.Note, Help: le.Help}
-	}
-	if !ok || le.Pos.IsZero() {
-		return err
-	}
-	p := le.Pos
-	return &run.ChainError{Msg: le.Msg, Origin: &p, Help: le.Help}
 }
 
 func splitTags(m multi) []string {

@@ -3,20 +3,18 @@
 package display
 
 import (
-	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/fatih/color"
 )
@@ -34,8 +32,8 @@ type Default struct {
 	// InventoryMsgs are the "Parsed ... inventory source" lines of -vvv.
 	InventoryMsgs []string
 	lastTask      *playbook.Task
-	sources       map[string][]string
-	// shown dedups warnings, as ansible-core's display does.
+	text          diagText
+	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
 	// are out: the command line shows them once, before loading.
@@ -520,36 +518,34 @@ func stripForRetry(res *value.Dict) *value.Dict {
 
 // Warning implements run.Display: 2.19's [WARNING] line on stderr.
 func (d *Default) Warning(msg string) {
-	d.WarnAt(run.Warning{Msg: msg})
+	d.WarnAt(diag.Warn(msg, nil))
 }
 
 // WarnAt implements run.Warner: a warning with its origin and excerpt, or
 // a deprecation. Like ansible-core's display, each text is shown once.
-func (d *Default) WarnAt(w run.Warning) {
-	msg := w.Msg
-	if w.Deprecated != "" {
-		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Deprecated + "."
+func (d *Default) WarnAt(w *diag.Diagnostic) {
+	text := d.text.formatWarning(w)
+	if d.once(text) {
+		return
 	}
-	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help, note: w.Note}))
-	prefix, c := "[WARNING]: ", colorWarn
-	if w.Deprecated != "" {
-		prefix, c = "[DEPRECATION WARNING]: ", colorDeprecate
+	c := colorWarn
+	if w.Severity == diag.Deprecation {
+		c = colorDeprecate
+		if !d.once("\x00deprecation note") {
+			fmt.Fprintln(d.errOut(), d.paint(colorWarn, deprecationNote))
+		}
 	}
-	if strings.Contains(text, "\n") {
-		text += "\n"
-	}
+	fmt.Fprintln(d.errOut(), d.paint(c, text))
+}
+
+// once reports whether text was shown before, and records it.
+func (d *Default) once(text string) bool {
 	if d.shown == nil {
 		d.shown = map[string]bool{}
 	}
-	if d.shown[prefix+text] {
-		return
-	}
-	d.shown[prefix+text] = true
-	if w.Deprecated != "" && !d.shown["deprecation-note"] {
-		d.shown["deprecation-note"] = true
-		fmt.Fprintln(d.errOut(), d.paint(colorWarn, "[WARNING]: Deprecation warnings can be disabled by setting `deprecation_warnings=False` in ansible.cfg."))
-	}
-	fmt.Fprintln(d.errOut(), d.paint(c, prefix+text))
+	seen := d.shown[text]
+	d.shown[text] = true
+	return seen
 }
 
 // Error implements run.Display: 2.19's [ERROR] block on stdout.
@@ -567,16 +563,15 @@ func (d *Default) ControllerError(err error) {
 // before: like its warnings, ansible-core's display shows each error
 // once (two hosts failing the same way show one block).
 func (d *Default) showError(w io.Writer, err error) {
-	text := strings.TrimSuffix(d.FormatError(err), "\n")
-	if d.shown == nil {
-		d.shown = map[string]bool{}
-	}
-	if d.shown["error\x00"+text] {
+	text := strings.TrimSuffix(d.text.formatError(err), "\n")
+	if d.once(text) {
 		return
 	}
-	d.shown["error\x00"+text] = true
 	fmt.Fprint(w, d.paint(colorError, text)+"\n")
 }
+
+// FormatError renders an error as ansible-core 2.19 does, without colour.
+func (d *Default) FormatError(err error) string { return d.text.formatError(err) }
 
 // Recap implements run.Display.
 func (d *Default) Recap(stats []*run.Stats) {
@@ -613,204 +608,4 @@ func (d *Default) counter(name string, n int, c []color.Attribute) string {
 		return d.paint(c, s)
 	}
 	return s
-}
-
-// errLink is one event of an error chain.
-type errLink struct {
-	msg    string
-	origin *value.Pos
-	help   string
-	note   string
-	// detached starts its own section even without an origin.
-	detached bool
-}
-
-// errLinks flattens an error chain into its events. A ChainError with no
-// message only lends its origin to the next event; template errors expand
-// into their own events (template.Links).
-func errLinks(err error) []errLink {
-	var links []errLink
-	var pending *value.Pos
-	add := func(l errLink) {
-		if pending != nil && l.origin == nil {
-			l.origin = pending
-		}
-		pending = nil
-		links = append(links, l)
-	}
-	for e := err; e != nil; {
-		var ce *run.ChainError
-		if errors.As(e, &ce) && ce == e {
-			if ce.Msg == "" {
-				if ce.Origin != nil {
-					pending = ce.Origin
-				}
-			} else {
-				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note, detached: ce.Detached})
-			}
-			e = ce.Cause
-			continue
-		}
-		var le *playbook.LoadError
-		if errors.As(e, &le) && le == e {
-			l := errLink{msg: le.Msg, help: le.Help, note: le.Note}
-			if le.Note != "" {
-				l.origin = &value.Pos{}
-			} else if !le.Pos.IsZero() {
-				p := le.Pos
-				l.origin = &p
-			}
-			add(l)
-			e = le.Err
-			if _, isLoad := e.(*playbook.LoadError); !isLoad {
-				if _, isChain := e.(*run.ChainError); !isChain {
-					break
-				}
-			}
-			continue
-		}
-		for _, tl := range template.Links(e) {
-			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, detached: tl.Detached})
-		}
-		break
-	}
-	return links
-}
-
-func (l errLink) hasContext() bool { return l.origin != nil || l.help != "" || l.note != "" }
-
-func sameContext(a, b errLink) bool {
-	if (a.origin == nil) != (b.origin == nil) || a.help != b.help || a.note != b.note {
-		return false
-	}
-	return a.origin == nil || *a.origin == *b.origin
-}
-
-// FormatError renders an error as ansible-core 2.19 does: the brief
-// message, then one section per link that brings its own origin or help,
-// each with a source excerpt, joined by "<<< caused by >>>".
-func (d *Default) FormatError(err error) string {
-	links := errLinks(err)
-	if len(links) == 0 {
-		return ""
-	}
-	var all []string
-	for _, l := range links {
-		all = append(all, l.msg)
-	}
-	var segments []string
-	for i := 0; i < len(links); {
-		seg := links[i]
-		msgs := []string{seg.msg}
-		j := i + 1
-		for ; j < len(links); j++ {
-			c := links[j]
-			if c.detached || (c.hasContext() && !sameContext(c, seg)) {
-				break
-			}
-			msgs = append(msgs, c.msg)
-		}
-		segments = append(segments, d.segment(run.JoinMessages(msgs), seg))
-		i = j
-	}
-	text := strings.Join(segments, "\n<<< caused by >>>\n\n")
-	if len(segments) > 1 {
-		text = run.JoinMessages(all) + "\n\n" + text
-	}
-	text = strings.TrimSpace(text)
-	if strings.Contains(text, "\n") {
-		text += "\n\n"
-	} else {
-		text += "\n"
-	}
-	return "[ERROR]: " + text
-}
-
-// segment renders one section: message, origin with excerpt, help.
-func (d *Default) segment(msg string, l errLink) string {
-	ctx := ""
-	if l.origin != nil {
-		ctx = "Origin: " + l.origin.String()
-		var lines []string
-		if l.origin.File == "" {
-			if l.note != "" {
-				lines = []string{l.note}
-			}
-		} else {
-			lines = d.excerpt(*l.origin)
-		}
-		if len(lines) > 0 {
-			ctx += "\n\n" + strings.Join(lines, "\n")
-		}
-	}
-	if l.help != "" && ctx == "" && !strings.Contains(msg, "\n") && !strings.Contains(l.help, "\n") {
-		return msg + " " + l.help + "\n"
-	}
-	out := []string{msg}
-	if ctx != "" {
-		out = append(out, ctx)
-	}
-	if l.help != "" {
-		out = append(out, "", l.help)
-	}
-	return strings.Join(out, "\n") + "\n"
-}
-
-// excerpt shows up to two lines before pos and a caret under its column,
-// as ansible-core's SourceContext.from_origin.
-func (d *Default) excerpt(pos value.Pos) []string {
-	if d.sources == nil {
-		d.sources = map[string][]string{}
-	}
-	lines, ok := d.sources[pos.File]
-	if !ok {
-		data, err := os.ReadFile(pos.File)
-		if err != nil {
-			return []string{"(source not shown: FileNotFoundError)"}
-		}
-		lines = strings.Split(string(data), "\n")
-		if len(lines) > 0 && lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		d.sources[pos.File] = lines
-	}
-	if pos.Line < 1 {
-		return nil
-	}
-	if pos.Line > len(lines) {
-		return []string{"(source not shown: file truncated)"}
-	}
-	const maxWidth, marker = 120, "..."
-	first := pos.Line - 2
-	if first < 1 {
-		first = 1
-	}
-	w := len(fmt.Sprint(pos.Line))
-	maxLen := maxWidth - w - 1
-	usable := maxLen
-	var out []string
-	for n := first; n <= pos.Line; n++ {
-		line := strings.ReplaceAll(lines[n-1], "\t", " ")
-		line = strings.TrimRight(line, "\r")
-		if utf8.RuneCountInString(line) > maxLen {
-			line = string([]rune(line)[:maxLen-len(marker)]) + marker
-			usable = maxLen - len(marker)
-		}
-		sep := ""
-		if line != "" {
-			sep = " "
-		}
-		out = append(out, fmt.Sprintf("%*d%s%s", w, n, sep, line))
-	}
-	if pos.Col >= 1 && usable >= pos.Col {
-		cm := fmt.Sprintf("column %d", pos.Col)
-		idx := pos.Col - 1
-		if idx+2+len(cm) > maxLen {
-			cm = strings.Repeat(" ", max(0, idx-len(cm)-1)) + cm + " ^"
-		} else {
-			cm = strings.Repeat(" ", idx) + "^ " + cm
-		}
-		out = append(out, strings.Repeat(" ", w)+" "+cm)
-	}
-	return out
 }

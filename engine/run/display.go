@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -82,22 +83,10 @@ type ControllerErrorDisplay interface {
 	ControllerError(err error)
 }
 
-// Warning is a [WARNING] or [DEPRECATION WARNING] with its origin.
-type Warning struct {
-	Msg    string
-	Origin *value.Pos
-	Help   string
-	// Note is shown under an origin with no file (Origin: <unknown>).
-	Note string
-	// Deprecated is the ansible-core version that removes the feature;
-	// it makes the warning a deprecation.
-	Deprecated string
-}
-
 // Warner is an optional Display method for warnings that carry an
 // origin, help text or a deprecation version.
 type Warner interface {
-	WarnAt(w Warning)
+	WarnAt(w *diag.Diagnostic)
 }
 
 // message shows a verbose message when the display supports it.

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"time"
 
@@ -19,15 +20,15 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		r, err := tr.r.Engine.Render(s, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
 			if template.IsUndefined(err) {
-				return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+				return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 			}
-			return nil, at(t.LoopPos, err)
+			return nil, diag.Located(t.LoopPos, err)
 		}
 		v = r
 	} else {
 		r, err := tr.r.Engine.RenderValue(v, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+			return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 		}
 		v = r
 	}
@@ -43,7 +44,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		d, ok := v.(*value.Dict)
 		if !ok {
 			p := t.LoopPos
-			return nil, &ChainError{Msg: fmt.Sprintf("with_dict expects a dict, got %s", value.TypeName(v)), Origin: &p}
+			return nil, &diag.Diagnostic{Summary: fmt.Sprintf("with_dict expects a dict, got %s", value.TypeName(v)), Origin: &p}
 		}
 		var out []any
 		d.Each(func(k string, e any) bool { out = append(out, value.DictOf("key", k, "value", e)); return true })
@@ -63,7 +64,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		}
 		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+			return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 		}
 		if items == nil {
 			items = []any{}
@@ -76,8 +77,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 			return []any(tup), nil
 		}
 		p := t.LoopPos
-		return nil, &ChainError{Msg: fmt.Sprintf("The `loop` value must resolve to a 'list', not '%s'.", value.TypeName(v)), Origin: &p,
-			Help: "Provide a list of items/templates, or a template resolving to a list."}
+		return nil, &diag.Diagnostic{Summary: fmt.Sprintf("The `loop` value must resolve to a 'list', not '%s'.", value.TypeName(v)), Origin: &p, Help: "Provide a list of items/templates, or a template resolving to a list."}
 	}
 	return l, nil
 }
@@ -144,8 +144,7 @@ func (tr *taskRun) warnLoopVarInUse(c loopControl) {
 	if _, _, ok := tr.sc.Lookup(c.loopVar); !ok {
 		return
 	}
-	w := Warning{Msg: fmt.Sprintf("The loop variable %s is already in use.", value.Repr(c.loopVar)),
-		Help: "You should set the `loop_var` value in the `loop_control` option for the task to something else to avoid variable collisions and unexpected behavior."}
+	w := &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("The loop variable %s is already in use.", value.Repr(c.loopVar)), Help: "You should set the `loop_var` value in the `loop_control` option for the task to something else to avoid variable collisions and unexpected behavior."}
 	if p, ok := playbook.OriginOf(tr.t.LoopControl, "loop_var"); ok {
 		w.Origin = &p
 	} else {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -65,7 +66,7 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 			ok, err := tr.evalConds(f.conds(t), tr.sc)
 			if err != nil {
 				// StrategyBase._execute_meta does not catch it: the run ends.
-				r.fatal(err, 1)
+				r.fatal(err)
 				return
 			}
 			if !ok {
@@ -74,7 +75,7 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 			}
 		}
 		if err := r.metaAction(ps, f, m); err != nil {
-			r.fatal(err, 1)
+			r.fatal(err)
 			return
 		}
 		if action == "flush_handlers" {
@@ -156,7 +157,7 @@ func (r *Runner) metaAction(ps *playState, f *frame, m *metaRun) error {
 		m.quiet = true
 	default:
 		p := m.tr.t.Pos
-		return &ChainError{Msg: "invalid meta action requested: " + m.action, Origin: &p}
+		return &diag.Diagnostic{Summary: "invalid meta action requested: " + m.action, Origin: &p}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -85,7 +86,7 @@ func captureFailure(t *playbook.Task, res *value.Dict, prefix string) {
 	if text != "" {
 		msg = prefix + ": " + text
 	}
-	err := chain("Task failed.", t.Pos, errors.New(msg))
+	err := diag.Chain("Task failed.", t.Pos, errors.New(msg))
 	if t.UnknownOrigin != "" {
 		err.Origin, err.Note = &value.Pos{}, t.UnknownOrigin
 	}

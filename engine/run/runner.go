@@ -1,8 +1,11 @@
+// Package run executes loaded playbooks: plays, blocks, tasks, loops,
+// handlers and includes, emitting events to a display.
 package run
 
 import (
 	"context"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"strings"
 
@@ -139,10 +142,9 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 }
 
 // loadWarnings shows the loader's warnings.
-func (r *Runner) loadWarnings(ws []playbook.Warning) {
+func (r *Runner) loadWarnings(ws []*diag.Diagnostic) {
 	for _, w := range ws {
-		p := w.Pos
-		r.warn(Warning{Msg: w.Msg, Origin: &p, Help: w.Help, Deprecated: w.Deprecated})
+		r.warn(w)
 	}
 }
 
@@ -167,7 +169,7 @@ func (r *Runner) warnReserved(layers ...*value.Dict) {
 	for _, d := range layers {
 		d.Each(func(k string, _ any) bool {
 			if reservedNames[k] && k != "vars" {
-				w := Warning{Msg: fmt.Sprintf("Found variable using reserved name '%s'.", k)}
+				w := &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("Found variable using reserved name '%s'.", k)}
 				if p, ok := playbook.KeyOriginOf(d, k); ok {
 					w.Origin = &p
 				}
@@ -294,7 +296,7 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	}
 	batches, err := r.playBatches(ps, pscope, hosts)
 	if err != nil {
-		r.fatal(err, exitCodeOf(err))
+		r.fatal(err)
 		return r.abort, true
 	}
 	r.Display.PlayStart(ps.name)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"strings"
 	"time"
@@ -96,7 +97,7 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 			tr = r.newTaskRun(ps, f, t, r.host(h))
 		}
 		if err := tr.throttle(); err != nil {
-			r.fatal(err, 1)
+			r.fatal(err)
 			return
 		}
 		st.fatal = st.fatal || tr.stepFatal()
@@ -125,10 +126,10 @@ func (r *Runner) runOnceTask(tr *taskRun, hosts []string, st *step) {
 }
 
 // fatal shows an error ansible-core does not catch while it runs a play
-// and ends the run at once with code, without a recap.
-func (r *Runner) fatal(err error, code int) {
+// and ends the run at once, without a recap, with the error's exit code.
+func (r *Runner) fatal(err error) {
 	r.controllerError(err)
-	r.abort = code
+	r.abort = diag.ExitCode(err)
 }
 
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
@@ -136,8 +137,7 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 	tr.sc = r.taskScope(ps, f, t, hs)
 	tr.sc.deprecated = func(name string) {
 		p := tr.at
-		r.warn(Warning{Msg: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p,
-			Help: deprecatedVars[name], Deprecated: "2.23"})
+		r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p, Help: deprecatedVars[name], Version: "2.23"})
 	}
 	tr.opt = tr.optAt(t.Pos)
 	tr.name = tr.renderName()
@@ -154,23 +154,16 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 // (the value being templated).
 func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	tr.at = pos
-	return template.Options{SearchPaths: searchPaths(tr.t), Warn: func(w template.Warning) {
-		rw := Warning{Msg: w.Msg, Deprecated: w.Deprecated}
-		if w.AtValue {
-			p := pos
-			rw.Origin = &p
-		}
-		tr.r.warn(rw)
-	}}
+	return template.Options{SearchPaths: searchPaths(tr.t), At: pos, Warn: tr.r.warn}
 }
 
 // warn shows a warning, with its origin when the display supports it.
-func (r *Runner) warn(w Warning) {
+func (r *Runner) warn(w *diag.Diagnostic) {
 	if wr, ok := r.Display.(Warner); ok {
 		wr.WarnAt(w)
 		return
 	}
-	r.Display.Warning(w.Msg)
+	r.Display.Warning(w.Summary)
 }
 
 func searchPaths(t *playbook.Task) []string {
@@ -206,7 +199,7 @@ func (tr *taskRun) renderName() string {
 		}
 		if w := m.Warning(); w != "" {
 			p := tr.t.NamePos
-			tr.r.warn(Warning{Msg: w, Origin: &p})
+			tr.r.warn(&diag.Diagnostic{Severity: diag.Warning, Summary: w, Origin: &p})
 		}
 	}
 	// An include_role task names itself (IncludeRole.get_name) without
@@ -288,7 +281,7 @@ func (tr *taskRun) checkConds(sc *scope) *value.Dict {
 	for _, c := range conds {
 		ok, err := tr.evalCond(c, sc)
 		if err != nil {
-			return errorResult(chain("Task failed.", tr.t.Pos, err))
+			return errorResult(diag.Chain("Task failed.", tr.t.Pos, err))
 		}
 		if !ok {
 			return value.DictOf("changed", false, "skipped", true, "skip_reason", "Conditional result was False", "false_condition", c.Expr)
@@ -405,7 +398,7 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 		}
 		ok, err := tr.evalConds(until, csc)
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, err)
+			return nil, diag.Chain("Task failed.", t.Pos, err)
 		}
 		if ok {
 			done = true
@@ -481,7 +474,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 	for _, lv := range levels {
 		rv, err := tr.r.Engine.RenderValue(lv, sc, tr.opt)
 		if err != nil {
-			return nil, chain("Task failed.", tr.t.Pos, chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
+			return nil, diag.Chain("Task failed.", tr.t.Pos, diag.Chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
 		}
 		list, ok := rv.([]any)
 		if !ok {
@@ -493,7 +486,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 				if e == nil {
 					continue
 				}
-				return nil, chain("Task failed.", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
+				return nil, diag.Chain("Task failed.", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
 			}
 			d.Each(func(k string, v any) bool {
 				env[k] = value.Str(v)
@@ -529,7 +522,7 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		// args: "{{ ... }}" supplies the arguments the task's own extend.
 		v, err := tr.r.Engine.RenderValue(t.ArgsTemplate, sc, tr.optAt(t.ArgsPos))
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, chain("Error while resolving value for 'args'.", t.ArgsPos, err))
+			return nil, diag.Chain("Task failed.", t.Pos, diag.Chain("Error while resolving value for 'args'.", t.ArgsPos, err))
 		}
 		if d, ok := v.(*value.Dict); ok {
 			args = d.Copy()
@@ -544,8 +537,8 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		}
 		rv, err := tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
 		if err != nil {
-			inner := chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
-			ferr = chain("Task failed.", t.Pos, chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
+			inner := diag.Chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
+			ferr = diag.Chain("Task failed.", t.Pos, diag.Chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
 			return false
 		}
 		if _, omit := rv.(value.Omit); omit {
@@ -643,7 +636,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		expr := strings.TrimSpace(x)
 		if expr == "" {
 			p := c.Pos
-			return false, &ChainError{Msg: "Empty conditional expressions are not allowed.", Origin: &p}
+			return false, &diag.Diagnostic{Summary: "Empty conditional expressions are not allowed.", Origin: &p}
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
@@ -655,7 +648,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 					v, err = tr.r.Engine.Eval(s, sc, opt)
 				} else {
 					p := c.Pos
-					tr.r.warn(Warning{Msg: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Deprecated: "2.23"})
+					tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Version: "2.23"})
 				}
 			}
 		} else {
@@ -664,9 +657,9 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		if err != nil {
 			if template.IsUndefined(err) {
 				p := c.Pos
-				return false, &ChainError{Msg: "Error while evaluating conditional.", Origin: &p, Cause: err}
+				return false, &diag.Diagnostic{Summary: "Error while evaluating conditional.", Origin: &p, Cause: err}
 			}
-			return false, at(c.Pos, err)
+			return false, diag.Located(c.Pos, err)
 		}
 		if _, isBool := v.(bool); !isBool {
 			origin := tr.originOf(expr, sc, c.Pos)
@@ -678,7 +671,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		}
 	default:
 		p := c.Pos
-		return false, &ChainError{Msg: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
+		return false, &diag.Diagnostic{Summary: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
 	}
 	return v.(bool), nil
 }
@@ -687,7 +680,7 @@ func brokenConditional(v any, origin, pos value.Pos) error {
 	msg := fmt.Sprintf("Conditional result (%s) was derived from value of type '%s' at '%s'. Conditionals must have a boolean result.",
 		value.Repr(value.Truthy(v)), value.TypeName(v), origin)
 	p := pos
-	return &ChainError{Msg: msg, Origin: &p, Help: allowBroken}
+	return &diag.Diagnostic{Summary: msg, Origin: &p, Help: allowBroken}
 }
 
 const allowBroken = "Broken conditionals can be temporarily allowed with the `ALLOW_BROKEN_CONDITIONALS` configuration option."
@@ -793,7 +786,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 			}
 			if isChanged(res) {
 				if err := tr.notify(it); err != nil {
-					tr.r.fatal(err, 1)
+					tr.r.fatal(err)
 					return false
 				}
 			}

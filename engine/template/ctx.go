@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
@@ -53,7 +54,12 @@ func (c *Ctx) lookupName(name string) any {
 	}
 	raw, templated, ok := c.vars.Lookup(name)
 	if d, isDep := raw.(DeprecatedVar); ok && isDep {
-		c.warn(Warning{Msg: d.Msg, AtValue: true, Deprecated: d.Version, Help: d.Help})
+		w := c.valueWarning(d.Msg)
+		if d.Version != "" {
+			w.Severity, w.Version = diag.Deprecation, d.Version
+		}
+		w.Help = d.Help
+		c.warn(w)
 		raw = d.Value
 	}
 	if !ok {

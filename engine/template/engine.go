@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"strings"
 	"sync"
@@ -102,7 +103,10 @@ type Options struct {
 	// Locals are variables that shadow Vars (loop variables and the like).
 	Locals *value.Dict
 	// Warn receives the warnings of the render; nil drops them.
-	Warn func(Warning)
+	Warn func(*diag.Diagnostic)
+	// At is where the value being rendered was written: the origin of the
+	// warnings about that value (type conversions).
+	At value.Pos
 	// Conditional evaluates as ansible-core evaluates conditionals, whose
 	// string constants keep Jinja2's backslash escapes (see parse).
 	Conditional bool
@@ -192,16 +196,25 @@ func (e *Engine) Eval(expression string, vars Vars, opt Options) (any, error) {
 	return v, err
 }
 
+// warningKey identifies a warning within one render, whose warnings about
+// the value all have the same origin.
+type warningKey struct {
+	severity             diag.Severity
+	summary, help, since string
+	atValue              bool
+}
+
 func (e *Engine) newCtx(vars Vars, opt Options) *Ctx {
 	if warn := opt.Warn; warn != nil {
 		// One render reports each distinct warning once.
-		var seen map[Warning]bool
-		opt.Warn = func(w Warning) {
-			if !seen[w] {
+		var seen map[warningKey]bool
+		opt.Warn = func(w *diag.Diagnostic) {
+			k := warningKey{w.Severity, w.Summary, w.Help, w.Version, w.Origin != nil}
+			if !seen[k] {
 				if seen == nil {
-					seen = map[Warning]bool{}
+					seen = map[warningKey]bool{}
 				}
-				seen[w] = true
+				seen[k] = true
 				warn(w)
 			}
 		}

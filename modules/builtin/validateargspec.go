@@ -19,16 +19,16 @@ func validateArgumentSpecModule(req *module.Request) (*value.Dict, error) {
 	res.Set("validate_args_context", req.Args.Default("validate_args_context", value.NewDict(0)))
 	raw, ok := req.Args.Get("argument_spec")
 	if !ok {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf(`"argument_spec" arg is required in args: %s`, value.Repr(req.Args))}
+		return nil, module.ActionFail(fmt.Sprintf(`"argument_spec" arg is required in args: %s`, value.Repr(req.Args)), nil)
 	}
 	spec, ok := raw.(*value.Dict)
 	if !ok {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf("Incorrect type for argument_spec, expected dict and got <class '%s'>", value.TypeName(raw))}
+		return nil, module.ActionFail(fmt.Sprintf("Incorrect type for argument_spec, expected dict and got <class '%s'>", value.TypeName(raw)), nil)
 	}
 	provided := req.Args.Default("provided_arguments", value.NewDict(0))
 	given, ok := provided.(*value.Dict)
 	if !ok {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf("Incorrect type for provided_arguments, expected dict and got <class '%s'>", value.TypeName(provided))}
+		return nil, module.ActionFail(fmt.Sprintf("Incorrect type for provided_arguments, expected dict and got <class '%s'>", value.TypeName(provided)), nil)
 	}
 	params := value.NewDict(spec.Len())
 	spec.Each(func(name string, _ any) bool {
@@ -40,7 +40,7 @@ func validateArgumentSpecModule(req *module.Request) (*value.Dict, error) {
 	params.Update(given)
 	s, err := argspec.FromData(spec, nil)
 	if err != nil {
-		return nil, &module.ActionFail{Msg: err.Error()}
+		return nil, module.ActionFail(err.Error(), nil)
 	}
 	result := s.Validate(params)
 	res.Set("changed", false)
