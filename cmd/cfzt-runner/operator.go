@@ -211,9 +211,8 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
 		log = textLogger(os.Stderr)
 	}
-	disp = &operator.CountingDisplay{Display: disp, Metrics: metrics}
 	cycle := func(ctx context.Context, stop <-chan struct{}) operator.CycleResult {
-		res := runCycle(ctx, stop, c, cfg, books, reg, extra, disp, direct)
+		res := runCycle(ctx, stop, c, cfg, books, reg, extra, disp, metrics, direct)
 		res.Targets = append(res.Targets, reads.Take()...)
 		return res
 	}
@@ -248,7 +247,7 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 // runCycle loads every playbook with a fresh loader, template engine and
 // inventory, so edited YAML takes effect, and runs them. Its Targets are
 // the kinds the playbooks read with literal names (ScanKinds).
-func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *module.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
+func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *module.Registry, extra *value.Dict, disp run.Display, observer run.Observer, direct io.Writer) operator.CycleResult {
 	eng := template.New()
 	loader := cfg.newLoader(reg, eng, extra)
 	res := operator.CycleResult{}
@@ -273,7 +272,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 			}
 		}
 		inv.AddVarsDir(pb.Dir)
-		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
+		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Observer: observer, Inventory: inv, Stdout: direct, Stop: stop,
 			ConfigFile: cfg.pathValue(),
 			Opts:       c.runOptions(cfg, extra)}
 		if rc := r.Run(ctx, pb); rc > res.Code {

@@ -198,7 +198,7 @@ func runCLI(ctx context.Context, args []string) int {
 	cfg := loadConfig()
 	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
 	for _, w := range cfg.warnings {
-		disp.Warning(w)
+		disp.Warn(diag.Warn(w, nil))
 	}
 	if cfg.err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
@@ -345,22 +345,22 @@ func loadInventory(sources []string, disp *display.Default) *run.Inventory {
 	for _, src := range sources {
 		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
 			if src != "/etc/ansible/hosts" {
-				disp.Warning("Unable to parse " + src + " as an inventory source")
+				disp.Warn(diag.Warn("Unable to parse "+src+" as an inventory source", nil))
 			}
 			continue
 		}
 		if err := inv.AddSource(src); err != nil {
-			disp.Warning("Unable to parse " + src + " as an inventory source")
+			disp.Warn(diag.Warn("Unable to parse "+src+" as an inventory source", nil))
 			continue
 		}
 		parsed++
 		disp.InventoryMsgs = append(disp.InventoryMsgs, inv.ParsedMessage(src))
 	}
 	if parsed == 0 && envBool("ANSIBLE_INVENTORY_UNPARSED_WARNING", true) {
-		disp.Warning("No inventory was parsed, only implicit localhost is available")
+		disp.Warn(diag.Warn("No inventory was parsed, only implicit localhost is available", nil))
 	}
 	if len(inv.Hosts()) == 0 && envBool("ANSIBLE_LOCALHOST_WARNING", true) {
-		disp.Warning("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'")
+		disp.Warn(diag.Warn("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'", nil))
 	}
 	return inv
 }

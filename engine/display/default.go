@@ -54,6 +54,8 @@ var (
 	colorDeprecate   = []color.Attribute{0, color.FgMagenta}
 )
 
+var _ run.Display = (*Default)(nil)
+
 // Verbosity implements run.Display.
 func (d *Default) Verbosity() int { return d.Verbose }
 
@@ -182,7 +184,7 @@ func (d *Default) TaskStart(name string, t *playbook.Task, handler bool) {
 	d.lastTask = t
 }
 
-// Message implements run.Messenger: verbose lines such as handler
+// Message implements run.Display: verbose lines such as handler
 // notifications.
 func (d *Default) Message(level int, msg string) {
 	if d.Verbose >= level {
@@ -190,12 +192,12 @@ func (d *Default) Message(level int, msg string) {
 	}
 }
 
-// NoHostsRemaining implements run.NoHostsRemainingDisplay.
+// NoHostsRemaining implements run.Display.
 func (d *Default) NoHostsRemaining() {
 	d.banner("NO MORE HOSTS LEFT")
 }
 
-// NoHostsMatched implements run.NoHostsDisplay.
+// NoHostsMatched implements run.Display.
 func (d *Default) NoHostsMatched() {
 	d.line(colorSkip, "skipping: no hosts matched")
 }
@@ -365,7 +367,7 @@ func hostLabel(ev *run.Event) string {
 func (d *Default) warnings(res *value.Dict) {
 	if l, ok := res.Default("warnings", nil).([]any); ok {
 		for _, w := range l {
-			d.Warning(value.Str(w))
+			d.Warn(diag.Warn(value.Str(w), nil))
 		}
 	}
 	if l, ok := res.Default("deprecations", nil).([]any); ok {
@@ -516,14 +518,10 @@ func stripForRetry(res *value.Dict) *value.Dict {
 	return out
 }
 
-// Warning implements run.Display: 2.19's [WARNING] line on stderr.
-func (d *Default) Warning(msg string) {
-	d.WarnAt(diag.Warn(msg, nil))
-}
-
-// WarnAt implements run.Warner: a warning with its origin and excerpt, or
-// a deprecation. Like ansible-core's display, each text is shown once.
-func (d *Default) WarnAt(w *diag.Diagnostic) {
+// Warn implements run.Display: 2.19's [WARNING] on stderr with its origin
+// and excerpt, or a [DEPRECATION WARNING]. Like ansible-core's display,
+// each text is shown once.
+func (d *Default) Warn(w *diag.Diagnostic) {
 	text := d.text.formatWarning(w)
 	if d.once(text) {
 		return
@@ -553,8 +551,7 @@ func (d *Default) Error(err error) {
 	d.showError(d.Out, err)
 }
 
-// ControllerError implements run.ControllerErrorDisplay: the [ERROR]
-// block on stderr.
+// ControllerError implements run.Display: the [ERROR] block on stderr.
 func (d *Default) ControllerError(err error) {
 	d.showError(d.errOut(), err)
 }

@@ -111,9 +111,9 @@ func TestErrorFormat(t *testing.T) {
 func TestWarningsAreDeduplicated(t *testing.T) {
 	var errOut bytes.Buffer
 	d := &Default{Out: &bytes.Buffer{}, Err: &errOut}
-	d.WarnAt(diag.Warn("once", nil))
-	d.WarnAt(diag.Warn("once", nil))
-	d.WarnAt(diag.Deprecate("Old thing.", "2.23", nil))
+	d.Warn(diag.Warn("once", nil))
+	d.Warn(diag.Warn("once", nil))
+	d.Warn(diag.Deprecate("Old thing.", "2.23", nil))
 	require.Equal(t, "[WARNING]: once\n"+
 		"[WARNING]: Deprecation warnings can be disabled by setting `deprecation_warnings=False` in ansible.cfg.\n"+
 		"[DEPRECATION WARNING]: Old thing. This feature will be removed from ansible-core version 2.23.\n", errOut.String())

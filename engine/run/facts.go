@@ -40,7 +40,7 @@ func (r *Runner) gatherFacts(ps *playState) {
 		})
 		res := value.DictOf("ansible_facts", facts, "changed", false, "_ansible_verbose_override", true)
 		r.stat(h).OK++
-		r.Display.Result(&Event{Host: h, Task: t, Name: t.Name, Status: StatusOK, Result: res})
+		r.report(&Event{Host: h, Task: t, Name: t.Name, Status: StatusOK, Result: res})
 	}
 }
 

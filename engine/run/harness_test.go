@@ -154,7 +154,12 @@ type fixture struct {
 	opts  run.Options
 	inv   []string
 	color bool
+	// observed are the results the runner's observer was told of.
+	observed []*run.Event
 }
+
+// Observe implements run.Observer.
+func (f *fixture) Observe(ev *run.Event) { f.observed = append(f.observed, ev) }
 
 func newFixture(t *testing.T, files map[string]string) *fixture {
 	t.Helper()
@@ -190,7 +195,7 @@ func (f *fixture) run(t *testing.T) *recorder {
 	inv.AddVarsDir(pb.Dir)
 	f.out = &bytes.Buffer{}
 	f.rec = &recorder{Default: &display.Default{Out: f.out, Err: f.out, Verbose: f.opts.Verbosity, Color: f.color}}
-	r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: f.rec, Inventory: inv,
+	r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: f.rec, Observer: f, Inventory: inv,
 		Stdout: f.out, Opts: f.opts}
 	f.rc = r.Run(context.Background(), pb)
 	return f.rec

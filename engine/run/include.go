@@ -112,7 +112,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 				res.Set("failed", true)
 				res.Set("reason", reason)
 				r.stat(h).Failed++
-				tr.r.Display.Result(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
+				tr.r.report(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
 				r.failHost(h)
 				st.failed = append(st.failed, h)
 			}

@@ -259,7 +259,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 			ev.Status = StatusOK
 		}
 		if !isInclude(t) || ev.Status != StatusOK {
-			tr.r.Display.Result(ev)
+			tr.r.report(ev)
 		}
 		results = append(results, res)
 		if len(c.breakWhen) > 0 {

@@ -59,7 +59,7 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 		tr := r.newTaskRun(ps, f, t, r.host(h))
 		r.Display.TaskStart(tr.name, t, f.handler)
 		if metaIgnoresWhen[action] && len(f.conds(t)) > 0 {
-			r.Display.Warning(action + " task does not support when conditional")
+			r.warning(action + " task does not support when conditional")
 		}
 		m := &metaRun{tr: tr, action: action, msg: action}
 		if !metaIgnoresWhen[action] && action != "role_complete" {
@@ -82,7 +82,7 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 			flush = append(flush, h)
 		}
 		if !m.quiet {
-			r.message(2, "META: "+m.msg)
+			r.Display.Message(2, "META: "+m.msg)
 		}
 	}
 	if len(flush) > 0 {
@@ -105,8 +105,8 @@ func (r *Runner) metaSkipped(m *metaRun, f *frame) {
 	if m.action == "end_host" {
 		msg = "end_host conditional evaluated to false, continuing execution for " + h
 	}
-	r.message(2, "META: "+reason)
-	r.Display.Result(&Event{Host: h, Task: m.tr.t, Name: m.tr.name, Status: StatusSkipped, NoLog: m.tr.noLog,
+	r.Display.Message(2, "META: "+reason)
+	r.report(&Event{Host: h, Task: m.tr.t, Name: m.tr.name, Status: StatusSkipped, NoLog: m.tr.noLog,
 		Result: value.DictOf("msg", msg, "skipped", true, "skip_reason", reason)})
 }
 

@@ -35,10 +35,12 @@ type Options struct {
 
 // Runner executes playbooks.
 type Runner struct {
-	Engine    *template.Engine
-	Modules   *module.Registry
-	Loader    *playbook.Loader
-	Display   Display
+	Engine  *template.Engine
+	Modules *module.Registry
+	Loader  *playbook.Loader
+	Display Display
+	// Observer, when not nil, is told of every task result.
+	Observer  Observer
 	Inventory *Inventory
 	Opts      Options
 	Stdout    io.Writer
@@ -117,7 +119,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	if r.Shared == nil {
 		r.Shared = module.NewShared()
 	}
-	r.Inventory.SetWarn(r.Display.Warning)
+	r.Inventory.SetWarn(r.warning)
 	r.loadWarnings(pb.Warnings)
 	r.Loader.Warnings()
 	r.Display.PlaybookStart(pb)
@@ -181,14 +183,8 @@ func (r *Runner) warnReserved(layers ...*value.Dict) {
 }
 
 // controllerError shows an error the way ansible-core's display.error
-// does (on stderr), when the display supports it.
-func (r *Runner) controllerError(err error) {
-	if ce, ok := r.Display.(ControllerErrorDisplay); ok {
-		ce.ControllerError(err)
-	} else {
-		r.Display.Error(err)
-	}
-}
+// does (on stderr).
+func (r *Runner) controllerError(err error) { r.Display.ControllerError(err) }
 
 // stopping reports whether Stop has fired.
 func (r *Runner) stopping() bool {
@@ -302,11 +298,7 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	r.Display.PlayStart(ps.name)
 	ps.hosts = hosts
 	if len(ps.hosts) == 0 {
-		if nh, ok := r.Display.(NoHostsDisplay); ok {
-			nh.NoHostsMatched()
-		} else {
-			r.Display.Warning("skipping: no hosts matched")
-		}
+		r.Display.NoHostsMatched()
 		return r.result, false
 	}
 	for _, h := range ps.hosts {

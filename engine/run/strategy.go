@@ -304,11 +304,11 @@ func (r *Runner) endStep(ps *playState, st *step) {
 				r.failHost(h)
 			}
 		}
-		r.noHostsRemaining()
+		r.Display.NoHostsRemaining()
 		ps.breakPlay = true
 	}
 	if ps.breakPlay && len(r.failedHosts) >= len(ps.batch) {
-		r.noHostsRemaining()
+		r.Display.NoHostsRemaining()
 		ps.endPlay = true
 	}
 }
@@ -338,14 +338,6 @@ func (r *Runner) maxFailPercentage(ps *playState) (float64, bool) {
 		return f, err == nil
 	}
 	return value.AsFloat(v)
-}
-
-// noHostsRemaining shows the NO MORE HOSTS LEFT banner, when the display
-// supports it.
-func (r *Runner) noHostsRemaining() {
-	if d, ok := r.Display.(NoHostsRemainingDisplay); ok {
-		d.NoHostsRemaining()
-	}
 }
 
 // stepFatal reports whether a failure of t on this host fails the whole

@@ -157,14 +157,8 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	return template.Options{SearchPaths: searchPaths(tr.t), At: pos, Warn: tr.r.warn}
 }
 
-// warn shows a warning, with its origin when the display supports it.
-func (r *Runner) warn(w *diag.Diagnostic) {
-	if wr, ok := r.Display.(Warner); ok {
-		wr.WarnAt(w)
-		return
-	}
-	r.Display.Warning(w.Summary)
-}
+// warn shows a warning.
+func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
 
 func searchPaths(t *playbook.Task) []string {
 	var out []string
@@ -748,7 +742,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if err := ExceptionOf(res); err != nil {
 			tr.r.Display.Error(err)
 		}
-		tr.r.Display.Result(ev)
+		tr.r.report(ev)
 		if ignored {
 			st.OK++
 			st.Ignored++
@@ -765,7 +759,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 	case isSkipped(res):
 		ev.Status = StatusSkipped
 		st.Skipped++
-		tr.r.Display.Result(ev)
+		tr.r.report(ev)
 	default:
 		ev.Status = StatusOK
 		if isChanged(res) {
@@ -795,7 +789,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if isChanged(res) {
 			st.Changed++
 		}
-		tr.r.Display.Result(ev)
+		tr.r.report(ev)
 	}
 	if t.Register != "" {
 		reg := registered(res)
