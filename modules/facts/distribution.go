@@ -168,10 +168,12 @@ type distParser func(data, path string, guess, found map[string]string) (bool, m
 
 // distParsers are the parse_distribution_file_* functions.
 var distParsers = map[string]distParser{
-	"Slackware":  parseSlackware,
-	"Amazon":     parseAmazon,
-	"OpenWrt":    parseOpenWrt,
-	"Alpine":     func(data, _ string, _, f map[string]string) (bool, map[string]string) { return true, set(f, "distribution", "Alpine", "distribution_version", data) },
+	"Slackware": parseSlackware,
+	"Amazon":    parseAmazon,
+	"OpenWrt":   parseOpenWrt,
+	"Alpine": func(data, _ string, _, f map[string]string) (bool, map[string]string) {
+		return true, set(f, "distribution", "Alpine", "distribution_version", data)
+	},
 	"SUSE":       parseSUSE,
 	"Debian":     parseDebian,
 	"Mandriva":   parseMandriva,

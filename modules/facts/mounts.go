@@ -53,7 +53,9 @@ func mountFacts(s *system) *value.Dict {
 		}
 		info := value.DictOf("mount", mount, "device", device, "fstype", fstype, "options", options, "dump", dump, "passno", passno)
 		p := pending{info: info, done: make(chan mountExtra, 1)}
-		go func(mount, device string) { p.done <- mountExtra{size: mountSize(mount), uuid: deviceUUID(s, uuids, device)} }(mount, device)
+		go func(mount, device string) {
+			p.done <- mountExtra{size: mountSize(mount), uuid: deviceUUID(s, uuids, device)}
+		}(mount, device)
 		all = append(all, p)
 	}
 	mounts := make([]any, 0, len(all))
