@@ -42,6 +42,10 @@ const (
 	// FreeForm marks modules whose whole string argument is _raw_params
 	// (command, shell, include_tasks...) rather than key=value pairs.
 	FreeForm
+	// BypassHostLoop marks actions ansible-core runs once per task for
+	// the first host rather than once per host (add_host's
+	// BYPASS_HOST_LOOP).
+	BypassHostLoop
 )
 
 // Entry registers one module under its fully qualified name.

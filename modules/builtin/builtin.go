@@ -33,7 +33,7 @@ func Entries() []module.Entry {
 		b("fail", module.KindModule, ctl, module.Func(failModule)),
 		b("assert", module.KindModule, ctl, module.Func(assertModule)),
 		b("pause", module.KindModule, ctl, module.Func(pauseModule)),
-		b("set_stats", module.KindModule, ctl, module.Func(func(*module.Request) (*value.Dict, error) { return module.Result(false), nil })),
+		b("set_stats", module.KindModule, ctl, module.Func(setStatsModule)),
 		b("meta", module.KindMeta, module.FreeForm|ctl, executorAction),
 		b("include_tasks", module.KindIncludeTasks, module.FreeForm|ctl, executorAction),
 		b("import_tasks", module.KindImportTasks, module.FreeForm|ctl, executorAction),
