@@ -3,7 +3,9 @@ package main
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/facts"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/system"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 )
 
@@ -12,7 +14,9 @@ import (
 func moduleSets() [][]module.Entry {
 	return [][]module.Entry{
 		builtin.Entries(),
+		facts.Entries(),
 		k8s.Entries(),
+		system.Entries(),
 		uri.Entries(),
 	}
 }

@@ -265,7 +265,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		inv.AddVarsDir(pb.Dir)
 		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
 			ConfigFile: cfg.pathValue(),
-			Opts:       c.runOptions(extra)}
+			Opts:       cfg.factOptions(c.runOptions(extra))}
 		if rc := r.Run(ctx, pb); rc > res.Code {
 			res.Code = rc
 		}

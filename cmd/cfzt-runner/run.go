@@ -189,7 +189,7 @@ func runCLI(ctx context.Context, args []string) int {
 	// failed playbook stops the rest, as with ansible-playbook.
 	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: os.Stdout,
 		ConfigFile: cfg.pathValue(),
-		Opts:       c.runOptions(extra)}
+		Opts:       cfg.factOptions(c.runOptions(extra))}
 	code := 0
 	for _, pb := range loaded {
 		inv.AddVarsDir(pb.Dir)
@@ -289,6 +289,8 @@ type config struct {
 	// ANSIBLE_STDOUT_CALLBACK.
 	stdoutCallback string
 	err            error
+	// defaults are the file's [defaults] settings, by name.
+	defaults map[string]string
 }
 
 // pathValue is the ansible_config_file magic variable: the path or None.
@@ -328,6 +330,10 @@ func loadConfig() config {
 					continue
 				}
 				v = strings.TrimSpace(v)
+				if c.defaults == nil {
+					c.defaults = map[string]string{}
+				}
+				c.defaults[strings.TrimSpace(k)] = v
 				switch strings.TrimSpace(k) {
 				case "roles_path":
 					c.rolesPath = splitPaths(v, filepath.Dir(path))

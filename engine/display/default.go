@@ -590,6 +590,9 @@ type errLink struct {
 	note   string
 	// detached starts its own section even without an origin.
 	detached bool
+	// events are sub-events shown below the message (errors an action
+	// captured from the modules it ran).
+	events []string
 }
 
 // errLinks flattens an error chain into its events. A ChainError with no
@@ -636,6 +639,11 @@ func errLinks(err error) []errLink {
 			}
 			continue
 		}
+		var captured *module.CapturedErrors
+		if errors.As(e, &captured) && captured == e {
+			add(errLink{msg: captured.Msg, detached: true, events: captured.Events})
+			break
+		}
 		for _, tl := range template.Links(e) {
 			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, detached: tl.Detached})
 		}
@@ -677,7 +685,7 @@ func (d *Default) FormatError(err error) string {
 			}
 			msgs = append(msgs, c.msg)
 		}
-		segments = append(segments, d.segment(run.JoinMessages(msgs), seg))
+		segments = append(segments, d.segment(run.JoinMessages(msgs), seg)+subEvents(seg.events))
 		i = j
 	}
 	text := strings.Join(segments, "\n<<< caused by >>>\n\n")
@@ -691,6 +699,20 @@ func (d *Default) FormatError(err error) string {
 		text += "\n"
 	}
 	return "[ERROR]: " + text
+}
+
+// subEvents renders the sub-events of a section, each framed as
+// ansible-core's format_event shows them.
+func subEvents(events []string) string {
+	var b strings.Builder
+	for i, ev := range events {
+		fmt.Fprintf(&b, "\n+--[ Sub-Event %d of %d ]---\n| \n", i+1, len(events))
+		for _, line := range strings.Split(ev, "\n") {
+			b.WriteString("| " + line + "\n")
+		}
+		b.WriteString("| \n+--[ End Sub-Event ]---\n")
+	}
+	return b.String()
 }
 
 // segment renders one section: message, origin with excerpt, help.

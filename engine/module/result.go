@@ -42,3 +42,14 @@ func (e *PosError) Error() string {
 
 // Unwrap returns the cause.
 func (e *PosError) Unwrap() error { return e.Err }
+
+// CapturedErrors is the exception of a failed result in which an action
+// reports the failures of the modules it ran (gather_facts' failed
+// modules): the display shows each as a sub-event, as ansible-core's
+// result_dict_from_captured_errors does.
+type CapturedErrors struct {
+	Msg    string
+	Events []string
+}
+
+func (e *CapturedErrors) Error() string { return e.Msg }

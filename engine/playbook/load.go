@@ -227,6 +227,12 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 			p.Hosts, err = value.FromYAML(file, v)
 		case "gather_facts":
 			p.GatherFacts, err = value.FromYAML(file, v)
+		case "gather_subset":
+			p.GatherSubset, err = value.FromYAML(file, v)
+		case "gather_timeout":
+			p.GatherTimeout, err = value.FromYAML(file, v)
+		case "fact_path":
+			p.FactPath, err = value.FromYAML(file, v)
 		case "serial":
 			p.Serial, err = value.FromYAML(file, v)
 		case "force_handlers":

@@ -113,6 +113,10 @@ type Task struct {
 	Dir string
 	// kvPos is where free-form k=v arguments were written.
 	kvPos *value.Pos
+	// Implicit marks a task the executor adds (the play's fact
+	// gathering): it has no source of its own, so its errors show no
+	// origin.
+	Implicit bool
 }
 
 func (*Task) isItem() {}
@@ -138,6 +142,9 @@ type Play struct {
 	// StaticRoles are roles brought in by import_role; their defaults and
 	// vars are visible to the whole play.
 	StaticRoles []*RoleInstance
+	// GatherSubset, GatherTimeout and FactPath are the arguments of the
+	// play's fact gathering task, as written (nil when not given).
+	GatherSubset, GatherTimeout, FactPath any
 }
 
 // Role is a role directory, loaded once per play.

@@ -16,6 +16,8 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/facts"
+	"github.com/cfzt/cfzt-runner/modules/system"
 	"github.com/stretchr/testify/require"
 )
 
@@ -175,7 +177,7 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 // run loads and runs playbook.yml.
 func (f *fixture) run(t *testing.T) *recorder {
 	t.Helper()
-	reg, err := module.NewRegistry(builtin.Entries(), f.mods.set())
+	reg, err := module.NewRegistry(builtin.Entries(), facts.Entries(), system.Entries(), f.mods.set())
 	require.NoError(t, err)
 	loader := playbook.NewLoader(reg, nil)
 	pb, err := loader.LoadPlaybook(filepath.Join(f.dir, "playbook.yml"))

@@ -577,7 +577,7 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 			msg = "cleared host errors"
 		case "clear_facts":
 			for _, x := range ps.allHosts {
-				r.host(x).facts = value.NewDict(8)
+				r.clearFacts(x)
 			}
 			msg = "facts cleared"
 		case "end_role":

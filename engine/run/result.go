@@ -56,6 +56,12 @@ func normalizeFailure(t *playbook.Task, res *value.Dict) {
 		msg = value.Str(m)
 	}
 	err := chain("Task failed.", t.Pos, errors.New(prefix+msg))
+	if captured, ok := res.Default("exception", nil).(*module.CapturedErrors); ok {
+		err.Cause = &ChainError{Msg: strings.TrimSuffix(prefix, ": ") + ".", Cause: captured}
+	}
+	if t.Implicit {
+		err.Origin = nil
+	}
 	res.Set("exception", &ResultError{err})
 	if !res.Has("msg") {
 		res.Set("msg", err.Error())

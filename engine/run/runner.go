@@ -26,6 +26,15 @@ type Options struct {
 	ForceHandlers bool
 	// Limit is --limit: a host pattern every play's hosts are cut down to.
 	Limit string
+	// Gathering is DEFAULT_GATHERING: implicit (also when empty),
+	// explicit or smart.
+	Gathering string
+	// NoInjectFacts turns INJECT_FACTS_AS_VARS off: facts are then only
+	// in ansible_facts (and ansible_local).
+	NoInjectFacts bool
+	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
+	// after the recap.
+	ShowCustomStats bool
 }
 
 // Runner executes playbooks.
@@ -67,8 +76,8 @@ type hostState struct {
 	// include_vars results, one precedence level below.
 	facts   *value.Dict
 	incVars *value.Dict
-	// gathered are the facts of the implicit setup task.
-	gathered *value.Dict
+	// cache is the host's fact cache.
+	cache *factCache
 	failed   bool
 	// ended is set by meta: end_host.
 	ended bool
@@ -200,7 +209,7 @@ func (r *Runner) stat(host string) *Stats {
 func (r *Runner) host(name string) *hostState {
 	h, ok := r.hosts[name]
 	if !ok {
-		h = &hostState{name: name, facts: value.NewDict(8), incVars: value.NewDict(0)}
+		h = &hostState{name: name, facts: value.NewDict(8), incVars: value.NewDict(0), cache: newFactCache()}
 		r.hosts[name] = h
 	}
 	return h

@@ -348,7 +348,7 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 		}
 		if facts, ok := res.Get("ansible_facts"); ok && t.Info.Flags&module.IgnoresFacts == 0 {
 			if d, ok := facts.(*value.Dict); ok {
-				seen.Update(d)
+				tr.resultFacts(seen, d)
 			}
 		}
 		if !res.Has("failed") {
@@ -797,26 +797,6 @@ func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
 		return
 	}
 	st.Failed++
-}
-
-// applyFacts stores the ansible_facts of an ok result.
-func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
-	facts, ok := res.Get("ansible_facts")
-	if !ok || tr.t.Info.Flags&module.IgnoresFacts != 0 {
-		return
-	}
-	d, ok := facts.(*value.Dict)
-	if !ok {
-		return
-	}
-	if tr.t.Info.Kind == module.KindIncludeVars {
-		hs.incVars.Update(d)
-		return
-	}
-	hs.facts.Update(d)
-	if tr.t.Info.Flags&module.SetsFacts != 0 {
-		recordFactOrigins(tr, hs.facts, d)
-	}
 }
 
 // notify saves the task's notifications for this host.

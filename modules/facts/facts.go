@@ -37,14 +37,12 @@ const defaultTimeout = 10 * time.Second
 // Setup is ansible.builtin.setup: it gathers the facts gather_subset
 // selects and returns them under ansible_facts, as the module's
 // exit_json does. Like the Python module it runs in check mode too.
-// Setup has no action plugin, so its messages name the module as the
-// task wrote it.
+// Setup has no action plugin of its own, so its messages name the
+// module as the task wrote it.
 func Setup(req *module.Request) (*value.Dict, error) {
-	return setup(req, req.Action)
-}
-
-func setup(req *module.Request, loadName string) (*value.Dict, error) {
-	res, _ := runSetup(req, loadName)
+	res, _ := runSetup(req, req.Action)
+	// The normal action plugin hides setup's facts from -v output.
+	res.Set("_ansible_verbose_override", true)
 	return res, nil
 }
 

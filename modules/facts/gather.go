@@ -28,13 +28,17 @@ func GatherFacts(req *module.Request) (*value.Dict, error) {
 	out := value.NewDict(6)
 	gathered := value.NewDict(0)
 	if value.Truthy(res.Default("failed", false)) {
+		// The module's own result, as fail_json returned it.
 		failure := res.Copy()
+		failure.Delete("changed")
 		failure.Set("exception", "(traceback unavailable)")
 		failure.Set("invocation", value.DictOf("module_args", params))
+		msg := "The following modules failed to execute: " + setupModule + "."
 		out.Set("ansible_facts", gathered)
 		out.Set("failed_modules", value.DictOf(setupModule, failure))
 		out.Set("failed", true)
-		out.Set("msg", "The following modules failed to execute: "+setupModule+".")
+		out.Set("msg", msg)
+		out.Set("exception", &module.CapturedErrors{Msg: msg, Events: []string{value.Str(res.Default("msg", ""))}})
 	} else {
 		if d, ok := res.Default("ansible_facts", nil).(*value.Dict); ok {
 			gathered = d
