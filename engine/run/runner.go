@@ -77,8 +77,8 @@ type hostState struct {
 	facts   *value.Dict
 	incVars *value.Dict
 	// cache is the host's fact cache.
-	cache *factCache
-	failed   bool
+	cache  *factCache
+	failed bool
 	// ended is set by meta: end_host.
 	ended bool
 	// endRole is set by meta: end_role until the role's block ends.
