@@ -46,6 +46,9 @@ const (
 	// the first host rather than once per host (add_host's
 	// BYPASS_HOST_LOOP).
 	BypassHostLoop
+	// InventoryAction marks add_host and group_by, whose results the
+	// executor applies to the in-memory inventory before it reports them.
+	InventoryAction
 )
 
 // Entry registers one module under its fully qualified name.

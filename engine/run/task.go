@@ -88,6 +88,11 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		r.runOnceTask(first, hosts)
 		return
 	}
+	if t.Info.Flags&module.BypassHostLoop != 0 {
+		// add_host runs once, for the first host only.
+		first.process(first.result(), nil)
+		return
+	}
 	for i, h := range hosts {
 		tr := first
 		if i > 0 {
@@ -744,6 +749,9 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 		st.Skipped++
 		tr.r.Display.Result(ev)
 	default:
+		if t.Info.Flags&module.InventoryAction != 0 {
+			tr.applyInventory(res, loop)
+		}
 		ev.Status = StatusOK
 		if isChanged(res) {
 			ev.Status = StatusChanged
