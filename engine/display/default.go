@@ -560,6 +560,24 @@ func (d *Default) Recap(stats []*run.Stats) {
 	fmt.Fprintln(d.Out)
 }
 
+// CustomStats implements run.CustomStatsDisplay: set_stats data below
+// the recap, one line per host and one for the run, each value dumped as
+// the callback's _dump_results(indent=1) without its line breaks.
+func (d *Default) CustomStats(hosts []string, perHost map[string]*value.Dict, runStats *value.Dict) {
+	d.banner("CUSTOM STATS: ")
+	flat := func(v *value.Dict) string {
+		return strings.ReplaceAll(value.JSON(v, value.JSONOptions{Indent: 1, SortKeys: true}), "\n", "")
+	}
+	for _, h := range hosts {
+		fmt.Fprintf(d.Out, "\t%s: %s\n", h, flat(perHost[h]))
+	}
+	if runStats != nil {
+		fmt.Fprintln(d.Out)
+		fmt.Fprintf(d.Out, "\tRUN: %s\n", flat(runStats))
+	}
+	fmt.Fprintln(d.Out)
+}
+
 func (d *Default) hostColor(s *run.Stats) string {
 	if !d.Color {
 		return fmt.Sprintf("%-26s", s.Host)

@@ -67,6 +67,9 @@ type Runner struct {
 	abort int
 	// static caches which variables hold no template.
 	static staticCache
+	// custom are the set_stats data of the run, by host ("_run" for the
+	// whole run).
+	custom map[string]*value.Dict
 }
 
 // hostState is what a run knows about one host.
@@ -122,6 +125,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 		}
 	}
 	r.Display.Recap(r.recap())
+	r.showCustomStats()
 	if !r.startReached {
 		r.controllerError(fmt.Errorf("No matching task \"%s\" found. Note: --start-at-task can only follow static includes.", r.Opts.StartAt))
 	}

@@ -769,6 +769,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 			for _, hs := range targets {
 				tr.applyFacts(hs, it)
 			}
+			tr.recordStats(it, targets)
 			if isChanged(res) {
 				tr.notify(it)
 			}
