@@ -6,6 +6,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -55,9 +56,15 @@ func (r *Runner) gatherTask(p *playbook.Play) *playbook.Task {
 		name string
 		v    any
 	}{{"gather_subset", p.GatherSubset}, {"gather_timeout", p.GatherTimeout}, {"fact_path", p.FactPath}} {
-		if a.v != nil {
-			args.Set(a.name, a.v)
+		if a.v == nil {
+			continue
 		}
+		// gather_subset is a list keyword: a plain string is one item
+		// ("!all,!min" is not split).
+		if str, ok := a.v.(string); ok && a.name == "gather_subset" && !template.HasMarkers(str) {
+			a.v = []any{str}
+		}
+		args.Set(a.name, a.v)
 	}
 	t := &playbook.Task{Name: "Gathering Facts", Module: "gather_facts", Action: "gather_facts", Info: info,
 		Pos: p.Pos, File: p.Pos.File, Dir: p.Dir, Args: args, Implicit: true}
