@@ -18,8 +18,12 @@ func Failed(msg any) *value.Dict {
 
 // ActionFail is an action plugin's own failure (ansible-core's
 // AnsibleActionFail): the task fails with Msg as the result's message and
-// the error is shown below "Task failed.".
-type ActionFail struct{ Msg string }
+// the error is shown below "Task failed.". Pos, when set, is the value
+// the failure is about (AnsibleActionFail's obj).
+type ActionFail struct {
+	Msg string
+	Pos value.Pos
+}
 
 func (e *ActionFail) Error() string { return e.Msg }
 

@@ -123,6 +123,9 @@ func (tr *taskRun) moduleFailure(err error) (*value.Dict, error) {
 	var af *module.ActionFail
 	if errors.As(err, &af) {
 		cause := chain("Task failed.", tr.t.Pos, errors.New(af.Msg))
+		if !af.Pos.IsZero() {
+			cause.Cause = &ChainError{Msg: af.Msg, Origin: originPtr(af.Pos)}
+		}
 		return value.DictOf("failed", true, "msg", af.Msg, "exception", &ResultError{cause}), nil
 	}
 	var pe *module.PosError

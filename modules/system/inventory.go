@@ -43,6 +43,12 @@ func AddHost(req *module.Request) (*value.Dict, error) {
 	}
 	groups, err := addHostGroups(firstArg(args, "groupname", "groups", "group"))
 	if err != nil {
+		for _, k := range []string{"groupname", "groups", "group"} {
+			if args.Has(k) {
+				err.Pos = req.Host.ArgPos(k)
+				break
+			}
+		}
 		return nil, err
 	}
 	hostVars := value.NewDict(args.Len())
@@ -67,7 +73,7 @@ func firstArg(args *value.Dict, names ...string) any {
 }
 
 // addHostGroups reads groups given as a list or a comma-separated string.
-func addHostGroups(v any) ([]any, error) {
+func addHostGroups(v any) ([]any, *module.ActionFail) {
 	var list []any
 	switch x := v.(type) {
 	case nil:
