@@ -3,6 +3,7 @@ package builtin
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -54,6 +55,11 @@ func setStatsModule(req *module.Request) (*value.Dict, error) {
 			name, isStr := key.(string)
 			if !isStr || !validVarName(name) {
 				ferr = invalidName(req, "data", key)
+				// The error is about the key inside data, when its
+				// position is known.
+				if pos, ok := playbook.KeyOriginOf(data, k); ok {
+					ferr.(*module.PosError).Pos = pos
+				}
 				return false
 			}
 			out.Set(name, v)
