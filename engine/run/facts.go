@@ -234,10 +234,12 @@ func (r *Runner) storeFacts(hs *hostState, facts *value.Dict) {
 }
 
 // resultFacts are the variables a module's facts give the rest of its
-// own task (changed_when, failed_when, until, a loop's later items), as
-// TaskExecutor does: set_fact's and include_vars' as they are, any other
-// module's merged into ansible_facts and, with INJECT_FACTS_AS_VARS, by
-// their own names.
+// own task (changed_when, failed_when, until), as TaskExecutor does:
+// set_fact's and include_vars' as they are, any other module's by their
+// own names with INJECT_FACTS_AS_VARS. TaskExecutor means to merge them
+// into ansible_facts too, but merges namespace_facts' whole answer, so
+// they land under ansible_facts.ansible_facts; the task's conditions see
+// the same.
 func (tr *taskRun) resultFacts(seen *value.Dict, facts *value.Dict) {
 	if tr.t.Info.Flags&module.SetsFacts != 0 || tr.t.Info.Kind == module.KindIncludeVars {
 		seen.Update(facts)
@@ -248,7 +250,7 @@ func (tr *taskRun) resultFacts(seen *value.Dict, facts *value.Dict) {
 		base, _ = tr.r.factVars(tr.host).Default("ansible_facts", value.NewDict(0)).(*value.Dict)
 	}
 	merged := base.Copy()
-	merged.Update(namespaceFacts(facts))
+	merged.Set("ansible_facts", namespaceFacts(facts))
 	seen.Set("ansible_facts", merged)
 	if !tr.r.Opts.NoInjectFacts {
 		seen.Update(cleanFacts(facts, nil))
