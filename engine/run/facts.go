@@ -191,9 +191,9 @@ var (
 )
 
 // cleanFacts is ansible-core's clean_facts: the facts without those that
-// could override connection or magic variables, and without internal
-// keys. warn, when set, is told about each removed key (but the
-// ssh_host_key facts, which are removed silently).
+// could override connection or magic variables (ansible_ssh_host_key_*
+// facts excepted), and without internal keys. warn, when set, is told
+// about each removed key.
 func cleanFacts(facts *value.Dict, warn func(string)) *value.Dict {
 	out := value.NewDict(facts.Len())
 	facts.Each(func(k string, v any) bool {

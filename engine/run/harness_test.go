@@ -130,6 +130,10 @@ func (m *testModules) set() []module.Entry {
 			m.calls[req.Host.Name()]++
 			return value.DictOf("changed", false, "count", m.calls[req.Host.Name()]), nil
 		})},
+		// facts returns its arguments as facts.
+		{FQCN: "cfzt.test.facts", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
+			return value.DictOf("changed", false, "ansible_facts", req.Args.Copy()), nil
+		})},
 		// probe reports the environment and check mode it was given.
 		{FQCN: "cfzt.test.probe", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
 			m.mu.Lock()
