@@ -24,14 +24,14 @@ func collectHardware(s *system, collected *value.Dict) *value.Dict {
 
 // cpuInfo is what /proc/cpuinfo tells about the processors.
 type cpuInfo struct {
-	processor                       []any
-	flags                           []any
-	count, vendorIDs, modelNames    int
-	processorLines                  int
-	sockets, cores                  map[string]int
-	socketOrder, coreOrder          []string
-	zProcessors, zThreads, ncpusSet int
-	xenParavirt                     bool
+	processor                    []any
+	flags                        []any
+	count, vendorIDs, modelNames int
+	processorLines               int
+	sockets, cores               map[string]int
+	socketOrder, coreOrder       []string
+	zProcessors, zThreads        int
+	xenParavirt                  bool
 }
 
 func readCPUInfo(xen bool) *cpuInfo {
