@@ -113,16 +113,7 @@ func containsGroup(l []*group, g *group) bool {
 // changed_when and failed_when are evaluated again, and loop items,
 // whose display waited for this, are shown.
 func (tr *taskRun) applyInventory(res *value.Dict, loop bool) {
-	items := []*value.Dict{res}
-	if loop {
-		items = nil
-		for _, e := range res.Default("results", nil).([]any) {
-			if d, ok := e.(*value.Dict); ok {
-				items = append(items, d)
-			}
-		}
-	}
-	for _, it := range items {
+	for _, it := range resultItems(res, loop) {
 		if isFailed(it) || isSkipped(it) {
 			continue
 		}
@@ -170,18 +161,22 @@ func (tr *taskRun) reapplyConditions(it *value.Dict, loop bool) {
 	if t.Register != "" {
 		vars.Set(t.Register, it)
 	}
-	sc := tr.sc.with(vars, false)
-	if len(t.ChangedWhen) > 0 {
-		if ok, err := tr.evalConds(t.ChangedWhen, sc); err == nil {
-			it.Set("changed", ok)
+	tr.applyChangedFailed(it, tr.sc.with(vars, false))
+}
+
+// resultItems are the results a task's result stands for: each item's
+// for a loop, else the result itself.
+func resultItems(res *value.Dict, loop bool) []*value.Dict {
+	if !loop {
+		return []*value.Dict{res}
+	}
+	var items []*value.Dict
+	for _, e := range res.Default("results", nil).([]any) {
+		if d, ok := e.(*value.Dict); ok {
+			items = append(items, d)
 		}
 	}
-	if len(t.FailedWhen) > 0 {
-		if ok, err := tr.evalConds(t.FailedWhen, sc); err == nil {
-			it.Set("failed_when_result", ok)
-			it.Set("failed", ok)
-		}
-	}
+	return items
 }
 
 // deferredItem reports whether a loop item's result waits for the

@@ -756,16 +756,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 		if isChanged(res) {
 			ev.Status = StatusChanged
 		}
-		items := []*value.Dict{res}
-		if loop {
-			items = nil
-			for _, e := range res.Default("results", nil).([]any) {
-				if d, ok := e.(*value.Dict); ok {
-					items = append(items, d)
-				}
-			}
-		}
-		for _, it := range items {
+		for _, it := range resultItems(res, loop) {
 			for _, hs := range targets {
 				tr.applyFacts(hs, it)
 			}

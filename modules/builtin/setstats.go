@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"errors"
+
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -43,23 +45,17 @@ func setStatsModule(req *module.Request) (*value.Dict, error) {
 		out := value.NewDict(data.Len())
 		var ferr error
 		data.Each(func(k string, v any) bool {
-			var key any = data.Key(k)
-			if s, isStr := key.(string); isStr {
-				r, err := req.Host.Render(s)
-				if err != nil {
-					ferr = err
-					return false
-				}
-				key = r
-			}
-			name, isStr := key.(string)
-			if !isStr || !validVarName(name) {
-				ferr = invalidName(req, "data", key)
+			name, err := varName(req, data.Key(k), "data")
+			var pe *module.PosError
+			if errors.As(err, &pe) {
 				// The error is about the key inside data, when its
 				// position is known.
 				if pos, ok := playbook.KeyOriginOf(data, k); ok {
-					ferr.(*module.PosError).Pos = pos
+					pe.Pos = pos
 				}
+			}
+			if err != nil {
+				ferr = err
 				return false
 			}
 			out.Set(name, v)

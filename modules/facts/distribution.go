@@ -494,43 +494,41 @@ func parseCentOS(data, _ string, _, f map[string]string) (bool, map[string]strin
 	return false, f
 }
 
+// lsbCommandFields and lsbFileFields name the lsb facts after the labels
+// of `lsb_release -a` and the keys of /etc/lsb-release, in the order
+// ansible-core tests them.
+var (
+	lsbCommandFields = [][2]string{{"LSB Version:", "release"}, {"Distributor ID:", "id"}, {"Description:", "description"},
+		{"Release:", "release"}, {"Codename:", "codename"}}
+	lsbFileFields = [][2]string{{"DISTRIB_ID", "id"}, {"DISTRIB_RELEASE", "release"}, {"DISTRIB_DESCRIPTION", "description"},
+		{"DISTRIB_CODENAME", "codename"}}
+)
+
+// readLSB reads "label<sep>value" lines into lsb facts: the first field
+// whose label a line contains names the fact.
+func readLSB(lines []string, sep string, fields [][2]string, lsb map[string]string) {
+	for _, line := range lines {
+		_, v, ok := strings.Cut(line, sep)
+		if !ok {
+			continue
+		}
+		for _, f := range fields {
+			if strings.Contains(line, f[0]) {
+				lsb[f[1]] = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+}
+
 // collectLSB is the lsb collector: lsb_release -a, or /etc/lsb-release.
 func collectLSB(s *system, _ *value.Dict) *value.Dict {
 	lsb := map[string]string{}
 	if rc, out, found := s.runBin("lsb_release", "-a"); found && rc == 0 {
-		for _, line := range splitLines(out) {
-			_, v, ok := strings.Cut(line, ":")
-			if !ok {
-				continue
-			}
-			v = strings.TrimSpace(v)
-			switch {
-			case strings.Contains(line, "LSB Version:"), strings.Contains(line, "Release:"):
-				lsb["release"] = v
-			case strings.Contains(line, "Distributor ID:"):
-				lsb["id"] = v
-			case strings.Contains(line, "Description:"):
-				lsb["description"] = v
-			case strings.Contains(line, "Codename:"):
-				lsb["codename"] = v
-			}
-		}
+		readLSB(splitLines(out), ":", lsbCommandFields, lsb)
 	}
 	if len(lsb) == 0 && exists("/etc/lsb-release") {
-		for _, line := range fileLines("/etc/lsb-release") {
-			_, v, _ := strings.Cut(line, "=")
-			v = strings.TrimSpace(v)
-			switch {
-			case strings.Contains(line, "DISTRIB_ID"):
-				lsb["id"] = v
-			case strings.Contains(line, "DISTRIB_RELEASE"):
-				lsb["release"] = v
-			case strings.Contains(line, "DISTRIB_DESCRIPTION"):
-				lsb["description"] = v
-			case strings.Contains(line, "DISTRIB_CODENAME"):
-				lsb["codename"] = v
-			}
-		}
+		readLSB(fileLines("/etc/lsb-release"), "=", lsbFileFields, lsb)
 	}
 	if r, ok := lsb["release"]; ok {
 		lsb["major_release"] = strings.Split(r, ".")[0]
