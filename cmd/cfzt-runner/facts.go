@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/run"
 )
 
@@ -31,9 +32,6 @@ func (c config) setting(env, key, def string) string {
 
 // configBool reads a boolean setting as ansible-core's config does.
 func configBool(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "y", "yes", "on", "1", "true", "t":
-		return true
-	}
-	return false
+	b, _ := argspec.LenientBoolean(v)
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -91,16 +92,10 @@ func (r *Runner) shouldGather(p *playbook.Play, host string) bool {
 }
 
 // truthyKeyword reads a boolean play keyword as ansible-core's
-// boolean(strict=False) does.
+// boolean(strict=False) does: anything it does not recognise is false.
 func (r *Runner) truthyKeyword(v any) bool {
-	if s, ok := v.(string); ok {
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "yes", "true", "on", "1", "y", "t":
-			return true
-		}
-		return false
-	}
-	return value.Truthy(v)
+	b, _ := argspec.LenientBoolean(v)
+	return b
 }
 
 // factCache is a host's fact cache: the facts modules returned (setup,
