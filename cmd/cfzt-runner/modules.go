@@ -3,10 +3,13 @@ package main
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/cfzt/cfzt-runner/modules/facts"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
 	"github.com/cfzt/cfzt-runner/modules/uri"
+	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
 
 // moduleSets are the registrations of every module package. A new module
@@ -14,10 +17,10 @@ import (
 func moduleSets() [][]module.Entry {
 	return [][]module.Entry{
 		builtin.Entries(),
-		facts.Entries(),
 		k8s.Entries(),
-		system.Entries(),
 		uri.Entries(),
+		command.Entries(), ping.Entries(), waitfor.Entries(),
+		facts.Entries(), system.Entries(),
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
-	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -35,12 +34,15 @@ func (r *Runner) gatherFacts(ps *playState) {
 	}
 	first := r.newTaskRun(ps, ps.root, t, r.host(hosts[0]))
 	r.Display.TaskStart(first.name, t, false)
+	st := &step{}
+	defer r.endStep(ps, st)
 	for i, h := range hosts {
 		tr := first
 		if i > 0 {
 			tr = r.newTaskRun(ps, ps.root, t, r.host(h))
 		}
-		tr.process(tr.result(), nil)
+		st.fatal = st.fatal || tr.stepFatal()
+		st.add(h, tr.process(tr.result(), nil))
 	}
 }
 
@@ -81,21 +83,14 @@ func (r *Runner) gatherTask(p *playbook.Play) *playbook.Task {
 // implicit gathers unless the play says gather_facts: false, explicit
 // only when it says true, smart as implicit but once per host and run.
 func (r *Runner) shouldGather(p *playbook.Play, host string) bool {
-	implied := p.GatherFacts == nil || r.truthyKeyword(p.GatherFacts)
+	implied := p.GatherFacts == nil || keywordBool(p.GatherFacts)
 	switch strings.ToLower(r.Opts.Gathering) {
 	case "explicit":
-		return p.GatherFacts != nil && r.truthyKeyword(p.GatherFacts)
+		return p.GatherFacts != nil && keywordBool(p.GatherFacts)
 	case "smart":
 		return implied && !r.host(host).cache.gathered()
 	}
 	return implied
-}
-
-// truthyKeyword reads a boolean play keyword as ansible-core's
-// boolean(strict=False) does: anything it does not recognise is false.
-func (r *Runner) truthyKeyword(v any) bool {
-	b, _ := argspec.LenientBoolean(v)
-	return b
 }
 
 // factCache is a host's fact cache: the facts modules returned (setup,
@@ -125,6 +120,13 @@ func (c *factCache) clear() {
 // gathered reports whether gather_facts ran for the host.
 func (c *factCache) gathered() bool {
 	return c != nil && value.Truthy(c.facts.Default("_ansible_facts_gathered", false))
+}
+
+// setupRan reports whether setup's facts are in the cache (its
+// module_setup fact), which makes an undefined variable in a vars_files
+// name an error.
+func (c *factCache) setupRan() bool {
+	return c != nil && value.Truthy(c.facts.Default("module_setup", false))
 }
 
 // vars are the variables the cache gives a host: ansible_facts (the facts
@@ -267,7 +269,7 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 	}
 	switch {
 	case tr.t.Info.Kind == module.KindIncludeVars:
-		hs.incVars.Update(d)
+		tr.r.addIncludedVars(hs, d)
 	case tr.t.Info.Flags&module.SetsFacts != 0:
 		if value.Truthy(res.Default("_ansible_facts_cacheable", false)) {
 			tr.r.storeFacts(hs, d)

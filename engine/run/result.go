@@ -59,8 +59,11 @@ func normalizeFailure(t *playbook.Task, res *value.Dict) {
 	if captured, ok := res.Default("exception", nil).(*module.CapturedErrors); ok {
 		err.Cause = &ChainError{Msg: strings.TrimSuffix(prefix, ": ") + ".", Cause: captured}
 	}
-	if t.Implicit {
+	switch {
+	case t.Implicit:
 		err.Origin = nil
+	case t.UnknownOrigin != "":
+		err.Origin, err.Note = &value.Pos{}, t.UnknownOrigin
 	}
 	res.Set("exception", &ResultError{err})
 	if !res.Has("msg") {

@@ -254,6 +254,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`( object at )0x[0-9a-f]+>`), "${1}0x<ADDR>>"},
 	// Durations in results (pause and timed modules).
 	{regexp.MustCompile(`("delta": )"[^"]*"`), `$1"<DURATION>"`},
+	// The wall-clock start and end of a command's run.
+	{regexp.MustCompile(`("(?:start|end)": )"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?"`), `$1"<TIMESTAMP>"`},
 }
 
 // normalize removes what differs between machines and runs, not between
