@@ -39,7 +39,7 @@ type config struct {
 	// and showCustomStats SHOW_CUSTOM_STATS.
 	gathering                    string
 	injectFacts, showCustomStats bool
-	err                 error
+	err                          error
 }
 
 // pathValue is the ansible_config_file magic variable: the path or None.
