@@ -2,10 +2,10 @@ package facts
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -209,65 +209,14 @@ func filterFacts(facts *value.Dict, patterns []string) *value.Dict {
 	out := value.NewDict(facts.Len())
 	for _, p := range patterns {
 		facts.Each(func(k string, v any) bool {
-			if p == "" || fnmatch(p, k) {
+			if p == "" || py.Fnmatch(k, p) {
 				out.Set(k, v)
 			} else if !strings.HasPrefix(p, "ansible_") && !strings.HasPrefix(p, "facter") && !strings.HasPrefix(p, "ohai") &&
-				fnmatch("ansible_"+p, k) {
+				py.Fnmatch(k, "ansible_"+p) {
 				out.Set(k, v)
 			}
 			return true
 		})
 	}
 	return out
-}
-
-// fnmatch is Python's fnmatch.fnmatch on POSIX: "*" and "?" match any
-// character, "[...]" a set ("[!...]" its complement), and a "[" without
-// its "]" is literal. A pattern Python cannot compile matches nothing.
-func fnmatch(pattern, name string) bool {
-	re, err := regexp.Compile(globRegexp(pattern))
-	return err == nil && re.MatchString(name)
-}
-
-// globRegexp translates a shell pattern as fnmatch.translate does.
-func globRegexp(pattern string) string {
-	pat := []rune(pattern)
-	var b strings.Builder
-	b.WriteString(`(?s)^`)
-	for i := 0; i < len(pat); i++ {
-		switch c := pat[i]; c {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		case '[':
-			j := i + 1
-			if j < len(pat) && pat[j] == '!' {
-				j++
-			}
-			if j < len(pat) && pat[j] == ']' {
-				j++
-			}
-			for j < len(pat) && pat[j] != ']' {
-				j++
-			}
-			if j >= len(pat) {
-				b.WriteString(`\[`)
-				continue
-			}
-			set := strings.ReplaceAll(string(pat[i+1:j]), `\`, `\\`)
-			switch {
-			case strings.HasPrefix(set, "!"):
-				set = "^" + set[1:]
-			case strings.HasPrefix(set, "^"):
-				set = `\` + set
-			}
-			b.WriteString("[" + set + "]")
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	return b.String()
 }

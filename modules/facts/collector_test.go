@@ -102,25 +102,6 @@ func TestFilterFacts(t *testing.T) {
 	}
 }
 
-func TestFnmatch(t *testing.T) {
-	for _, tc := range []struct {
-		pattern, name string
-		match         bool
-	}{
-		{"a*", "abc", true},
-		{"a?c", "abc", true},
-		{"a?c", "ac", false},
-		{"[]a]", "]", true},
-		{"[^a]b", "^b", true},
-		{"[^a]b", "cb", false},
-		{"[a-", "[a-", true},
-		{"a.b", "axb", false},
-		{"[z-a]", "z", false},
-	} {
-		require.Equal(t, tc.match, fnmatch(tc.pattern, tc.name), "%s ~ %s", tc.pattern, tc.name)
-	}
-}
-
 func TestBadSubset(t *testing.T) {
 	ix := indexCollectors(platformCollectors("linux"))
 	_, err := ix.collectorNames([]string{"all", "nope"})

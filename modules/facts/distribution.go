@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -268,7 +269,7 @@ func parseSUSE(data, path string, guess, f map[string]string) (bool, map[string]
 	}
 	switch path {
 	case "/etc/os-release":
-		for _, line := range splitLines(data) {
+		for _, line := range py.Splitlines(data, false) {
 			if v, ok := group(`^NAME=(.*)`, line); ok {
 				f["distribution"] = strings.Trim(v, `"`)
 			}
@@ -289,7 +290,7 @@ func parseSUSE(data, path string, guess, f map[string]string) (bool, map[string]
 			}
 		}
 	case "/etc/SuSE-release":
-		lines := splitLines(data)
+		lines := py.Splitlines(data, false)
 		switch {
 		case strings.Contains(lower, "open"):
 			if len(lines) > 0 {
@@ -433,7 +434,7 @@ func parseMandriva(data, _ string, _, f map[string]string) (bool, map[string]str
 }
 
 func parseNA(data, _ string, guess, f map[string]string) (bool, map[string]string) {
-	for _, line := range splitLines(data) {
+	for _, line := range py.Splitlines(data, false) {
 		if v, ok := group(`^NAME=(.*)`, line); ok {
 			f["distribution"] = strings.Trim(v, `"`)
 		}
@@ -525,7 +526,7 @@ func readLSB(lines []string, sep string, fields [][2]string, lsb map[string]stri
 func collectLSB(s *system, _ *value.Dict) *value.Dict {
 	lsb := map[string]string{}
 	if rc, out, found := s.runBin("lsb_release", "-a"); found && rc == 0 {
-		readLSB(splitLines(out), ":", lsbCommandFields, lsb)
+		readLSB(py.Splitlines(out, false), ":", lsbCommandFields, lsb)
 	}
 	if len(lsb) == 0 && exists("/etc/lsb-release") {
 		readLSB(fileLines("/etc/lsb-release"), "=", lsbFileFields, lsb)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
 // distro answers what the `distro` library answers for ansible-core:
@@ -46,7 +48,7 @@ func (d *distro) lsbInfo() map[string]string {
 	if !found || rc != 0 {
 		return d.lsb
 	}
-	for _, line := range splitLines(out) {
+	for _, line := range py.Splitlines(out, false) {
 		k, v, ok := strings.Cut(line, ":")
 		if ok {
 			d.lsb[strings.ToLower(strings.ReplaceAll(k, " ", "_"))] = strings.TrimSpace(v)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -269,7 +270,7 @@ func dmiFacts(s *system) *value.Dict {
 		}
 		if rc, out, _ := s.run(bin, "-s", d.keyword); rc == 0 {
 			var kept []string
-			for _, line := range splitLines(out) {
+			for _, line := range py.Splitlines(out, false) {
 				if !strings.HasPrefix(line, "#") {
 					kept = append(kept, line)
 				}
@@ -338,7 +339,7 @@ func lvmFacts(s *system) *value.Dict {
 	rows := func(bin string) [][]string {
 		_, out, _ := s.run(append([]string{bin}, opts...)...)
 		var l [][]string
-		for _, line := range splitLines(out) {
+		for _, line := range py.Splitlines(out, false) {
 			l = append(l, strings.Split(strings.TrimSpace(line), ","))
 		}
 		return l

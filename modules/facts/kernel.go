@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -94,7 +95,7 @@ func collectCaps(s *system, _ *value.Dict) *value.Dict {
 		return f
 	}
 	enforced, caps := "NA", []any{}
-	for _, line := range splitLines(out) {
+	for _, line := range py.Splitlines(out, false) {
 		rest, ok := strings.CutPrefix(line, "Current:")
 		if !ok {
 			continue
@@ -250,7 +251,7 @@ func systemdBooted(s *system) bool {
 // collectDNS is the dns collector: /etc/resolv.conf.
 func collectDNS(_ *system, _ *value.Dict) *value.Dict {
 	dns := value.NewDict(4)
-	for _, line := range splitLines(contentOr("/etc/resolv.conf", "")) {
+	for _, line := range py.Splitlines(contentOr("/etc/resolv.conf", ""), false) {
 		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") || strings.TrimSpace(line) == "" {
 			continue
 		}
@@ -308,7 +309,7 @@ func collectSSHPubKeys(_ *system, _ *value.Dict) *value.Dict {
 // collectISCSI is the iscsi collector on Linux.
 func collectISCSI(_ *system, _ *value.Dict) *value.Dict {
 	iqn := ""
-	for _, line := range splitLines(contentOr("/etc/iscsi/initiatorname.iscsi", "")) {
+	for _, line := range py.Splitlines(contentOr("/etc/iscsi/initiatorname.iscsi", ""), false) {
 		if v, ok := strings.CutPrefix(line, "InitiatorName="); ok {
 			iqn = v
 			break
@@ -320,7 +321,7 @@ func collectISCSI(_ *system, _ *value.Dict) *value.Dict {
 // collectNVMe is the nvme collector on Linux.
 func collectNVMe(_ *system, _ *value.Dict) *value.Dict {
 	nqn := ""
-	for _, line := range splitLines(contentOr("/etc/nvme/hostnqn", "")) {
+	for _, line := range py.Splitlines(contentOr("/etc/nvme/hostnqn", ""), false) {
 		if strings.HasPrefix(line, "nqn.") {
 			nqn = line
 			break

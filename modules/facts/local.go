@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -89,11 +90,7 @@ func pyOSError(err error, path string) string {
 	if !errors.As(err, &errno) {
 		return err.Error()
 	}
-	msg := errno.Error()
-	if msg != "" {
-		msg = strings.ToUpper(msg[:1]) + msg[1:]
-	}
-	return fmt.Sprintf("[Errno %d] %s: '%s'", int(errno), msg, path)
+	return fmt.Sprintf("[Errno %d] %s: '%s'", int(errno), py.Strerror(errno), path)
 }
 
 // iniError is a configparser error: the file is not INI.

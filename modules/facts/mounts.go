@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -100,7 +101,7 @@ func mtabEntries() [][]string {
 		file = "/proc/mounts"
 	}
 	var out [][]string
-	for _, line := range splitLines(contentOr(file, "")) {
+	for _, line := range py.Splitlines(contentOr(file, ""), false) {
 		if f := strings.Fields(line); len(f) >= 4 {
 			out = append(out, f)
 		}
@@ -115,7 +116,7 @@ func bindMounts(s *system) map[string]bool {
 	if !found || rc != 0 {
 		return out
 	}
-	for _, line := range splitLines(stdout) {
+	for _, line := range py.Splitlines(stdout, false) {
 		if f := strings.Fields(line); len(f) >= 2 && strings.HasSuffix(f[1], "]") {
 			out[f[0]] = true
 		}
@@ -130,7 +131,7 @@ func lsblkUUIDs(s *system) map[string]string {
 	if !found || rc != 0 {
 		return out
 	}
-	for _, line := range splitLines(stdout) {
+	for _, line := range py.Splitlines(stdout, false) {
 		f := strings.Fields(strings.TrimSpace(line))
 		if len(f) < 2 {
 			continue

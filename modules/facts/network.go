@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -53,7 +54,7 @@ func defaultInterfaces(s *system, ip string, collected *value.Dict) (v4, v6 *val
 			continue
 		}
 		_, out, _ := s.run(ip, q.flag, "route", "get", q.dest)
-		lines := splitLines(out)
+		lines := py.Splitlines(out, false)
 		if len(lines) == 0 {
 			continue
 		}
@@ -85,7 +86,7 @@ func locallyReachable(s *system, ip string) *value.Dict {
 		if rc != 0 {
 			continue
 		}
-		for _, line := range splitLines(out) {
+		for _, line := range py.Splitlines(out, false) {
 			w := strings.Fields(line)
 			if len(w) < 2 || w[0] != "local" {
 				continue
@@ -245,7 +246,7 @@ func bondingFacts(d *value.Dict, at func(...string) string) {
 
 // parse reads `ip addr show` output for device.
 func (n *netScan) parse(out, device, mac string, secondary bool) {
-	for _, line := range splitLines(out) {
+	for _, line := range py.Splitlines(out, false) {
 		words := strings.Fields(line)
 		if len(words) < 2 {
 			continue
@@ -356,7 +357,7 @@ func ethtoolData(s *system, device string) *value.Dict {
 	}
 	if rc, out, _ := s.run(bin, "-k", device); rc == 0 {
 		features := value.NewDict(32)
-		for _, line := range splitLines(strings.TrimSpace(out)) {
+		for _, line := range py.Splitlines(strings.TrimSpace(out), false) {
 			if line == "" || strings.HasSuffix(line, ":") {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -44,7 +45,7 @@ func collectPlatform(s *system, _ *value.Dict) *value.Dict {
 		id, ok = content("/etc/machine-id")
 	}
 	if ok {
-		f.Set("machine_id", splitLines(id)[0])
+		f.Set("machine_id", py.Splitlines(id, false)[0])
 	}
 	return f
 }

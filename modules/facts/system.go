@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -68,19 +69,7 @@ func fileLines(path string) []string {
 	if !ok {
 		return nil
 	}
-	return splitLines(s)
-}
-
-// splitLines splits text on line breaks as Python's str.splitlines does
-// for the usual separators, without a trailing empty line.
-func splitLines(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
+	return py.Splitlines(s, false)
 }
 
 func exists(path string) bool {

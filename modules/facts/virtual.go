@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -54,7 +55,7 @@ func collectVirtual(s *system, _ *value.Dict) *value.Dict {
 	if bin := s.binPath("dmidecode"); bin != "" {
 		if rc, out, _ := s.run(bin, "-s", "system-product-name"); rc == 0 {
 			var vendor strings.Builder
-			for _, line := range splitLines(out) {
+			for _, line := range py.Splitlines(out, false) {
 				if !strings.HasPrefix(line, "#") {
 					vendor.WriteString(strings.TrimSpace(line))
 				}
@@ -316,7 +317,7 @@ func (v *virtScan) s390(s *system) {
 		return
 	}
 	if rc, out, _ := s.run("lscpu"); rc == 0 {
-		for _, line := range splitLines(out) {
+		for _, line := range py.Splitlines(out, false) {
 			k, val, _ := strings.Cut(line, ":")
 			if strings.TrimSpace(k) == "Hypervisor" {
 				t := strings.TrimSpace(val)
