@@ -667,7 +667,7 @@ func errLinks(err error) []errLink {
 					pending = ce.Origin
 				}
 			} else {
-				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note})
+				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note, detached: ce.Detached})
 			}
 			e = ce.Cause
 			continue

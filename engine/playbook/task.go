@@ -3,6 +3,7 @@ package playbook
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -63,11 +64,16 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 				Msg: "Using a template for task args is unsafe in some situations (see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe)."})
 		}
 		if d, ok := extra.(*value.Dict); ok {
+			var keys []string
 			if t.kvPos != nil {
-				var keys []string
 				for _, k := range t.Args.Keys() {
-					keys = append(keys, "'"+k+"'")
+					if k != "_raw_params" {
+						keys = append(keys, "'"+k+"'")
+					}
 				}
+				sort.Strings(keys)
+			}
+			if len(keys) > 0 {
 				l.warnings = append(l.warnings, Warning{Pos: *t.kvPos, Deprecated: "2.23",
 					Msg:  fmt.Sprintf("Merging legacy k=v args (%s) into task args.", strings.Join(keys, ", ")),
 					Help: "Include all task args in the task `args` mapping."})
@@ -236,6 +242,9 @@ func recordArgPos(t *Task, file string, n *yaml.Node) {
 func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	name := k.Value
 	argNode := v
+	// actionArgs is the rest of an `action: module args` string, parsed
+	// once the module is known.
+	var actionArgs *string
 	if name == "action" || name == "local_action" {
 		val, err := value.FromYAML(file, v)
 		if err != nil {
@@ -245,7 +254,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		case string:
 			mod, rest, _ := strings.Cut(strings.TrimSpace(a), " ")
 			name = mod
-			t.Args = ParseKV(rest)
+			actionArgs = &rest
 			argNode = nil
 		case *value.Dict:
 			m, _ := a.Get("module")
@@ -277,6 +286,17 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			Help: suggest(name, l.Modules.Names())}
 	}
 	t.Module, t.Action, t.Info, t.ModulePos = info.Name, name, info, value.NodePos(file, k)
+	if actionArgs != nil {
+		if info.Flags&module.CommandLine != 0 {
+			args, err := ParseCommandLine(*actionArgs)
+			if err != nil {
+				return parseErr(t.Pos, "%s: %s", err, *actionArgs)
+			}
+			t.Args = args
+		} else {
+			t.Args = ParseKV(*actionArgs)
+		}
+	}
 	if argNode == nil {
 		if t.Args == nil {
 			t.Args = value.NewDict(0)
@@ -293,9 +313,20 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		recordArgPos(t, file, argNode)
 		RecordOrigins(file, argNode, a)
 	case string:
-		if info.Flags&module.FreeForm != 0 {
+		switch {
+		case info.Flags&module.CommandLine != 0:
+			args, err := ParseCommandLine(a)
+			if err != nil {
+				return parseErr(value.NodePos(file, argNode), "%s: %s", err, a)
+			}
+			t.Args = args
+			if t.Args.Len() > 1 || !t.Args.Has("_raw_params") {
+				p := value.NodePos(file, argNode)
+				t.kvPos = &p
+			}
+		case info.Flags&module.FreeForm != 0:
 			t.Args = value.DictOf("_raw_params", a)
-		} else {
+		default:
 			t.Args = ParseKV(a)
 			p := value.NodePos(file, argNode)
 			t.kvPos = &p

@@ -463,6 +463,7 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if res == nil {
 		res = module.Result(false)
 	}
+	normalizeModuleFailure(t, res)
 	return res, nil
 }
 

@@ -20,12 +20,12 @@ func BenchmarkCommand(b *testing.B) {
 }
 
 // BenchmarkCommandArguments is the module's own work without the process:
-// free-form options, validation and splitting of a long line, in check mode.
+// validation and splitting of a long line, in check mode.
 func BenchmarkCommandArguments(b *testing.B) {
 	h := moduletest.NewHost(value.DictOf("playbook_dir", b.TempDir()))
-	line := `kubectl --namespace "my ns" get pods -o 'jsonpath={.items[*].metadata.name}' --selector app=web chdir=/tmp`
+	line := `kubectl --namespace "my ns" get pods -o 'jsonpath={.items[*].metadata.name}' --selector app=web`
 	for b.Loop() {
-		req := h.Request("command", "_raw_params", line)
+		req := h.Request("command", "_raw_params", line, "chdir", "/tmp")
 		req.Check = true
 		if _, err := commandAction(req); err != nil {
 			b.Fatal(err)

@@ -22,10 +22,11 @@ import (
 // All four take a free-form command line; raw and script are action
 // plugins whose failures are their own ("Action failed").
 func Entries() []module.Entry {
-	actionPlugin := module.FreeForm | module.ControllerAction
+	line := module.FreeForm | module.CommandLine
+	actionPlugin := line | module.ControllerAction
 	return []module.Entry{
-		{FQCN: "ansible.builtin.command", Flags: module.FreeForm, Module: module.Func(commandAction)},
-		{FQCN: "ansible.builtin.shell", Flags: module.FreeForm, Module: module.Func(shellAction)},
+		{FQCN: "ansible.builtin.command", Flags: line, Module: module.Func(commandAction)},
+		{FQCN: "ansible.builtin.shell", Flags: line, Module: module.Func(shellAction)},
 		{FQCN: "ansible.builtin.raw", Flags: actionPlugin, Module: module.Func(rawAction)},
 		{FQCN: "ansible.builtin.script", Flags: actionPlugin, Module: module.Func(scriptAction)},
 	}
@@ -59,13 +60,13 @@ var commandSpec = argspec.Spec{
 
 // commandAction is the command action: it runs the command module.
 func commandAction(req *module.Request) (*value.Dict, error) {
-	return commandModule(req, extractFreeFormOptions(req.Args))
+	return commandModule(req, req.Args)
 }
 
 // shellAction is the shell action: the command module with _uses_shell,
 // refusing the one option that makes no sense through a shell.
 func shellAction(req *module.Request) (*value.Dict, error) {
-	args := extractFreeFormOptions(req.Args)
+	args := req.Args
 	if args.Has("expand_argument_vars") {
 		return nil, &module.ActionFail{Msg: "Unsupported parameters for (" + req.Action + ") module: expand_argument_vars"}
 	}
@@ -114,7 +115,7 @@ func (c *commandRun) run() (*value.Dict, error) {
 	if !c.shell && line != "" {
 		words, err := shlexSplit(line)
 		if err != nil {
-			return nil, moduleCrash(err)
+			return module.Crashed(err), nil
 		}
 		argv = words
 	} else if line == "" && c.p.IsSet("argv") {
@@ -327,12 +328,6 @@ func shellExecutable(req *module.Request, executable string) string {
 		}
 	}
 	return "/bin/sh"
-}
-
-// moduleCrash is an exception escaping a module: the task fails with
-// "Module failed: " and the exception's message.
-func moduleCrash(err error) error {
-	return fmt.Errorf("Module failed: %w", err)
 }
 
 func stringList(ss []string) []any {

@@ -65,7 +65,7 @@ func TestCommand(t *testing.T) {
 			want: value.DictOf("changed", false, "stdout", "", "stderr", "", "rc", 0, "cmd", lines("false"),
 				"start", nil, "end", nil, "delta", nil, "msg", "Command would have run if not in check mode", "skipped", true,
 				"stdout_lines", lines(), "stderr_lines", lines())},
-		{name: "check mode with removes of a missing file", action: "command", args: []any{"_raw_params", "false removes=/nonexistent/*"}, check: true,
+		{name: "check mode with removes of a missing file", action: "command", args: []any{"_raw_params", "false", "removes", "/nonexistent/*"}, check: true,
 			want: value.DictOf("changed", false, "stdout", "skipped, since /nonexistent/* does not exist", "stderr", "", "rc", 0, "cmd", lines("false"),
 				"start", nil, "end", nil, "delta", nil, "msg", "Would not run command since '/nonexistent/*' does not exist",
 				"stdout_lines", lines("skipped, since /nonexistent/* does not exist"), "stderr_lines", lines())},
@@ -156,8 +156,10 @@ func TestCommandWarningsAndCrashes(t *testing.T) {
 	require.Equal(t, "hi", res.Default("stdout", nil))
 	require.Equal(t, []string{"As of Ansible 2.4, the parameter 'executable' is no longer supported with the 'command' module. Not using '/bin/bash'."}, h.Warnings)
 
-	_, err := Entries()[0].Module.Run(h.Request("command", "_raw_params", `echo "open`))
-	require.EqualError(t, err, "Module failed: No closing quotation")
+	res, err := Entries()[0].Module.Run(h.Request("command", "_raw_params", `echo "open`))
+	require.NoError(t, err)
+	require.Equal(t, true, res.Default("failed", nil))
+	require.EqualError(t, res.Default("exception", nil).(error), "No closing quotation")
 
 	req := h.Request("shell", "_raw_params", "true", "expand_argument_vars", false)
 	_, err = Entries()[1].Module.Run(req)
@@ -221,7 +223,7 @@ func alive(pid int) bool {
 
 func TestCommandPathsExpandWithTaskEnvironment(t *testing.T) {
 	h, dir := newHost(t)
-	req := h.Request("command", "_raw_params", "pwd chdir=$TARGET")
+	req := h.Request("command", "_raw_params", "pwd", "chdir", "$TARGET")
 	req.Env = map[string]string{"TARGET": dir}
 	res, err := Entries()[0].Module.Run(req)
 	require.NoError(t, err)

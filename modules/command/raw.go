@@ -19,7 +19,7 @@ func rawAction(req *module.Request) (*value.Dict, error) {
 	if req.Check {
 		return value.DictOf("changed", false, "skipped", true), nil
 	}
-	args := extractFreeFormOptions(req.Args)
+	args := req.Args
 	line := ""
 	if l, ok := args.Get("_raw_params"); ok && l != nil {
 		line = value.Str(l)

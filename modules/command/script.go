@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ var scriptSpec = argspec.Spec{
 // directory, made executable and run by /bin/sh with the rest of the
 // line as its arguments, in the playbook's directory (or chdir).
 func scriptAction(req *module.Request) (*value.Dict, error) {
-	v := scriptSpec.Validate(extractFreeFormOptions(req.Args))
+	v := scriptSpec.Validate(req.Args)
 	if err := v.ActionError(req.Action); err != nil {
 		return nil, err
 	}
@@ -63,7 +64,9 @@ func scriptAction(req *module.Request) (*value.Dict, error) {
 	}
 	source, searched, found := req.Host.FindFile("files", words[0])
 	if !found {
-		return nil, &module.ActionFail{Msg: notFoundMessage(words[0], searched)}
+		// ansible-core raises the action failure from AnsibleFileNotFound.
+		msg := notFoundMessage(words[0], searched)
+		return nil, &module.ActionFail{Msg: msg, Err: errors.New(msg)}
 	}
 	if req.Check {
 		if p.Str("creates") != "" || p.Str("removes") != "" {

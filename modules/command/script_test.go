@@ -17,7 +17,7 @@ func TestRaw(t *testing.T) {
 	require.Equal(t, value.DictOf("changed", true, "rc", 0, "stdout", dir+"\n\n", "stderr", "e\n",
 		"stdout_lines", lines(dir, ""), "stderr_lines", lines("e")), res)
 
-	req := h.Request("raw", "_raw_params", "echo $0 executable=/bin/bash")
+	req := h.Request("raw", "_raw_params", "echo $0", "executable", "/bin/bash")
 	req.Env = map[string]string{"FOO": "ignored"}
 	res, err := Entries()[2].Module.Run(req)
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestScript(t *testing.T) {
 	res = run1(t, h, "script", "_raw_params", "args.sh", "creates", "files")
 	require.Equal(t, value.DictOf("changed", false, "skipped", true, "msg", "files exists, matching creates option"), res)
 
-	res = run1(t, h, "script", "_raw_params", "args.sh removes=nothing")
+	res = run1(t, h, "script", "_raw_params", "args.sh", "removes", "nothing")
 	require.Equal(t, value.DictOf("changed", false, "skipped", true, "msg", "nothing does not exist, matching removes option"), res)
 
 	req = h.Request("script", "_raw_params", "args.sh")
@@ -67,7 +67,7 @@ func TestScript(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, value.DictOf("changed", false, "skipped", true, "msg", "Check mode is not supported for this task."), res)
 
-	req = h.Request("script", "_raw_params", "args.sh creates=nothing")
+	req = h.Request("script", "_raw_params", "args.sh", "creates", "nothing")
 	req.Check = true
 	res, err = Entries()[3].Module.Run(req)
 	require.NoError(t, err)
@@ -85,6 +85,8 @@ func TestScript(t *testing.T) {
 		{[]any{"cmd", "args.sh", "foo", 1}, "Unsupported parameters for (script) module: foo. Supported parameters include: _raw_params, chdir, cmd, creates, executable, removes."},
 	} {
 		_, err := Entries()[3].Module.Run(h.Request("script", tc.args...))
-		require.Equal(t, &module.ActionFail{Msg: tc.msg}, err)
+		var af *module.ActionFail
+		require.ErrorAs(t, err, &af)
+		require.Equal(t, tc.msg, af.Msg)
 	}
 }

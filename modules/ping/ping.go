@@ -19,7 +19,7 @@ var spec = argspec.Spec{Options: []argspec.Option{{Name: "data", Type: argspec.S
 
 // errCrash is the exception ping raises on purpose when data is "crash",
 // so playbooks can test how a module failure is handled.
-var errCrash = errors.New("Module failed: boom")
+var errCrash = errors.New("boom")
 
 func ping(req *module.Request) (*value.Dict, error) {
 	v := spec.Validate(req.Args)
@@ -28,7 +28,7 @@ func ping(req *module.Request) (*value.Dict, error) {
 	}
 	data, _ := v.Params.Get("data")
 	if data == "crash" {
-		return nil, errCrash
+		return module.Crashed(errCrash), nil
 	}
 	return value.DictOf("changed", false, "ping", data), nil
 }

@@ -20,7 +20,7 @@ func TestPing(t *testing.T) {
 	}{
 		{name: "pong", want: value.DictOf("changed", false, "ping", "pong")},
 		{name: "data", args: []any{"data", 42}, want: value.DictOf("changed", false, "ping", "42")},
-		{name: "crash", args: []any{"data", "crash"}, err: "Module failed: boom"},
+		{name: "crash", args: []any{"data", "crash"}, want: module.Crashed(errCrash)},
 		{name: "bad argument", args: []any{"date", "x"},
 			want: module.Failed("Unsupported parameters for (ping) module: date. Supported parameters include: data.")},
 	} {
