@@ -254,6 +254,11 @@ var normalizers = []struct {
 	{regexp.MustCompile(`( object at )0x[0-9a-f]+>`), "${1}0x<ADDR>>"},
 	// Durations in results (pause and timed modules).
 	{regexp.MustCompile(`("delta": )"[^"]*"`), `$1"<DURATION>"`},
+	// The user and group a file belongs to: the account the run uses.
+	{regexp.MustCompile(`("(?:uid|gid)": )\d+`), "${1}<ID>"},
+	{regexp.MustCompile(`("(?:owner|group|pw_name|gr_name)": )"[^"]*"`), `$1"<NAME>"`},
+	// The size of a directory depends on the file system.
+	{regexp.MustCompile(`("size": )\d+(, "state": "directory")`), "${1}<DIRSIZE>$2"},
 }
 
 // normalize removes what differs between machines and runs, not between
