@@ -259,6 +259,14 @@ var normalizers = []struct {
 	{regexp.MustCompile(`("(?:owner|group|pw_name|gr_name)": )"[^"]*"`), `$1"<NAME>"`},
 	// The size of a directory depends on the file system.
 	{regexp.MustCompile(`("size": )\d+(, "state": "directory")`), "${1}<DIRSIZE>$2"},
+	// Inode numbers, devices, inode generations and times of the files a
+	// run makes (stat, find).
+	{regexp.MustCompile(`("(?:inode|dev)": )\d+`), "${1}<N>"},
+	{regexp.MustCompile(`("version": )"\d+"`), `$1"<N>"`},
+	{regexp.MustCompile(`("(?:atime|mtime|ctime)": )\d+(?:\.\d+)?`), "${1}<TIME>"},
+	// Block counts and lsattr flags depend on the file system.
+	{regexp.MustCompile(`("(?:blocks|block_size)": )\d+`), "${1}<N>"},
+	{regexp.MustCompile(`"attr_flags": "[^"]*", "attributes": \[[^\]]*\]`), `"attr_flags": "<FLAGS>", "attributes": [<FLAGS>]`},
 }
 
 // normalize removes what differs between machines and runs, not between
