@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -118,8 +119,8 @@ func arg(args *value.Dict, names ...string) (any, bool) {
 }
 
 func (s *kindScan) task(t *playbook.Task) {
-	switch t.Module {
-	case "k8s_info":
+	switch {
+	case t.Info.FQCN == "kubernetes.core.k8s_info":
 		apiVersion := "v1"
 		if v, ok := arg(t.Args, "api_version", "api", "version"); ok {
 			if apiVersion, ok = literal(v); !ok {
@@ -142,7 +143,7 @@ func (s *kindScan) task(t *playbook.Task) {
 			return
 		}
 		s.kinds[Target{GVK: gv.WithKind(kind), Namespace: ns}] = true
-	case "include_tasks":
+	case t.Info.Kind == module.KindIncludeTasks:
 		v, _ := arg(t.Args, "_raw_params", "file")
 		if name, ok := s.render(v); ok && name != "" {
 			s.file(s.l.FindTasksFile(t.Dir, t.Role, name), t.Role)
@@ -153,7 +154,7 @@ func (s *kindScan) task(t *playbook.Task) {
 			dir = filepath.Join(t.Role.Role.Path, "tasks")
 		}
 		s.dir(dir, t.Role)
-	case "include_role":
+	case t.Info.Kind == module.KindIncludeRole:
 		v, _ := arg(t.Args, "name")
 		name, ok := s.render(v)
 		if !ok {

@@ -3,8 +3,8 @@ package operator
 import (
 	"sync"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -21,8 +21,8 @@ type ReadRecorder struct {
 func NewReadRecorder() *ReadRecorder { return &ReadRecorder{seen: map[Target]bool{}} }
 
 // Wrap returns m recording each call's target before running it.
-func (r *ReadRecorder) Wrap(m modules.Module) modules.Module {
-	return modules.Func(func(req *modules.Request) (*value.Dict, error) {
+func (r *ReadRecorder) Wrap(m module.Module) module.Module {
+	return module.Func(func(req *module.Request) (*value.Dict, error) {
 		if t, ok := readTarget(req.Args); ok {
 			r.mu.Lock()
 			r.seen[t] = true

@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -202,15 +204,9 @@ func TestScanKinds(t *testing.T) {
 	write("roles/lister/tasks/tenants.yml", "- k8s_info: {api_version: cfzt.cloudflare.com/v1alpha1, kind: CloudflareZeroTrustTenant}\n")
 	write("roles/dyn/tasks/main.yml", "- k8s_info: {api_version: cfzt.cloudflare.com/v1alpha1, kind: CloudflareTask, namespace: ops}\n")
 	write("roles/other/tasks/main.yml", "- k8s_info: {api_version: apps/v1, kind: Deployment}\n")
-	resolve := func(n string) (string, bool) {
-		short := n[strings.LastIndex(n, ".")+1:]
-		switch short {
-		case "k8s_info", "include_tasks", "include_role", "debug":
-			return short, true
-		}
-		return "", false
-	}
-	l := playbook.NewLoader(resolve, nil)
+	reg, err := module.NewRegistry(builtin.Entries(), k8s.Entries())
+	require.NoError(t, err)
+	l := playbook.NewLoader(reg, nil)
 	pb, err := l.LoadPlaybook(filepath.Join(dir, "pb.yml"))
 	require.NoError(t, err)
 	got := ScanKinds(l, pb, template.New(), value.NewDict(0))
@@ -226,14 +222,14 @@ func TestScanKinds(t *testing.T) {
 func TestReadRecorder(t *testing.T) {
 	r := NewReadRecorder()
 	calls := 0
-	m := r.Wrap(modules.Func(func(*modules.Request) (*value.Dict, error) { calls++; return modules.Result(false), nil }))
+	m := r.Wrap(module.Func(func(*module.Request) (*value.Dict, error) { calls++; return module.Result(false), nil }))
 	for _, args := range []*value.Dict{
 		value.DictOf("api_version", "gateway.networking.k8s.io/v1", "kind", "HTTPRoute", "namespace", "apps"),
 		value.DictOf("kind", "Secret"),
 		value.DictOf("kind", "Secret"),
 		value.DictOf("api_version", "v1"),
 	} {
-		_, err := m.Run(&modules.Request{Args: args})
+		_, err := m.Run(&module.Request{Args: args})
 		require.NoError(t, err)
 	}
 	require.Equal(t, 4, calls)

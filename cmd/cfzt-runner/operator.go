@@ -16,13 +16,12 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
-	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/operator"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -172,13 +171,15 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 	}
 	// k8s_info calls are recorded: watch mode watches what they read.
 	reads := operator.NewReadRecorder()
-	kube := k8s.Modules()
-	kube["k8s_info"] = reads.Wrap(kube["k8s_info"])
-	reg, err := modules.NewRegistry(modules.Builtin(), kube, uri.Modules())
+	reg, err := newRegistry(func(e module.Entry) module.Module {
+		if e.FQCN == "kubernetes.core.k8s_info" {
+			return reads.Wrap(e.Module)
+		}
+		return e.Module
+	})
 	if err != nil {
 		return exitCode(err)
 	}
-	playbook.SetKnownModules(reg.Names())
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
 		return exitCode(err)
@@ -238,8 +239,8 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 // runCycle loads every playbook with a fresh loader, template engine and
 // inventory, so edited YAML takes effect, and runs them. Its Targets are
 // the kinds the playbooks read with literal names (ScanKinds).
-func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *modules.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
-	loader := playbook.NewLoader(reg.Resolve, cfg.rolesPath)
+func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *module.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
+	loader := playbook.NewLoader(reg, cfg.rolesPath)
 	eng := template.New()
 	res := operator.CycleResult{}
 	for _, book := range books {

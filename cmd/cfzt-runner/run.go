@@ -13,9 +13,6 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
-	"github.com/cfzt/cfzt-runner/modules/k8s"
-	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/mattn/go-isatty"
 )
 
@@ -137,11 +134,10 @@ func runCLI(ctx context.Context, args []string) int {
 	if c.op.handles() {
 		return runOperator(ctx, c, c.op, books)
 	}
-	reg, err := modules.NewRegistry(modules.Builtin(), k8s.Modules(), uri.Modules())
+	reg, err := newRegistry(nil)
 	if err != nil {
 		return exitCode(err)
 	}
-	playbook.SetKnownModules(reg.Names())
 	cfg := loadConfig()
 	if cfg.err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
@@ -156,7 +152,7 @@ func runCLI(ctx context.Context, args []string) int {
 			return 1
 		}
 	}
-	loader := playbook.NewLoader(reg.Resolve, cfg.rolesPath)
+	loader := playbook.NewLoader(reg, cfg.rolesPath)
 	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -212,7 +213,7 @@ func (d *Default) cleanResult(ev *run.Event) *value.Dict {
 		out.Set("censored", "the output has been hidden due to the fact that 'no_log: true' was specified for this result")
 	} else {
 		out = value.NewDict(res.Len())
-		isDebug := ev.Task.Module == "debug"
+		isDebug := ev.Task.Info.FQCN == "ansible.builtin.debug"
 		res.Each(func(k string, v any) bool {
 			switch {
 			case k == "failed" || k == "skipped" || k == "exception":
@@ -224,7 +225,7 @@ func (d *Default) cleanResult(ev *run.Event) *value.Dict {
 			return true
 		})
 	}
-	if ev.Task.Module == "debug" {
+	if ev.Task.Info.FQCN == "ansible.builtin.debug" {
 		if out.Has("msg") {
 			for _, k := range append([]string(nil), out.Keys()...) {
 				if !debugKeep[k] && !strings.HasPrefix(k, "_") {
@@ -377,7 +378,7 @@ func (d *Default) Result(ev *run.Event) {
 	}
 	switch ev.Status {
 	case run.StatusOK, run.StatusChanged:
-		if ev.Loop || (ev.Task.Module == "include_tasks" || ev.Task.Module == "include_role") {
+		if ev.Loop || (ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole) {
 			return
 		}
 		word, c := "ok", colorOK

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -86,7 +87,7 @@ var statusWords = map[run.Status]string{run.StatusOK: "ok", run.StatusChanged: "
 // task, whose items already had their own events. A failed or skipped
 // aggregate is emitted, marked "loop": true.
 func (j *JSON) Result(ev *run.Event) {
-	include := ev.Task.Module == "include_tasks" || ev.Task.Module == "include_role"
+	include := ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole
 	if (include || ev.Loop) && (ev.Status == run.StatusOK || ev.Status == run.StatusChanged) {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -28,10 +29,10 @@ func (f Func) Run(req *Request) (*value.Dict, error) { return f(req) }
 // Request is one invocation of a module with its rendered arguments.
 type Request struct {
 	Ctx context.Context
-	// Name is the module's canonical short name ("command"); Action is the
-	// name as the task wrote it ("ansible.builtin.command"), which some
-	// error messages quote.
-	Name, Action string
+	// Name is the module's short name ("command"), FQCN its full name, and
+	// Action the name as the task wrote it, which some error messages
+	// quote (see LoadName).
+	Name, FQCN, Action string
 	// Args are the rendered arguments, omitted values already dropped. The
 	// module owns this copy.
 	Args      *value.Dict
@@ -43,6 +44,20 @@ type Request struct {
 	Env map[string]string
 	// Host is the executor's side of the contract for this task and host.
 	Host Host
+}
+
+// LoadName is the module's name as ansible-core loaded it, which
+// AnsibleModule quotes in "Unsupported parameters for (NAME) module": the
+// name as written when it is qualified, else ansible.legacy.<name> for a
+// builtin and the FQCN for a collection's module.
+func (r *Request) LoadName() string {
+	switch {
+	case strings.Contains(r.Action, "."):
+		return r.Action
+	case r.FQCN == "" || strings.HasPrefix(r.FQCN, "ansible.builtin."):
+		return "ansible.legacy." + r.Name
+	}
+	return r.FQCN
 }
 
 // Getenv looks a variable up in the task environment, then the process's.

@@ -35,9 +35,13 @@ const (
 	// IgnoresFacts marks modules whose `ansible_facts` result key is data
 	// to show, not facts to store (debug with `var: ansible_facts`).
 	IgnoresFacts
-	// RunsOnController marks actions that never touch the target host
-	// (add_host, group_by, debug...): delegate_to does not apply.
-	RunsOnController
+	// ControllerAction marks action plugins that run on the controller
+	// only (debug, add_host, group_by...): their failures read "Action
+	// failed" rather than "Module failed".
+	ControllerAction
+	// FreeForm marks modules whose whole string argument is _raw_params
+	// (command, shell, include_tasks...) rather than key=value pairs.
+	FreeForm
 )
 
 // Entry registers one module under its fully qualified name.

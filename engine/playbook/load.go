@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
 
 // Loader reads playbooks, task files and roles.
 type Loader struct {
-	// Resolve maps an action name (short or FQCN) to its canonical module
-	// name; ok is false for an unknown module.
-	Resolve func(name string) (canonical string, ok bool)
+	// Modules resolves the action names tasks use.
+	Modules Modules
 	// RolesPath is searched after the playbook's roles/ directory.
 	RolesPath []string
 
@@ -33,9 +33,17 @@ type fileCache struct {
 	err  error
 }
 
-// NewLoader returns a loader using resolve for module names.
-func NewLoader(resolve func(string) (string, bool), rolesPath []string) *Loader {
-	return &Loader{Resolve: resolve, RolesPath: rolesPath, roles: map[string]*Role{}, files: map[string]*fileCache{}}
+// Modules resolves action names; *module.Registry implements it.
+type Modules interface {
+	// Lookup classifies an action name (short or FQCN).
+	Lookup(name string) (module.Info, bool)
+	// Names lists every accepted name, for "did you mean" suggestions.
+	Names() []string
+}
+
+// NewLoader returns a loader that resolves action names with mods.
+func NewLoader(mods Modules, rolesPath []string) *Loader {
+	return &Loader{Modules: mods, RolesPath: rolesPath, roles: map[string]*Role{}, files: map[string]*fileCache{}}
 }
 
 // PlaybookDir is the directory of the playbook being loaded.

@@ -4,25 +4,31 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
 
-// resolver knows a few modules under their short and FQCN names, as the
-// module registry does.
-func resolver(name string) (string, bool) {
-	for _, ns := range []string{"", "ansible.builtin.", "ansible.legacy.", "kubernetes.core.", "operator_sdk.util."} {
-		if short, ok := strings.CutPrefix(name, ns); ok {
-			switch short {
-			case "debug", "set_fact", "k8s", "k8s_status", "include_tasks", "import_tasks", "include_role", "import_role", "meta", "command":
-				return short, true
-			}
-		}
+// testModules knows a few modules under their short and FQCN names, with
+// the kinds the loader acts on, as the module registry does.
+func testModules(t *testing.T) Modules {
+	noop := module.Func(func(*module.Request) (*value.Dict, error) { return nil, nil })
+	e := func(fqcn string, kind module.Kind, flags module.Flags) module.Entry {
+		return module.Entry{FQCN: fqcn, Kind: kind, Flags: flags, Module: noop}
 	}
-	return "", false
+	reg, err := module.NewRegistry([]module.Entry{
+		e("ansible.builtin.debug", module.KindModule, 0), e("ansible.builtin.set_fact", module.KindModule, module.SetsFacts),
+		e("ansible.builtin.command", module.KindModule, module.FreeForm),
+		e("ansible.builtin.include_tasks", module.KindIncludeTasks, module.FreeForm),
+		e("ansible.builtin.import_tasks", module.KindImportTasks, module.FreeForm),
+		e("ansible.builtin.include_role", module.KindIncludeRole, 0), e("ansible.builtin.import_role", module.KindImportRole, 0),
+		e("ansible.builtin.meta", module.KindMeta, module.FreeForm),
+		e("kubernetes.core.k8s", module.KindModule, 0), e("operator_sdk.util.k8s_status", module.KindModule, 0),
+	})
+	require.NoError(t, err)
+	return reg
 }
 
 func load(t *testing.T, files map[string]string) (*Playbook, error) {
@@ -33,8 +39,7 @@ func load(t *testing.T, files map[string]string) (*Playbook, error) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	SetKnownModules([]string{"debug", "ansible.builtin.debug", "set_fact", "ansible.builtin.set_fact"})
-	return NewLoader(resolver, nil).LoadPlaybook(filepath.Join(dir, "playbook.yml"))
+	return NewLoader(testModules(t), nil).LoadPlaybook(filepath.Join(dir, "playbook.yml"))
 }
 
 func tasksOf(pb *Playbook) []*Task {

@@ -3,9 +3,9 @@ package playbook
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -192,13 +192,13 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			t.DelegateTo = "localhost"
 		}
 	}
-	canon, ok := l.Resolve(name)
+	info, ok := l.Modules.Lookup(name)
 	if !ok {
 		return &LoadError{Code: 4, Pos: t.Pos,
 			Msg:  fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name),
-			Help: suggest(name, l.Resolve)}
+			Help: suggest(name, l.Modules.Names())}
 	}
-	t.Module, t.Action, t.ModulePos = canon, name, value.NodePos(file, k)
+	t.Module, t.Action, t.Info, t.ModulePos = info.Name, name, info, value.NodePos(file, k)
 	if argNode == nil {
 		if t.Args == nil {
 			t.Args = value.NewDict(0)
@@ -215,7 +215,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		recordArgPos(t, file, argNode)
 		RecordOrigins(file, argNode, a)
 	case string:
-		if freeFormModules[canon] {
+		if info.Flags&module.FreeForm != 0 {
 			t.Args = value.DictOf("_raw_params", a)
 		} else {
 			t.Args = ParseKV(a)
@@ -233,24 +233,10 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	return nil
 }
 
-// freeFormModules take their whole string argument as _raw_params.
-var freeFormModules = map[string]bool{
-	"include_tasks": true, "import_tasks": true, "include_vars": true, "meta": true,
-	"command": true, "shell": true, "raw": true, "script": true, "import_playbook": true,
-}
-
-// knownNames is filled by the executor's registry for suggestions.
-var knownNames []string
-
-// SetKnownModules records the module names used for "did you mean".
-func SetKnownModules(names []string) {
-	knownNames = append([]string(nil), names...)
-	sort.Strings(knownNames)
-}
-
-func suggest(name string, _ func(string) (string, bool)) string {
+// suggest is the closest known name, for "did you mean".
+func suggest(name string, known []string) string {
 	best, bestD := "", 4
-	for _, k := range knownNames {
+	for _, k := range known {
 		if d := editDistance(name, k); d < bestD {
 			best, bestD = k, d
 		}
@@ -283,8 +269,8 @@ func editDistance(a, b string) int {
 
 // expandImport turns import_tasks/import_role into a static block.
 func (l *Loader) expandImport(t *Task) (Item, error) {
-	switch t.Module {
-	case "import_tasks":
+	switch t.Info.Kind {
+	case module.KindImportTasks:
 		raw := value.Str(firstArg(t.Args, "_raw_params", "file"))
 		path := l.findTasksFile(t, raw)
 		items, err := l.LoadTasksFile(path, t.Role)
@@ -295,7 +281,7 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 			return nil, err
 		}
 		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil
-	case "import_role":
+	case module.KindImportRole:
 		ref := &RoleRef{Name: value.Str(firstArg(t.Args, "name", "")), Params: value.NewDict(0), Pos: t.Pos, Keywords: t.Keywords}
 		if p, ok := t.ArgPos["name"]; ok {
 			ref.Pos = p

@@ -3,7 +3,10 @@
 // holds data only; engine/run executes it.
 package playbook
 
-import "github.com/cfzt/cfzt-runner/engine/value"
+import (
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
 
 // Playbook is one playbook file.
 type Playbook struct {
@@ -76,12 +79,14 @@ func (*Block) isItem() {}
 // Task is one task.
 type Task struct {
 	Keywords
-	Name      string
-	NamePos   value.Pos
-	Pos       value.Pos
-	File      string
-	Module    string // canonical module name, e.g. "debug"
-	Action    string // the name as written, e.g. "ansible.builtin.debug"
+	Name    string
+	NamePos value.Pos
+	Pos     value.Pos
+	File    string
+	Module  string // canonical module name, e.g. "debug"
+	Action  string // the name as written, e.g. "ansible.builtin.debug"
+	// Info is the action's classification, made once at load time.
+	Info      module.Info
 	ModulePos value.Pos
 	Args      *value.Dict
 	ArgPos    map[string]value.Pos

@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
-	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/modules/builtin"
 )
 
 // loopPlaybook is a playbook with a 1,000-item loop of set_fact that
@@ -47,11 +48,11 @@ func BenchmarkLoop1000(b *testing.B) {
 	if err := os.WriteFile(path, []byte(loopPlaybook(1000)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	reg, err := modules.NewRegistry(modules.Builtin())
+	reg, err := module.NewRegistry(builtin.Entries())
 	if err != nil {
 		b.Fatal(err)
 	}
-	loader := playbook.NewLoader(reg.Resolve, nil)
+	loader := playbook.NewLoader(reg, nil)
 	pb, err := loader.LoadPlaybook(path)
 	if err != nil {
 		b.Fatal(err)

@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/stretchr/testify/require"
 )
 
@@ -118,17 +119,17 @@ type testModules struct {
 	check []bool
 }
 
-func (m *testModules) set() map[string]modules.Module {
-	return map[string]modules.Module{
+func (m *testModules) set() []module.Entry {
+	return []module.Entry{
 		// count returns how often it ran on this host (for until/run_once).
-		"count": modules.Func(func(req *modules.Request) (*value.Dict, error) {
+		{FQCN: "cfzt.test.count", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			m.calls[req.Host]++
-			return value.DictOf("changed", false, "count", m.calls[req.Host]), nil
-		}),
+			m.calls[req.Host.Name()]++
+			return value.DictOf("changed", false, "count", m.calls[req.Host.Name()]), nil
+		})},
 		// probe reports the environment and check mode it was given.
-		"probe": modules.Func(func(req *modules.Request) (*value.Dict, error) {
+		{FQCN: "cfzt.test.probe", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			m.envs = append(m.envs, req.Env)
@@ -139,7 +140,7 @@ func (m *testModules) set() map[string]modules.Module {
 			}
 			v, _ := req.Getenv("CFZT_PROBE")
 			return value.DictOf("changed", !req.Check, "env", env, "check", req.Check, "probe", v), nil
-		}),
+		})},
 	}
 }
 
@@ -174,9 +175,9 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 // run loads and runs playbook.yml.
 func (f *fixture) run(t *testing.T) *recorder {
 	t.Helper()
-	reg, err := modules.NewRegistry(modules.Builtin(), f.mods.set())
+	reg, err := module.NewRegistry(builtin.Entries(), f.mods.set())
 	require.NoError(t, err)
-	loader := playbook.NewLoader(reg.Resolve, nil)
+	loader := playbook.NewLoader(reg, nil)
 	pb, err := loader.LoadPlaybook(filepath.Join(f.dir, "playbook.yml"))
 	require.NoError(t, err)
 	inv := run.NewInventory()

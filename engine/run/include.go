@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -38,7 +39,7 @@ type includedFile struct {
 // its arguments, without running anything yet.
 func (tr *taskRun) includeResult(args *value.Dict) *value.Dict {
 	args = args.Copy()
-	if tr.t.Module == "include_tasks" {
+	if tr.t.Info.Kind == module.KindIncludeTasks {
 		file, ok := args.Get("_raw_params")
 		args.Delete("_raw_params")
 		if !ok {
@@ -115,7 +116,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 			r.stat(h).OK++
 		}
 		r.Display.Included(inc.path, strings.Join(inc.hosts, ", "), includeLabel(inc.vars), includeLabel(inc.vars) != nil)
-		if t.Module == "include_tasks" && len(incs) > 1 {
+		if t.Info.Kind == module.KindIncludeTasks && len(incs) > 1 {
 			// As in ansible-core, every file is loaded (and its errors
 			// reported) before any runs. The tasks of a loop's thousand
 			// includes are not kept meanwhile, though: each file is loaded
@@ -193,7 +194,7 @@ func addInclude(incs []*includedFile, tr *taskRun, res *value.Dict) []*includedF
 		vars.Set("_ansible_no_log", true)
 	}
 	path := ""
-	if t.Module == "include_tasks" {
+	if t.Info.Kind == module.KindIncludeTasks {
 		path = tr.r.Loader.FindTasksFile(t.Dir, t.Role, value.Str(res.Default("include", "")))
 	} else {
 		path = value.Str(args.Default("name", args.Default("role", "")))
@@ -238,8 +239,8 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	// The include task itself is not a parent the included tasks inherit
 	// keywords from (it is not static), but its vars are.
 	inner := &frame{parent: inc.frame, kw: &playbook.Keywords{Vars: t.Vars}, includeVars: params, includeLocals: locals, role: inc.frame.role}
-	switch t.Module {
-	case "include_tasks":
+	switch t.Info.Kind {
+	case module.KindIncludeTasks:
 		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
 		if err != nil {
 			if le, ok := err.(*playbook.LoadError); ok && le.Pos.IsZero() && le.Code == 1 {
@@ -248,7 +249,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 			return err
 		}
 		inc.block = &playbook.Block{Block: items}
-	case "include_role":
+	case module.KindIncludeRole:
 		args := inc.args
 		ref := &playbook.RoleRef{Name: inc.path, Params: value.NewDict(0), Pos: t.Pos}
 		if p, ok := t.ArgPos["name"]; ok {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -129,7 +130,7 @@ func (l *lister) items(items []playbook.Item, tags []string) {
 			name := x.Name
 			if name == "" {
 				name = x.Action
-			} else if x.Role != nil && x.Module != "include_role" {
+			} else if x.Role != nil && x.Info.Kind != module.KindIncludeRole {
 				name = x.Role.Name() + " : " + name
 			}
 			fmt.Fprintf(l.w, "      %s\tTAGS: [%s]\n", name, strings.Join(uniqueSorted(append(append([]string{}, l.playTags...), own...)), ", "))

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -196,7 +197,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		if t.Register != "" {
 			overlay.Set(t.Register, registered(res))
 		}
-		if facts, ok := res.Get("ansible_facts"); ok && (t.Module == "set_fact" || t.Module == "include_vars") {
+		if facts, ok := res.Get("ansible_facts"); ok && (t.Info.Flags&module.SetsFacts != 0 || t.Info.Kind == module.KindIncludeVars) {
 			if d, ok := facts.(*value.Dict); ok {
 				overlay.Update(d)
 			}
@@ -236,7 +237,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		default:
 			ev.Status = StatusOK
 		}
-		if !(t.Module == "include_tasks" || t.Module == "include_role") || ev.Status != StatusOK {
+		if !isInclude(t) || ev.Status != StatusOK {
 			tr.r.Display.Result(ev)
 		}
 		results = append(results, res)

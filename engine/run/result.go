@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -37,14 +38,6 @@ func errorResult(err error) *value.Dict {
 	return value.DictOf("failed", true, "exception", &ResultError{err}, "msg", err.Error(), "changed", false)
 }
 
-// actionPlugins are modules that ansible-core implements as controller-side
-// action plugins; their failures read "Action failed", others "Module failed".
-var actionPlugins = map[string]bool{
-	"debug": true, "fail": true, "assert": true, "set_fact": true, "include_vars": true, "pause": true,
-	"meta": true, "include_tasks": true, "include_role": true, "set_stats": true, "add_host": true,
-	"group_by": true, "wait_for_connection": true,
-}
-
 // normalizeFailure gives a failed module result its exception, as
 // ansible-core does for results that say failed without raising.
 func normalizeFailure(t *playbook.Task, res *value.Dict) {
@@ -55,7 +48,7 @@ func normalizeFailure(t *playbook.Task, res *value.Dict) {
 		return
 	}
 	prefix := "Module failed: "
-	if actionPlugins[t.Module] {
+	if t.Info.Flags&module.ControllerAction != 0 {
 		prefix = "Action failed: "
 	}
 	msg := "Unknown error."

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
 // Options are the run-wide settings from the command line.
@@ -31,13 +31,13 @@ type Options struct {
 // Runner executes playbooks.
 type Runner struct {
 	Engine    *template.Engine
-	Modules   *modules.Registry
+	Modules   *module.Registry
 	Loader    *playbook.Loader
 	Display   Display
 	Inventory *Inventory
 	Opts      Options
 	Stdout    io.Writer
-	Shared    *modules.Shared
+	Shared    *module.Shared
 	// ConfigFile is the ansible.cfg in use (nil when none), for the
 	// ansible_config_file magic variable.
 	ConfigFile any
@@ -93,7 +93,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 		r.startReached = r.Opts.StartAt == ""
 	}
 	if r.Shared == nil {
-		r.Shared = modules.NewShared()
+		r.Shared = module.NewShared()
 	}
 	r.Inventory.SetWarn(r.Display.Warning)
 	r.loadWarnings(pb.Warnings)

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
 // taskRun is one task on one host.
@@ -28,17 +28,18 @@ type taskRun struct {
 	at value.Pos
 }
 
+// fqcn is the action's name as ansible-core resolved it: the name as
+// written when it is qualified, else the module's FQCN.
 func (r *Runner) fqcn(t *playbook.Task) string {
 	if strings.Contains(t.Action, ".") {
 		return t.Action
 	}
-	switch t.Module {
-	case "k8s", "k8s_info", "k8s_exec", "k8s_log", "k8s_json_patch":
-		return "kubernetes.core." + t.Module
-	case "k8s_status":
-		return "operator_sdk.util." + t.Module
-	}
-	return "ansible.builtin." + t.Module
+	return t.Info.FQCN
+}
+
+// isInclude reports a dynamic include (include_tasks, include_role).
+func isInclude(t *playbook.Task) bool {
+	return t.Info.Kind == module.KindIncludeTasks || t.Info.Kind == module.KindIncludeRole
 }
 
 // activeHosts lists the play's hosts that may still run tasks.
@@ -73,13 +74,13 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 	if len(hosts) == 0 {
 		return
 	}
-	if t.Module == "meta" {
+	if t.Info.Kind == module.KindMeta {
 		r.runMeta(ps, f, t, hosts)
 		return
 	}
 	first := r.newTaskRun(ps, f, t, r.host(hosts[0]))
 	r.Display.TaskStart(first.name, t, f.handler)
-	if t.Module == "include_tasks" || t.Module == "include_role" {
+	if isInclude(t) {
 		r.runInclude(ps, f, t, hosts)
 		return
 	}
@@ -166,7 +167,7 @@ func (tr *taskRun) renderName() string {
 	name := tr.t.Name
 	if name == "" {
 		name = tr.t.Action
-		if tr.t.Module == "include_role" {
+		if tr.t.Info.Kind == module.KindIncludeRole {
 			// IncludeRole.get_name: "<action> : <role name>".
 			if rn, ok := tr.t.Args.Get("name"); ok {
 				rn = tr.renderScalar(rn, tr.sc)
@@ -190,7 +191,7 @@ func (tr *taskRun) renderName() string {
 	}
 	// An include_role task names itself (IncludeRole.get_name) without
 	// the prefix of the role it is written in.
-	if tr.t.Role != nil && tr.t.Module != "include_role" {
+	if tr.t.Role != nil && tr.t.Info.Kind != module.KindIncludeRole {
 		name = tr.t.Role.Name() + " : " + name
 	}
 	return name
@@ -326,8 +327,7 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch t.Module {
-	case "include_tasks", "include_role":
+	if isInclude(t) {
 		return tr.includeResult(args), nil
 	}
 	env, err := tr.environment(sc)
@@ -346,7 +346,7 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 		if err != nil {
 			return nil, err
 		}
-		if facts, ok := res.Get("ansible_facts"); ok && t.Module != "debug" {
+		if facts, ok := res.Get("ansible_facts"); ok && t.Info.Flags&module.IgnoresFacts == 0 {
 			if d, ok := facts.(*value.Dict); ok {
 				seen.Update(d)
 			}
@@ -422,19 +422,15 @@ func (tr *taskRun) renderScalar(v any, sc *scope) any {
 // once runs the module a single time with rendered arguments.
 func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*value.Dict, error) {
 	t := tr.t
-	if t.Module == "include_vars" {
+	if t.Info.Kind == module.KindIncludeVars {
 		return tr.includeVars(args)
 	}
-	mod := tr.r.Modules.Get(t.Module)
-	req := &modules.Request{Ctx: tr.r.ctx, Args: args.Copy(), Module: t.Module, Host: tr.host.name,
-		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity,
-		Vars: sc, Engine: tr.r.Engine, Opt: tr.opt, Stdout: tr.r.Stdout, TaskDir: t.Dir, Shared: tr.r.Shared, Env: env}
-	res, err := mod.Run(tr.withHooks(req, sc))
+	res, err := tr.r.Modules.Module(t.Action).Run(tr.request(args, env, sc))
 	if err != nil {
 		return tr.moduleFailure(err)
 	}
 	if res == nil {
-		res = modules.Result(false)
+		res = module.Result(false)
 	}
 	return res, nil
 }
@@ -779,7 +775,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 		reg := registered(res)
 		for _, hs := range targets {
 			hs.facts.Set(t.Register, reg)
-			if t.Module == "include_vars" {
+			if t.Info.Kind == module.KindIncludeVars {
 				// Variables read by include_vars are trusted templates,
 				// so their registered copy renders on use too.
 				hs.facts.Delete(t.Register)
@@ -806,19 +802,19 @@ func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
 // applyFacts stores the ansible_facts of an ok result.
 func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 	facts, ok := res.Get("ansible_facts")
-	if !ok || tr.t.Module == "debug" {
+	if !ok || tr.t.Info.Flags&module.IgnoresFacts != 0 {
 		return
 	}
 	d, ok := facts.(*value.Dict)
 	if !ok {
 		return
 	}
-	if tr.t.Module == "include_vars" {
+	if tr.t.Info.Kind == module.KindIncludeVars {
 		hs.incVars.Update(d)
 		return
 	}
 	hs.facts.Update(d)
-	if tr.t.Module == "set_fact" {
+	if tr.t.Info.Flags&module.SetsFacts != 0 {
 		recordFactOrigins(tr, hs.facts, d)
 	}
 }

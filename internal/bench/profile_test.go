@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/internal/testbin"
-	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 )
@@ -89,13 +90,12 @@ func TestProfileSteadyState(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	t.Setenv("HOME", filepath.Join(work, "home"))
-	reg, err := modules.NewRegistry(modules.Builtin(), k8s.Modules(), uri.Modules())
+	reg, err := module.NewRegistry(builtin.Entries(), k8s.Entries(), uri.Entries())
 	if err != nil {
 		t.Fatal(err)
 	}
-	playbook.SetKnownModules(reg.Names())
 	cycle := func() time.Duration {
-		loader := playbook.NewLoader(reg.Resolve, filepath.SplitList(o.rolesPath))
+		loader := playbook.NewLoader(reg, filepath.SplitList(o.rolesPath))
 		pb, err := loader.LoadPlaybook(kube)
 		if err != nil {
 			t.Fatal(err)

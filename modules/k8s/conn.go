@@ -14,9 +14,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kdisco"
-	"github.com/cfzt/cfzt-runner/modules"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -189,7 +190,8 @@ func applyAuth(cfg *rest.Config, auth map[string]any, host string) error {
 		cfg.TLSClientConfig.KeyData = nil
 	}
 	if v, ok := auth["validate_certs"]; ok && v != nil {
-		cfg.TLSClientConfig.Insecure = !value.Truthy(boolOf(v))
+		b, _ := argspec.LenientBoolean(v)
+		cfg.TLSClientConfig.Insecure = !b
 	}
 	if cfg.TLSClientConfig.Insecure {
 		// client-go refuses a CA together with insecure; Python ignores it.
@@ -369,7 +371,7 @@ func newClients(cfg *rest.Config) (*Clients, error) {
 
 // ClientsFor returns the clients for the connection that args and the
 // task environment describe, creating them once per run in shared.
-func ClientsFor(shared *modules.Shared, getenv func(string) (string, bool), args *value.Dict) (*Clients, error) {
+func ClientsFor(shared *module.Shared, getenv func(string) (string, bool), args *value.Dict) (*Clients, error) {
 	auth := authSpec(getenv, args)
 	build := func() (any, error) {
 		cfg, err := restConfig(getenv, auth)

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
 // definitions builds the task's resource definitions from `definition`,
@@ -15,7 +15,7 @@ import (
 // expands *List kinds, as kubernetes.core's create_definitions does. With
 // `delete_all` and state absent and no object given, it lists every object
 // of `kind` in `namespace`.
-func (s *service) definitions(req *modules.Request) ([]*value.Dict, error) {
+func (s *service) definitions(req *module.Request) ([]*value.Dict, error) {
 	var docs []any
 	var err error
 	switch {
@@ -139,44 +139,15 @@ func fromYAMLValue(v any) ([]any, error) {
 	case *value.Dict:
 		add(x)
 	default:
-		return nil, fmt.Errorf("argument 'resource_definition' is of type %s", pyTypeName(v))
+		return nil, fmt.Errorf("argument 'resource_definition' is of type %s", "<class '"+value.TypeName(v)+"'>")
 	}
 	return out, nil
 }
 
 // findFile resolves a relative path as the action plugin's
-// _find_needle(subdir, path) does: the task's search paths with subdir,
-// then the paths themselves. It also returns the candidates it tried.
-func findFile(req *modules.Request, subdir, p string) (string, []string, bool) {
-	isFile := func(p string) bool {
-		st, err := os.Stat(p)
-		return err == nil && !st.IsDir()
-	}
-	if filepath.IsAbs(p) {
-		return p, []string{p}, isFile(p)
-	}
-	paths := req.Opt.SearchPaths
-	if len(paths) == 0 && req.TaskDir != "" {
-		paths = []string{req.TaskDir}
-	}
-	var tried []string
-	for _, dir := range paths {
-		cands := []string{filepath.Join(dir, subdir, p)}
-		if filepath.Base(dir) == "tasks" {
-			cands = append(cands, filepath.Join(filepath.Dir(dir), subdir, p))
-		}
-		cands = append(cands, filepath.Join(dir, p))
-		for _, c := range cands {
-			tried = append(tried, c)
-			if isFile(c) {
-				return c, tried, true
-			}
-		}
-	}
-	if isFile(p) {
-		return p, tried, true
-	}
-	return "", tried, false
+// _find_needle(subdir, path) does, with the candidates it tried.
+func findFile(req *module.Request, subdir, p string) (string, []string, bool) {
+	return req.Host.FindFile(subdir, p)
 }
 
 // notFoundMessage is the action plugins' message for a missing local file.
@@ -190,7 +161,7 @@ func isURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "ftp://")
 }
 
-func (s *service) fromSrc(req *modules.Request, src string) ([]any, error) {
+func (s *service) fromSrc(req *module.Request, src string) ([]any, error) {
 	if isURL(src) {
 		return nil, failf("Failed to load resource definition: fetching src from a URL is not supported by cfzt-runner")
 	}
@@ -213,7 +184,7 @@ func (s *service) fromSrc(req *modules.Request, src string) ([]any, error) {
 
 // fromTemplate renders `template` (a path, a dict with `path`, or a list
 // of those) with the task's variables and loads the result as YAML.
-func (s *service) fromTemplate(req *modules.Request, tmpl any) ([]any, error) {
+func (s *service) fromTemplate(req *module.Request, tmpl any) ([]any, error) {
 	items, ok := tmpl.([]any)
 	if !ok {
 		items = []any{tmpl}
@@ -234,14 +205,11 @@ func (s *service) fromTemplate(req *modules.Request, tmpl any) ([]any, error) {
 		if !ok {
 			return nil, failf("%s", notFoundMessage(path, tried))
 		}
-		if req.Engine == nil {
-			return nil, failf("template rendering is not available here")
-		}
-		rendered, err := req.Engine.Eval("lookup('template', "+value.Repr(found)+")", req.Vars, req.Opt)
+		rendered, err := req.Host.RenderFile(found, module.FileTemplate{})
 		if err != nil {
 			return nil, failf("Failed to render template %s: %s", path, err)
 		}
-		docs, err := fromYAMLValue(value.Str(rendered))
+		docs, err := fromYAMLValue(rendered)
 		if err != nil {
 			return nil, err
 		}

@@ -6,26 +6,28 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
-var infoSpec = merged(authSpecArgs, waitSpecArgs, argSpec{
-	"kind":            {typ: "str", required: true},
-	"api_version":     {typ: "str", def: "v1", aliases: []string{"api", "version"}},
-	"name":            {typ: "str"},
-	"namespace":       {typ: "str"},
-	"label_selectors": {typ: "list", def: []any{}},
-	"field_selectors": {typ: "list", def: []any{}},
-	"hidden_fields":   {typ: "list"},
-})
+// infoSpec is kubernetes.core.k8s_info's argument_spec, in its order.
+var infoSpec = &argspec.Spec{Options: concat(authOptions(), waitOptions(), []opt{
+	{Name: "kind", Required: true},
+	{Name: "api_version", Default: "v1", Aliases: []string{"api", "version"}},
+	{Name: "name"},
+	{Name: "namespace"},
+	{Name: "label_selectors", Type: argspec.List, Elements: argspec.Str, Default: []any{}},
+	{Name: "field_selectors", Type: argspec.List, Elements: argspec.Str, Default: []any{}},
+	{Name: "hidden_fields", Type: argspec.List, Elements: argspec.Str},
+})}
 
-func runInfo(req *modules.Request) (*value.Dict, error) {
-	p, msg := validate("kubernetes.core.k8s_info", infoSpec, req.Args, nil)
+func runInfo(req *module.Request) (*value.Dict, error) {
+	p, msg := validate("kubernetes.core.k8s_info", infoSpec, req.Args)
 	if msg != "" {
 		return failedResult(errors.New(msg)), nil
 	}
-	c, err := ClientsFor(req.Shared, req.Getenv, req.Args)
+	c, err := ClientsFor(req.Host.Shared(), req.Getenv, req.Args)
 	if err != nil {
 		return failedResult(err), nil
 	}

@@ -10,16 +10,17 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
-// Modules returns the Kubernetes modules by short name.
-func Modules() map[string]modules.Module {
-	return map[string]modules.Module{
-		"k8s":        modules.Func(runK8s),
-		"k8s_info":   modules.Func(runInfo),
-		"k8s_status": modules.Func(runStatus),
+// Entries registers the Kubernetes modules.
+func Entries() []module.Entry {
+	return []module.Entry{
+		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Module: module.Func(runK8s)},
+		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Module: module.Func(runInfo)},
+		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
 
@@ -63,42 +64,54 @@ func failedResult(err error) *value.Dict {
 	return res
 }
 
-var k8sSpec = merged(authSpecArgs, waitSpecArgs, argSpec{
-	"kind":                {typ: "str"},
-	"name":                {typ: "str"},
-	"namespace":           {typ: "str"},
-	"api_version":         {typ: "str", def: "v1", aliases: []string{"api", "version"}},
-	"resource_definition": {typ: "raw", aliases: []string{"definition", "inline"}},
-	"src":                 {typ: "path"},
-	"merge_type":          {typ: "list", choices: []string{"merge", "strategic-merge"}},
-	"validate":            {typ: "dict"},
-	"append_hash":         {typ: "bool", def: false},
-	"apply":               {typ: "bool", def: false},
-	"template":            {typ: "raw"},
-	"delete_options": {typ: "dict", options: map[string]spec{
-		"propagationPolicy":  {typ: "str"},
-		"gracePeriodSeconds": {typ: "int"},
-		"preconditions":      {typ: "dict"},
-	}},
-	"continue_on_error": {typ: "bool", def: false},
-	"state":             {typ: "str", def: "present", choices: []string{"present", "absent", "patched"}},
-	"force":             {typ: "bool", def: false},
-	"label_selectors":   {typ: "list"},
-	"generate_name":     {typ: "str"},
-	"server_side_apply": {typ: "dict", options: map[string]spec{
-		"field_manager":   {typ: "str", required: true},
-		"force_conflicts": {typ: "bool", def: false},
-	}},
-	"delete_all":    {typ: "bool", def: false, aliases: []string{"all"}},
-	"hidden_fields": {typ: "list"},
-})
+// listDictStr is kubernetes.core's list_dict_str type.
+func listDictStr(v any) (any, error) {
+	switch v.(type) {
+	case []any, *value.Dict, string:
+		return v, nil
+	}
+	return nil, errors.New("")
+}
 
-var k8sMutex = [][]string{
-	{"resource_definition", "src"},
-	{"merge_type", "apply"},
-	{"template", "resource_definition"},
-	{"template", "src"},
-	{"name", "generate_name"},
+// k8sSpec is kubernetes.core.k8s's argument_spec, in its order.
+var k8sSpec = &argspec.Spec{
+	Options: concat(nameOptions(), []opt{
+		{Name: "resource_definition", Type: "list_dict_str", Check: listDictStr, Aliases: []string{"definition", "inline"}},
+		{Name: "src", Type: argspec.Path},
+	}, authOptions(), waitOptions(), []opt{
+		{Name: "merge_type", Type: argspec.List, Elements: argspec.Str, Choices: []any{"merge", "strategic-merge"}},
+		{Name: "validate", Type: argspec.Dict, Options: []opt{
+			{Name: "fail_on_error", Type: argspec.Bool},
+			{Name: "version"},
+			{Name: "strict", Type: argspec.Bool, Default: true},
+		}},
+		{Name: "append_hash", Type: argspec.Bool, Default: false},
+		{Name: "apply", Type: argspec.Bool, Default: false},
+		{Name: "template", Type: argspec.Raw},
+		{Name: "delete_options", Type: argspec.Dict, Options: []opt{
+			{Name: "propagationPolicy", Choices: []any{"Foreground", "Background", "Orphan"}},
+			{Name: "gracePeriodSeconds", Type: argspec.Int},
+			{Name: "preconditions", Type: argspec.Dict, Options: []opt{{Name: "resourceVersion", Type: argspec.Str}, {Name: "uid", Type: argspec.Str}}},
+		}},
+		{Name: "continue_on_error", Type: argspec.Bool, Default: false},
+		{Name: "state", Default: "present", Choices: []any{"present", "absent", "patched"}},
+		{Name: "force", Type: argspec.Bool, Default: false},
+		{Name: "label_selectors", Type: argspec.List, Elements: argspec.Str},
+		{Name: "generate_name"},
+		{Name: "server_side_apply", Type: argspec.Dict, Options: []opt{
+			{Name: "field_manager", Type: argspec.Str, Required: true},
+			{Name: "force_conflicts", Type: argspec.Bool, Default: false},
+		}},
+		{Name: "delete_all", Type: argspec.Bool, Default: false, Aliases: []string{"all"}},
+		{Name: "hidden_fields", Type: argspec.List, Elements: argspec.Str},
+	}),
+	Rules: argspec.Rules{MutuallyExclusive: [][]string{
+		{"resource_definition", "src"},
+		{"merge_type", "apply"},
+		{"template", "resource_definition"},
+		{"template", "src"},
+		{"name", "generate_name"},
+	}},
 }
 
 // service runs one k8s task's API calls.
@@ -112,7 +125,7 @@ type service struct {
 	dryRun url.Values
 }
 
-func newService(req *modules.Request, c *Clients, p params) *service {
+func newService(req *module.Request, c *Clients, p params) *service {
 	s := &service{ctx: req.Ctx, c: c, p: p, check: req.Check, diff: req.Diff, hidden: p.strs("hidden_fields")}
 	if s.ctx == nil {
 		s.ctx = context.Background()
@@ -135,7 +148,7 @@ func (s *service) query(kv ...string) url.Values {
 	return q
 }
 
-func runK8s(req *modules.Request) (*value.Dict, error) {
+func runK8s(req *module.Request) (*value.Dict, error) {
 	args := req.Args
 	// As the action plugin does before the module runs, find a local src
 	// in the task's files/ search path.
@@ -149,14 +162,14 @@ func runK8s(req *modules.Request) (*value.Dict, error) {
 			args.Set("src", found)
 		}
 	}
-	p, msg := validate("kubernetes.core.k8s", k8sSpec, args, k8sMutex)
+	p, msg := validate("kubernetes.core.k8s", k8sSpec, args)
 	if msg != "" {
 		return failedResult(errors.New(msg)), nil
 	}
 	if p.bool("append_hash") {
 		return failedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
 	}
-	c, err := ClientsFor(req.Shared, req.Getenv, args)
+	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
 	if err != nil {
 		return failedResult(err), nil
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -53,7 +53,7 @@ var gadgetGVR = schema.GroupVersionResource{Group: "test.cfzt.io", Version: "v1"
 // CRD existed, must be refreshed on the miss.
 func TestCRDInstalledAndUsedInSameRun(t *testing.T) {
 	ns := namespace(t, "crd-same-run")
-	shared := modules.NewShared()
+	shared := module.NewShared()
 	info := ok(t, call{mod: "k8s_info", shared: shared, args: "{api_version: test.cfzt.io/v1, kind: Sprocket, namespace: " + ns + "}"})
 	require.Equal(t, false, get(t, info, "api_found"))
 	require.Equal(t, []any{}, get(t, info, "resources"))
@@ -367,7 +367,7 @@ func TestArgumentValidation(t *testing.T) {
 	require.True(t, strings.HasPrefix(msg, "Unsupported parameters for (kubernetes.core.k8s_info) module: bogus. Supported parameters include: api_key, api_version, ca_cert,"), msg)
 	require.True(t, strings.HasSuffix(msg, "(api, cert_file, key_file, ssl_ca_cert, verify_ssl, version)."), msg)
 	_, msg = fails(t, call{mod: "k8s", args: "{kind: ConfigMap, name: x, namespace: default, wait: maybe}"})
-	require.True(t, strings.HasPrefix(msg, "argument 'wait' is of type <class 'str'> and we were unable to convert to bool: The value 'maybe' is not a valid boolean."), msg)
+	require.True(t, strings.HasPrefix(msg, "argument 'wait' is of type str and we were unable to convert to bool: The value 'maybe' is not a valid boolean."), msg)
 }
 
 func TestInfoSelectorsAndWait(t *testing.T) {
@@ -394,7 +394,7 @@ func TestInfoSelectorsAndWait(t *testing.T) {
 // TestClientsCachedPerRun checks that one run reuses one set of clients per
 // connection and that different credentials get their own.
 func TestClientsCachedPerRun(t *testing.T) {
-	shared := modules.NewShared()
+	shared := module.NewShared()
 	a, err := ClientsFor(shared, lookup(adminEnv()), value.NewDict(0))
 	require.NoError(t, err)
 	b, err := ClientsFor(shared, lookup(adminEnv()), value.NewDict(0))

@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
-	"github.com/cfzt/cfzt-runner/modules"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,7 +51,7 @@ type call struct {
 	diff  bool
 	env   map[string]string
 	// shared carries clients between calls of one "run"; nil for a fresh one.
-	shared *modules.Shared
+	shared *module.Shared
 	dir    string
 }
 
@@ -64,13 +65,24 @@ func run(t *testing.T, c call) *value.Dict {
 		c.env = adminEnv()
 	}
 	if c.shared == nil {
-		c.shared = modules.NewShared()
+		c.shared = module.NewShared()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	req := &modules.Request{Ctx: ctx, Args: args, Module: c.mod, Host: "localhost", Check: c.check, Diff: c.diff,
-		Shared: c.shared, Env: c.env, TaskDir: c.dir}
-	res, err := Modules()[c.mod].Run(req)
+	h := moduletest.NewHost(nil)
+	h.State, h.Dir = c.shared, c.dir
+	if c.dir != "" {
+		h.Dirs = []string{c.dir}
+	}
+	req := &module.Request{Ctx: ctx, Args: args, Name: c.mod, Action: c.mod, Check: c.check, Diff: c.diff, Env: c.env, Host: h}
+	var mod module.Module
+	for _, e := range Entries() {
+		if e.Short() == c.mod {
+			mod = e.Module
+		}
+	}
+	require.NotNil(t, mod, c.mod)
+	res, err := mod.Run(req)
 	require.NoError(t, err)
 	require.NotNil(t, res)
 	return res

@@ -9,20 +9,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
-var statusSpec = merged(authSpecArgs, argSpec{
-	"kind":          {typ: "str"},
-	"name":          {typ: "str"},
-	"namespace":     {typ: "str"},
-	"api_version":   {typ: "str", def: "v1", aliases: []string{"api", "version"}},
-	"status":        {typ: "dict"},
-	"conditions":    {typ: "raw"},
-	"force":         {typ: "bool", def: false},
-	"replace_lists": {typ: "bool", def: false},
-})
+// statusSpec is operator_sdk.util.k8s_status's argument_spec; conditions
+// are checked by validateConditions.
+var statusSpec = &argspec.Spec{Options: concat(authOptions(), []opt{
+	{Name: "kind", Type: argspec.Str},
+	{Name: "name", Type: argspec.Str},
+	{Name: "namespace", Type: argspec.Str},
+	{Name: "api_version", Type: argspec.Str, Default: "v1", Aliases: []string{"api", "version"}},
+	{Name: "status", Type: argspec.Dict},
+	{Name: "conditions", Type: argspec.Raw},
+	{Name: "force", Type: argspec.Bool, Default: false},
+	{Name: "replace_lists", Type: argspec.Bool, Default: false},
+})}
 
 // now is the clock for lastTransitionTime; tests replace it.
 var now = func() time.Time { return time.Now().UTC() }
@@ -97,8 +100,8 @@ func toAnyList(l []string) []any {
 
 // runStatus is operator_sdk.util's k8s_status: it merges `status` and
 // `conditions` into an object's status through the /status subresource.
-func runStatus(req *modules.Request) (*value.Dict, error) {
-	p, msg := validate("operator_sdk.util.k8s_status", statusSpec, req.Args, nil)
+func runStatus(req *module.Request) (*value.Dict, error) {
+	p, msg := validate("operator_sdk.util.k8s_status", statusSpec, req.Args)
 	if msg != "" {
 		return failedResult(errors.New(msg)), nil
 	}
@@ -110,7 +113,7 @@ func runStatus(req *modules.Request) (*value.Dict, error) {
 	if raw := p["conditions"]; raw != nil {
 		var err error
 		if conditions, err = validateConditions(raw); err != nil {
-			return failedResult(fmt.Errorf("argument 'conditions' is of type %s and we were unable to convert to condition_array: %s", pyTypeName(raw), err)), nil
+			return failedResult(fmt.Errorf("argument 'conditions' is of type %s and we were unable to convert to condition_array: %s", value.TypeName(raw), err)), nil
 		}
 	}
 	if len(conditions) > 0 && truthy(field(status, "conditions")) {
@@ -119,7 +122,7 @@ func runStatus(req *modules.Request) (*value.Dict, error) {
 	if len(conditions) > 0 {
 		status.Set("conditions", conditions)
 	}
-	c, err := ClientsFor(req.Shared, req.Getenv, req.Args)
+	c, err := ClientsFor(req.Host.Shared(), req.Getenv, req.Args)
 	if err != nil {
 		return failedResult(err), nil
 	}

@@ -112,7 +112,7 @@ func TestStatusConditions(t *testing.T) {
 
 	// Validation, in operator_sdk.util's words.
 	_, msg := fails(t, call{mod: "k8s_status", args: `{api_version: test.cfzt.io/v1, kind: Gadget, name: g, namespace: ` + ns + `, conditions: [{type: Ready, status: "Maybe"}]}`})
-	require.Equal(t, `argument 'conditions' is of type <class 'list'> and we were unable to convert to condition_array: Condition `+"`status`"+` must be one of ["True", "False", "Unknown"], not Maybe`, msg)
+	require.Equal(t, `argument 'conditions' is of type list and we were unable to convert to condition_array: Condition `+"`status`"+` must be one of ["True", "False", "Unknown"], not Maybe`, msg)
 	_, msg = fails(t, call{mod: "k8s_status", args: `{api_version: test.cfzt.io/v1, kind: Gadget, name: g, namespace: ` + ns + `, status: {conditions: [{type: B, status: "True"}]}, conditions: [{type: A, status: "True"}]}`})
 	require.Equal(t, "You cannot specify conditions in both the `status` and `conditions` parameters", msg)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -149,10 +150,7 @@ func conditionMet(cond *value.Dict) predicate {
 			return false
 		}
 		got := value.Str(field(match, "status")) == "True"
-		b, ok := boolOf(wantStatus).(bool)
-		if !ok {
-			b = false
-		}
+		b, _ := argspec.LenientBoolean(wantStatus)
 		if got != b {
 			return false
 		}

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules"
 )
@@ -98,7 +99,7 @@ const maxRedirections = 10
 
 // fetch performs the request with urllib's redirect, cookie and basic-auth
 // handling and returns fetch_url's info.
-func (o *options) fetch(req *modules.Request, data []byte, hasData bool) *fetched {
+func (o *options) fetch(req *module.Request, data []byte, hasData bool) *fetched {
 	f := &fetched{info: value.DictOf("url", o.url, "status", -1), status: -1}
 	target, err := url.Parse(o.url)
 	if err != nil || target.Scheme == "" {
@@ -392,7 +393,7 @@ var errReadTimeout = errors.New("read timeout")
 
 // client returns the shared client for the task's TLS, proxy, socket and
 // timeout settings, so loops and later tasks reuse it.
-func (o *options) client(req *modules.Request) (*http.Client, error) {
+func (o *options) client(req *module.Request) (*http.Client, error) {
 	key := fmt.Sprintf("uri-client\x00%v\x00%s\x00%s\x00%s\x00%s\x00%v\x00%v", o.validate, o.caPath, o.clientCert, o.clientKey, o.unixSocket, o.useProxy, o.timeout)
 	mk := func() (any, error) {
 		tc := &tls.Config{}
@@ -445,14 +446,7 @@ func (o *options) client(req *modules.Request) (*http.Client, error) {
 		}
 		return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, nil
 	}
-	if req.Shared == nil {
-		c, err := mk()
-		if err != nil {
-			return nil, err
-		}
-		return c.(*http.Client), nil
-	}
-	c, err := req.Shared.Get(key, mk)
+	c, err := req.Host.Shared().Get(key, mk)
 	if err != nil {
 		return nil, err
 	}

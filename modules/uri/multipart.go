@@ -9,16 +9,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
 // multipartBody is urls.prepare_multipart: string fields become text parts,
 // dict fields with filename and/or content become file parts.
-func multipartBody(body any, req *modules.Request) (string, string, error) {
+func multipartBody(body any, req *module.Request) (string, string, error) {
 	d, ok := body.(*value.Dict)
 	if !ok {
-		return "", "", fmt.Errorf("Mapping is required, cannot be type %s", pyType(body))
+		return "", "", fmt.Errorf("Mapping is required, cannot be type %s", value.TypeName(body))
 	}
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
@@ -64,7 +64,7 @@ func multipartBody(body any, req *modules.Request) (string, string, error) {
 		case string, int, float64, bool:
 			err = w.WriteField(field, value.Str(x))
 		default:
-			err = fmt.Errorf("value must be a string, or mapping, cannot be type %s", pyType(v))
+			err = fmt.Errorf("value must be a string, or mapping, cannot be type %s", value.TypeName(v))
 		}
 		return err == nil
 	})

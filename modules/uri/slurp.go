@@ -7,22 +7,20 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
-var slurpSpec = &spec{
-	module: "slurp",
-	params: []param{{name: "src", typ: "path", required: true, aliases: []string{"path"}}},
-}
+var slurpSpec = &argspec.Spec{Options: []argspec.Option{{Name: "src", Type: argspec.Path, Required: true, Aliases: []string{"path"}}}}
 
 // runSlurp is ansible.builtin.slurp: a local file's content, base64-encoded.
-func runSlurp(req *modules.Request) (*value.Dict, error) {
-	p, err := slurpSpec.validate(req.Args)
-	if err != nil {
-		return modules.Failed(err.Error()), nil
+func runSlurp(req *module.Request) (*value.Dict, error) {
+	v := slurpSpec.Validate(req.Args)
+	if f := v.Failure(req.LoadName()); f != nil {
+		return f, nil
 	}
-	src := p["src"].(string)
+	src := v.P().Str("src")
 	b, err := os.ReadFile(src)
 	if err != nil {
 		var msg string
@@ -37,7 +35,7 @@ func runSlurp(req *modules.Request) (*value.Dict, error) {
 			// ansible-core 2.19 forgot the f-string prefix here.
 			msg = "Unable to slurp file: {source}"
 		}
-		return modules.Failed(msg), nil
+		return module.Failed(msg), nil
 	}
 	return value.DictOf("changed", false, "content", base64.StdEncoding.EncodeToString(b), "encoding", "base64", "source", src), nil
 }

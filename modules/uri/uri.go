@@ -18,69 +18,69 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 )
 
-// Modules returns the HTTP and file modules by short name.
-func Modules() map[string]modules.Module {
-	return map[string]modules.Module{
-		"uri":   modules.Func(runURI),
-		"slurp": modules.Func(runSlurp),
+// Entries registers the HTTP and file modules.
+func Entries() []module.Entry {
+	return []module.Entry{
+		{FQCN: "ansible.builtin.uri", Module: module.Func(runURI)},
+		{FQCN: "ansible.builtin.slurp", Module: module.Func(runSlurp)},
 	}
 }
 
 // uriSpec is ansible.builtin.uri's argument_spec (ansible-core 2.19).
-var uriSpec = &spec{
-	module: "ansible.legacy.uri",
-	params: []param{
-		{name: "url", typ: "str", required: true},
-		{name: "force", typ: "bool", def: false},
-		{name: "http_agent", typ: "str", def: "ansible-httpget"},
-		{name: "use_proxy", typ: "bool", def: true},
-		{name: "validate_certs", typ: "bool", def: true},
-		{name: "url_username", typ: "str", aliases: []string{"user"}},
-		{name: "url_password", typ: "str", aliases: []string{"password"}},
-		{name: "force_basic_auth", typ: "bool", def: false},
-		{name: "client_cert", typ: "path"},
-		{name: "client_key", typ: "path"},
-		{name: "use_gssapi", typ: "bool", def: false},
-		{name: "follow_redirects", typ: "str", def: "safe", choices: []string{"all", "no", "none", "safe", "urllib2", "yes"}},
-		{name: "dest", typ: "path"},
-		{name: "body", typ: "raw"},
-		{name: "body_format", typ: "str", def: "raw", choices: []string{"form-urlencoded", "json", "raw", "form-multipart"}},
-		{name: "src", typ: "path"},
-		{name: "method", typ: "str", def: "GET"},
-		{name: "return_content", typ: "bool", def: false},
-		{name: "creates", typ: "path"},
-		{name: "removes", typ: "path"},
-		{name: "status_code", typ: "list", elements: "int", def: []any{200}},
-		{name: "timeout", typ: "int", def: 30},
-		{name: "headers", typ: "dict"},
-		{name: "unix_socket", typ: "path"},
-		{name: "remote_src", typ: "bool", def: false},
-		{name: "ca_path", typ: "path"},
-		{name: "unredirected_headers", typ: "list", elements: "str", def: []any{}},
-		{name: "decompress", typ: "bool", def: true},
-		{name: "ciphers", typ: "list", elements: "str"},
-		{name: "use_netrc", typ: "bool", def: true},
-	},
-	extra:     []string{"attributes", "attr", "group", "mode", "owner", "selevel", "serole", "setype", "seuser", "unsafe_writes"},
-	exclusive: [][]string{{"body", "src"}},
+var uriSpec = &argspec.Spec{
+	Options: append([]argspec.Option{
+		{Name: "url", Type: argspec.Str, Required: true},
+		{Name: "force", Type: argspec.Bool, Default: false},
+		{Name: "http_agent", Type: argspec.Str, Default: "ansible-httpget"},
+		{Name: "use_proxy", Type: argspec.Bool, Default: true},
+		{Name: "validate_certs", Type: argspec.Bool, Default: true},
+		{Name: "url_username", Type: argspec.Str, Aliases: []string{"user"}},
+		{Name: "url_password", Type: argspec.Str, Aliases: []string{"password"}, NoLog: true},
+		{Name: "force_basic_auth", Type: argspec.Bool, Default: false},
+		{Name: "client_cert", Type: argspec.Path},
+		{Name: "client_key", Type: argspec.Path},
+		{Name: "use_gssapi", Type: argspec.Bool, Default: false},
+		{Name: "follow_redirects", Type: argspec.Str, Default: "safe", Choices: []any{"all", "no", "none", "safe", "urllib2", "yes"}},
+		{Name: "dest", Type: argspec.Path},
+		{Name: "body", Type: argspec.Raw},
+		{Name: "body_format", Type: argspec.Str, Default: "raw", Choices: []any{"form-urlencoded", "json", "raw", "form-multipart"}},
+		{Name: "src", Type: argspec.Path},
+		{Name: "method", Type: argspec.Str, Default: "GET"},
+		{Name: "return_content", Type: argspec.Bool, Default: false},
+		{Name: "creates", Type: argspec.Path},
+		{Name: "removes", Type: argspec.Path},
+		{Name: "status_code", Type: argspec.List, Elements: argspec.Int, Default: []any{200}},
+		{Name: "timeout", Type: argspec.Int, Default: 30},
+		{Name: "headers", Type: argspec.Dict},
+		{Name: "unix_socket", Type: argspec.Path},
+		{Name: "remote_src", Type: argspec.Bool, Default: false},
+		{Name: "ca_path", Type: argspec.Path},
+		{Name: "unredirected_headers", Type: argspec.List, Elements: argspec.Str, Default: []any{}},
+		{Name: "decompress", Type: argspec.Bool, Default: true},
+		{Name: "ciphers", Type: argspec.List, Elements: argspec.Str},
+		{Name: "use_netrc", Type: argspec.Bool, Default: true},
+	}, argspec.FileCommonOptions()...),
+	Rules: argspec.Rules{MutuallyExclusive: [][]string{{"body", "src"}}},
 }
 
 var methodRe = regexp.MustCompile(`^[A-Z]+$`)
 
 // runURI is ansible.builtin.uri.
-func runURI(req *modules.Request) (*value.Dict, error) {
+func runURI(req *module.Request) (*value.Dict, error) {
 	if req.Check {
 		// The uri action plugin does not support check mode.
 		return value.DictOf("changed", false, "msg", "This action (uri) does not support check mode.", "skipped", true), nil
 	}
-	p, err := uriSpec.validate(req.Args)
-	if err != nil {
-		return modules.Failed(err.Error()), nil
+	v := uriSpec.Validate(req.Args)
+	if f := v.Failure(req.LoadName()); f != nil {
+		return f, nil
 	}
+	p := v.P().AsMap()
 	o := &options{
 		url:             p["url"].(string),
 		method:          strings.ToUpper(p["method"].(string)),
@@ -109,7 +109,7 @@ func runURI(req *modules.Request) (*value.Dict, error) {
 		o.unredirected = append(o.unredirected, strings.ToLower(value.Str(h)))
 	}
 	if !methodRe.MatchString(o.method) {
-		return modules.Failed("Parameter 'method' needs to be a single word in uppercase, like GET or POST."), nil
+		return module.Failed("Parameter 'method' needs to be a single word in uppercase, like GET or POST."), nil
 	}
 	headers := value.NewDict(4)
 	if h, ok := p["headers"].(*value.Dict); ok {
@@ -126,7 +126,7 @@ func runURI(req *modules.Request) (*value.Dict, error) {
 		if _, isStr := body.(string); !isStr {
 			enc, err := formURLEncode(body)
 			if err != nil {
-				return modules.Failed(err.Error()), nil
+				return module.Failed(err.Error()), nil
 			}
 			body = enc
 		}
@@ -134,7 +134,7 @@ func runURI(req *modules.Request) (*value.Dict, error) {
 	case "form-multipart":
 		ct, enc, err := multipartBody(body, req)
 		if err != nil {
-			return modules.Failed("failed to parse body as form-multipart: " + err.Error()), nil
+			return module.Failed("failed to parse body as form-multipart: " + err.Error()), nil
 		}
 		body = enc
 		headers.Set("Content-Type", ct)
@@ -183,7 +183,7 @@ func runURI(req *modules.Request) (*value.Dict, error) {
 	if badHeader != nil || headers.Len() != len(o.headers) {
 		// http.client refuses a header value that is not a string.
 		return value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", o.url,
-			"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: expected string or bytes-like object, got '%s'", statusList(p["status_code"].([]any)), pyType(badHeader))), nil
+			"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: expected string or bytes-like object, got '%s'", statusList(p["status_code"].([]any)), value.TypeName(badHeader))), nil
 	}
 	if v := o.header("Authorization"); v != "" {
 		o.secretsFromArgs = append(o.secretsFromArgs, authSecrets(v)...)
@@ -384,30 +384,12 @@ func quotePlus(s string) string {
 	return b.String()
 }
 
-// findFile resolves a relative src as the action plugin's _find_needle('files').
-func findFile(req *modules.Request, name string) string {
-	if filepath.IsAbs(name) {
-		return name
-	}
-	isFile := func(p string) bool {
-		st, err := os.Stat(p)
-		return err == nil && !st.IsDir()
-	}
-	paths := req.Opt.SearchPaths
-	if len(paths) == 0 && req.TaskDir != "" {
-		paths = []string{req.TaskDir}
-	}
-	for _, p := range paths {
-		cands := []string{filepath.Join(p, "files", name)}
-		if filepath.Base(p) == "tasks" {
-			cands = append(cands, filepath.Join(filepath.Dir(p), "files", name))
-		}
-		cands = append(cands, filepath.Join(p, name))
-		for _, c := range cands {
-			if isFile(c) {
-				return c
-			}
-		}
+// findFile resolves a relative src as the action plugin's
+// _find_needle('files') does; an unfound name is returned as it is, for
+// the module's own "not found" error.
+func findFile(req *module.Request, name string) string {
+	if p, _, ok := req.Host.FindFile("files", name); ok {
+		return p
 	}
 	return name
 }

@@ -1,7 +1,6 @@
 package uri_test
 
 import (
-	"context"
 	"encoding/pem"
 	"net"
 	"net/http"
@@ -12,19 +11,28 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/modules/uri/uritest"
 )
 
-var mods = uri.Modules()
+var mods = func() map[string]module.Module {
+	out := map[string]module.Module{}
+	for _, e := range uri.Entries() {
+		out[e.Short()] = e.Module
+	}
+	return out
+}()
 
 // call runs a module with args given as key/value pairs.
 func call(t *testing.T, name string, check bool, kv ...any) *value.Dict {
 	t.Helper()
-	args := value.DictOf(kv...)
-	res, err := mods[name].Run(&modules.Request{Ctx: context.Background(), Args: args, Module: name, Check: check, Shared: modules.NewShared()})
+	req := moduletest.NewHost(nil).Request(name, kv...)
+	req.Check = check
+	res, err := mods[name].Run(req)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -82,7 +90,7 @@ func TestFailureWording(t *testing.T) {
 		{[]any{"url", s.HTTP, "bogus", 1}, "Unsupported parameters for (ansible.legacy.uri) module: bogus. Supported parameters include: attributes, body, body_format, ca_path, ciphers, client_cert, client_key, creates, decompress, dest, follow_redirects, force, force_basic_auth, group, headers, http_agent, method, mode, owner, remote_src, removes, return_content, selevel, serole, setype, seuser, src, status_code, timeout, unix_socket, unredirected_headers, unsafe_writes, url, url_password, url_username, use_gssapi, use_netrc, use_proxy, validate_certs (attr, password, user)."},
 		{[]any{"url", s.HTTP, "body", "x", "src", "/etc/hostname"}, "parameters are mutually exclusive: body|src"},
 		{[]any{"url", s.HTTP, "body_format", "xml"}, "value of body_format must be one of: form-urlencoded, json, raw, form-multipart, got: xml"},
-		{[]any{"url", s.HTTP, "return_content", "maybe"}, "argument 'return_content' is of type str and we were unable to convert to bool: The value 'maybe' is not a valid boolean. Valid booleans include: 0, 1, 'off', 'on', 'n', 'no', 'f', 't', 'false', 'y', '1', 'yes', 'true', '0'"},
+		{[]any{"url", s.HTTP, "return_content", "maybe"}, "argument 'return_content' is of type str and we were unable to convert to bool: The value 'maybe' is not a valid boolean. Valid booleans include: 0, 'y', 'true', 1, 'f', 'n', 'off', 't', '0', 'no', 'false', '1', 'on', 'yes'"},
 		{[]any{"url", s.HTTP, "status_code", []any{200, "x"}}, "Elements value for option 'status_code' is of type str and we were unable to convert to int: \"'x'\" cannot be converted to an int"},
 		{[]any{}, "missing required arguments: url"},
 	}

@@ -240,7 +240,7 @@ func (v *validator) validateTypes(opts []Option, params *value.Dict, ctx []strin
 		if !ok || (cur == nil && !o.Required && o.Default == nil) {
 			continue
 		}
-		conv, err := Convert(o.Type, cur)
+		conv, err := o.convert(cur)
 		if err != nil {
 			msg := fmt.Sprintf("argument '%s' is of type %s", o.Name, value.TypeName(cur))
 			if len(ctx) > 0 {

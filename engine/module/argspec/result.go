@@ -111,3 +111,14 @@ func (r *Result) Failure(loadName string) *value.Dict {
 	}
 	return module.Failed(r.Message(loadName))
 }
+
+// AsMap returns the parameters as a Go map, for modules that read them by
+// name with type assertions.
+func (p Params) AsMap() map[string]any {
+	out := make(map[string]any, p.Len())
+	p.Each(func(k string, v any) bool {
+		out[k] = v
+		return true
+	})
+	return out
+}

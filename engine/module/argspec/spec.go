@@ -36,6 +36,17 @@ type Option struct {
 	ApplyDefaults bool
 	// Rules are the checks among the sub-options.
 	Rules Rules
+	// Check, when set, is a custom type checker (a callable type in
+	// Python); Type is then only its name in messages.
+	Check func(any) (any, error)
+}
+
+// convert applies the option's type checker.
+func (o *Option) convert(v any) (any, error) {
+	if o.Check != nil {
+		return o.Check(v)
+	}
+	return Convert(o.Type, v)
 }
 
 // Rules are the checks that relate parameters to each other.

@@ -23,11 +23,18 @@ type Host struct {
 	Dirs []string
 	Dir  string
 	Out  bytes.Buffer
-	// Warnings and Deprecations record what the module showed.
+	// Positions answer ArgPos and KeyPos.
+	Positions map[string]value.Pos
+	// Warnings and Deprecations record what the module showed, and
+	// WarningPos where each warning pointed.
 	Warnings, Deprecations []string
+	WarningPos             []value.Pos
+
+	// State is what Shared returns; tests share it between requests to
+	// model one run.
+	State *module.Shared
 
 	engine *template.Engine
-	shared *module.Shared
 }
 
 // NewHost returns a Host named "localhost" with vars.
@@ -35,12 +42,12 @@ func NewHost(vars *value.Dict) *Host {
 	if vars == nil {
 		vars = value.NewDict(0)
 	}
-	return &Host{HostName: "localhost", Vars: vars, engine: template.New(), shared: module.NewShared()}
+	return &Host{HostName: "localhost", Vars: vars, engine: template.New(), State: module.NewShared()}
 }
 
 // Request builds a request for a module with args (key, value, ...).
 func (h *Host) Request(name string, args ...any) *module.Request {
-	return &module.Request{Ctx: context.Background(), Name: name, Action: name, Args: value.DictOf(args...), Host: h}
+	return &module.Request{Ctx: context.Background(), Name: name, FQCN: "ansible.builtin." + name, Action: name, Args: value.DictOf(args...), Host: h}
 }
 
 func (h *Host) opt() template.Options { return template.Options{SearchPaths: h.Dirs} }
@@ -76,13 +83,16 @@ func (h *Host) Cond(c any, _ value.Pos) (bool, error) {
 
 func (h *Host) Var(name string) (any, bool) { return h.Vars.Get(name) }
 
-func (h *Host) Warn(msg string, _ value.Pos) { h.Warnings = append(h.Warnings, msg) }
+func (h *Host) Warn(msg string, pos value.Pos) {
+	h.Warnings = append(h.Warnings, msg)
+	h.WarningPos = append(h.WarningPos, pos)
+}
 
 func (h *Host) Deprecate(msg, _ string, _ value.Pos) { h.Deprecations = append(h.Deprecations, msg) }
 
-func (h *Host) ArgPos(string) value.Pos { return value.Pos{} }
+func (h *Host) ArgPos(k string) value.Pos { return h.Positions[k] }
 
-func (h *Host) KeyPos(string) value.Pos { return value.Pos{} }
+func (h *Host) KeyPos(k string) value.Pos { return h.Positions[k] }
 
 func (h *Host) FindFile(subdir, name string) (string, []string, bool) {
 	if filepath.IsAbs(name) {
@@ -122,6 +132,6 @@ func (h *Host) TaskDir() string { return h.Dir }
 
 func (h *Host) Stdout() io.Writer { return &h.Out }
 
-func (h *Host) Shared() *module.Shared { return h.shared }
+func (h *Host) Shared() *module.Shared { return h.State }
 
 var _ module.Host = (*Host)(nil)

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/uri"
+)
+
+// moduleSets are the registrations of every module package. A new module
+// package is added here, and nowhere else.
+func moduleSets() [][]module.Entry {
+	return [][]module.Entry{
+		builtin.Entries(),
+		k8s.Entries(),
+		uri.Entries(),
+	}
+}
+
+// newRegistry builds the module registry; wrap, when not nil, may replace
+// an entry's module (the operator loop records what k8s_info reads).
+func newRegistry(wrap func(module.Entry) module.Module) (*module.Registry, error) {
+	sets := moduleSets()
+	if wrap != nil {
+		for _, set := range sets {
+			for i := range set {
+				set[i].Module = wrap(set[i])
+			}
+		}
+	}
+	return module.NewRegistry(sets...)
+}

@@ -1,0 +1,133 @@
+package run
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/search"
+	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// taskHost is the executor's side of the module contract for one task on
+// one host: it gives the module the task's templating, conditionals,
+// warnings and search path.
+type taskHost struct {
+	tr *taskRun
+	sc *scope
+}
+
+var _ module.Host = (*taskHost)(nil)
+
+// request builds the module request for rendered args.
+func (tr *taskRun) request(args *value.Dict, env map[string]string, sc *scope) *module.Request {
+	t := tr.t
+	return &module.Request{Ctx: tr.r.ctx, Name: t.Info.Name, FQCN: t.Info.FQCN, Action: t.Action, Args: args.Copy(),
+		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity, Env: env,
+		Host: &taskHost{tr: tr, sc: sc}}
+}
+
+func (h *taskHost) Name() string { return h.tr.host.name }
+
+func (h *taskHost) Render(s string) (any, error) { return h.tr.r.Engine.Render(s, h.sc, h.tr.opt) }
+
+func (h *taskHost) Eval(expr string) (any, error) { return h.tr.r.Engine.Eval(expr, h.sc, h.tr.opt) }
+
+func (h *taskHost) EvalLenient(expr string) (any, string, error) {
+	m := &template.Markers{}
+	opt := h.tr.opt
+	opt.Markers = m
+	v, err := h.tr.r.Engine.Eval(expr, h.sc, opt)
+	return v, m.Warning(), err
+}
+
+func (h *taskHost) Cond(c any, pos value.Pos) (bool, error) {
+	return h.tr.evalCond(playbook.Cond{Expr: c, Pos: pos}, h.sc)
+}
+
+func (h *taskHost) Var(name string) (any, bool) {
+	v, templated, ok := h.sc.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	if templated {
+		if rv, err := h.tr.r.Engine.RenderValue(v, h.sc, h.tr.opt); err == nil {
+			v = rv
+		}
+	}
+	return v, true
+}
+
+func (h *taskHost) Warn(msg string, pos value.Pos) {
+	h.tr.r.warn(Warning{Msg: msg, Origin: originPtr(pos)})
+}
+
+func (h *taskHost) Deprecate(msg, version string, pos value.Pos) {
+	h.tr.r.warn(Warning{Msg: msg, Origin: originPtr(pos), Deprecated: version})
+}
+
+func originPtr(pos value.Pos) *value.Pos {
+	if pos.IsZero() {
+		return nil
+	}
+	return &pos
+}
+
+func (h *taskHost) ArgPos(key string) value.Pos { return h.tr.t.ArgPos[key] }
+
+func (h *taskHost) KeyPos(key string) value.Pos {
+	p, _ := playbook.KeyOriginOf(h.tr.t.Args, key)
+	return p
+}
+
+func (h *taskHost) FindFile(subdir, name string) (string, []string, bool) {
+	return h.tr.searchPath().Find(subdir, name)
+}
+
+// searchPath is the task's search path: its role, the file it was
+// written in, then the play's directory.
+func (tr *taskRun) searchPath() search.Path {
+	return search.Path{Dirs: searchPaths(tr.t), Base: tr.r.playDir(tr.ps), InRole: tr.t.Role != nil}
+}
+
+func (h *taskHost) RenderFile(path string, opt module.FileTemplate) (string, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sc := h.sc
+	if opt.Vars != nil {
+		sc = sc.with(opt.Vars, false)
+	}
+	v, err := h.tr.r.Engine.Render(string(src), sc, h.tr.opt)
+	if err != nil {
+		return "", err
+	}
+	return value.Str(v), nil
+}
+
+func (h *taskHost) TaskDir() string { return h.tr.t.Dir }
+
+func (h *taskHost) Stdout() io.Writer { return h.tr.r.Stdout }
+
+func (h *taskHost) Shared() *module.Shared { return h.tr.r.Shared }
+
+// moduleFailure turns a module's error into the task's outcome: an
+// ActionFail is a failed result whose msg is the action's own message
+// (ansible-core's AnsibleActionFail); a PosError becomes a positioned link
+// of the error chain below "Task failed.".
+func (tr *taskRun) moduleFailure(err error) (*value.Dict, error) {
+	var af *module.ActionFail
+	if errors.As(err, &af) {
+		cause := chain("Task failed.", tr.t.Pos, errors.New(af.Msg))
+		return value.DictOf("failed", true, "msg", af.Msg, "exception", &ResultError{cause}), nil
+	}
+	var pe *module.PosError
+	if errors.As(err, &pe) {
+		err = &ChainError{Msg: pe.Msg, Help: pe.Help, Cause: pe.Err, Origin: originPtr(pe.Pos)}
+	}
+	return nil, chain("Task failed.", tr.t.Pos, err)
+}
