@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/files"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 )
@@ -12,6 +13,7 @@ import (
 func moduleSets() [][]module.Entry {
 	return [][]module.Entry{
 		builtin.Entries(),
+		files.Entries(),
 		k8s.Entries(),
 		uri.Entries(),
 	}

@@ -11,23 +11,6 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// fileCommonOptions are AnsibleModule's file common arguments
-// (FILE_COMMON_ARGUMENTS), added to the spec of every module that writes
-// files.
-func fileCommonOptions() []argspec.Option {
-	return []argspec.Option{
-		{Name: "mode", Type: argspec.Raw},
-		{Name: "owner", Type: argspec.Str},
-		{Name: "group", Type: argspec.Str},
-		{Name: "seuser", Type: argspec.Str},
-		{Name: "serole", Type: argspec.Str},
-		{Name: "selevel", Type: argspec.Str},
-		{Name: "setype", Type: argspec.Str},
-		{Name: "attributes", Type: argspec.Str, Aliases: []string{"attr"}},
-		{Name: "unsafe_writes", Type: argspec.Bool, Default: false, EnvFallback: []string{"ANSIBLE_UNSAFE_WRITES"}},
-	}
-}
-
 // withFileCommon appends the file common options a spec does not already
 // declare, as add_file_common_args does.
 func withFileCommon(opts ...argspec.Option) []argspec.Option {
@@ -35,7 +18,7 @@ func withFileCommon(opts ...argspec.Option) []argspec.Option {
 	for _, o := range opts {
 		have[o.Name] = true
 	}
-	for _, o := range fileCommonOptions() {
+	for _, o := range argspec.FileCommonOptions() {
 		if !have[o.Name] {
 			opts = append(opts, o)
 		}
