@@ -14,5 +14,7 @@ func Entries() []module.Entry {
 	return []module.Entry{
 		fileDef().entry(),
 		statDef().entry(),
+		copyActionEntry(),
+		findDef().entry(),
 	}
 }

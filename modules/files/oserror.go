@@ -39,3 +39,6 @@ func strerror(en syscall.Errno) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// accessOK is os.access(path, mode) with R_OK=4, W_OK=2, X_OK=1.
+func accessOK(path string, mode uint32) bool { return syscall.Access(path, mode) == nil }

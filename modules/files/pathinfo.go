@@ -69,3 +69,11 @@ func nlink(st os.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// inodeOf identifies a file by device and inode.
+func inodeOf(st os.FileInfo) devIno {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return devIno{uint64(sys.Dev), sys.Ino}
+	}
+	return devIno{}
+}

@@ -264,6 +264,11 @@ var normalizers = []struct {
 	{regexp.MustCompile(`("(?:inode|dev)": )\d+`), "${1}<N>"},
 	{regexp.MustCompile(`("version": )"\d+"`), `$1"<N>"`},
 	{regexp.MustCompile(`("(?:atime|mtime|ctime)": )\d+(?:\.\d+)?`), "${1}<TIME>"},
+	// The per-task temporary directories of file transfers and the backup
+	// names (pid and time) of the file modules.
+	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/\.ansible/tmp/ansible-tmp-[0-9.]+-\d+-\d+/`), "<REMOTE_TMP>/"},
+	{regexp.MustCompile(`ansible-local-\d+[a-z0-9_]{8}/\.[a-z0-9_]{8}`), "ansible-local-<ID>/.<TMP>"},
+	{regexp.MustCompile(`\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~`), ".<PID>.<TIMESTAMP>~"},
 	// Block counts and lsattr flags depend on the file system.
 	{regexp.MustCompile(`("(?:blocks|block_size)": )\d+`), "${1}<N>"},
 	{regexp.MustCompile(`"attr_flags": "[^"]*", "attributes": \[[^\]]*\]`), `"attr_flags": "<FLAGS>", "attributes": [<FLAGS>]`},
