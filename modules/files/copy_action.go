@@ -123,8 +123,13 @@ func (a *copyAction) findSource(src string) (string, error) {
 
 // notFoundMessage is ansible-core's AnsibleFileNotFound text for a file
 // looked up on the controller.
+// An absolute name is not searched for, so no paths are listed.
 func notFoundMessage(name string, searched []string) string {
-	return "Could not find or access '" + name + "'\nSearched in:\n\t" + strings.Join(searched, "\n\t") +
+	where := ""
+	if !filepath.IsAbs(name) && len(searched) > 0 {
+		where = "\nSearched in:\n\t" + strings.Join(searched, "\n\t")
+	}
+	return "Could not find or access '" + name + "'" + where +
 		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
@@ -99,7 +100,45 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 		res.Set("changed", false)
 	}
 	addPathInfo(res)
+	addOutputLines(res)
 	return res, nil
+}
+
+// addOutputLines adds stdout_lines and stderr_lines to a result that has
+// stdout or stderr, as ActionBase._execute_module does for every module.
+func addOutputLines(res *value.Dict) {
+	for _, k := range []string{"stdout", "stderr"} {
+		if v, ok := res.Get(k); ok && !res.Has(k+"_lines") {
+			s, _ := v.(string)
+			res.Set(k+"_lines", pySplitlines(s))
+		}
+	}
+}
+
+// pySplitlines is Python's str.splitlines(): every line boundary Python
+// knows, without the line ends.
+func pySplitlines(s string) []any {
+	out := []any{}
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\v', '\f', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
+			out = append(out, s[start:i])
+			start = i + size
+		case '\r':
+			out = append(out, s[start:i])
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size++
+			}
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
 }
 
 // warn shows a module warning, as AnsibleModule.warn does.
