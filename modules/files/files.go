@@ -16,5 +16,8 @@ func Entries() []module.Entry {
 		statDef().entry(),
 		copyActionEntry(),
 		findDef().entry(),
+		lineinfileDef().entry(),
+		blockinfileDef().entry(),
+		replaceDef().entry(),
 	}
 }

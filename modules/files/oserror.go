@@ -42,3 +42,12 @@ func strerror(en syscall.Errno) string {
 
 // accessOK is os.access(path, mode) with R_OK=4, W_OK=2, X_OK=1.
 func accessOK(path string, mode uint32) bool { return syscall.Access(path, mode) == nil }
+
+// errnoOf is an OSError's errno (0 when there is none).
+func errnoOf(err error) int {
+	var en syscall.Errno
+	if errors.As(err, &en) {
+		return int(en)
+	}
+	return 0
+}

@@ -180,3 +180,17 @@ func classEscape(n byte, inClass bool, flags Flags) string {
 func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+// IsMultiline reports whether a pattern turns re.MULTILINE on with
+// leading inline flags, as (?m) or (?mi).
+func IsMultiline(pattern string) bool {
+	rest, ok := strings.CutPrefix(pattern, "(?")
+	if !ok {
+		return false
+	}
+	end := strings.IndexAny(rest, ":)")
+	if end < 0 || strings.Trim(rest[:end], "aiLmsux") != "" {
+		return false
+	}
+	return strings.Contains(rest[:end], "m")
+}
