@@ -29,13 +29,18 @@ conformance: build
 oracle:
 	sh hack/install-oracle.sh $(ORACLE_DIR)
 
-## lint: gofmt (every Go file of every module), go vet, and staticcheck when
-## it installs from the Go module proxy (a pinned version, never in go.mod).
+## lint: gofmt (every Go file of every module), go mod tidy (every module),
+## go vet, and staticcheck when it installs from the Go module proxy (a
+## pinned version, never in go.mod).
+GO_MODULES := . internal/cfsim/sdktest internal/tools/helmtest internal/kubetest/apiserver
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK_BIN := .cache/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 lint:
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	  if [ -n "$$files" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$files"; exit 1; fi
+	@for m in $(GO_MODULES); do \
+	  if ! (cd $$m && $(GO) mod tidy -diff >/dev/null 2>&1); then echo "go mod tidy: $$m/go.mod is not tidy (run go mod tidy there)"; exit 1; fi; \
+	done
 	$(GO) vet ./...
 	@if [ -x $(STATICCHECK_BIN) ] || GOBIN=$(CURDIR)/$(dir $(STATICCHECK_BIN)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); then \
 	  echo "staticcheck ($(STATICCHECK_VERSION)) ./..."; $(STATICCHECK_BIN) ./...; \

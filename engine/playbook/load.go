@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -105,7 +106,7 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, &LoadError{Msg: "Empty playbook, nothing to do: " + abs, Code: 4}
 	}
 	if root.Kind != yaml.SequenceNode {
-		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", pyClass(file2value(abs, root)), abs)
+		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", taggedClass(file2value(abs, root)), abs)
 	}
 	if len(root.Content) == 0 {
 		return nil, &LoadError{Msg: "A playbook must contain at least one play: " + abs, Code: 4}
@@ -177,27 +178,23 @@ func file2value(file string, n *yaml.Node) any {
 	return v
 }
 
-// pyClass names the Python class ansible-core 2.19 reports for a value
+// taggedClass names the Python class ansible-core 2.19 reports for a value
 // loaded from YAML.
-func pyClass(v any) string {
-	const tagged = "<class 'ansible.module_utils._internal._datatag._AnsibleTagged%s'>"
+func taggedClass(v any) string {
+	const tagged = "ansible.module_utils._internal._datatag._AnsibleTagged"
 	switch v.(type) {
 	case *value.Dict:
-		return fmt.Sprintf(tagged, "Dict")
+		return py.ClassRepr(tagged + "Dict")
 	case []any:
-		return fmt.Sprintf(tagged, "List")
+		return py.ClassRepr(tagged + "List")
 	case string:
-		return fmt.Sprintf(tagged, "Str")
+		return py.ClassRepr(tagged + "Str")
 	case int, int64:
-		return fmt.Sprintf(tagged, "Int")
+		return py.ClassRepr(tagged + "Int")
 	case float64:
-		return fmt.Sprintf(tagged, "Float")
-	case bool:
-		return "<class 'bool'>"
-	case nil:
-		return "<class 'NoneType'>"
+		return py.ClassRepr(tagged + "Float")
 	}
-	return "<class '" + value.TypeName(v) + "'>"
+	return py.ClassRepr(value.TypeName(v))
 }
 
 func mapGet(n *yaml.Node, keys ...string) *yaml.Node {
@@ -285,7 +282,7 @@ func collectStaticRoles(items []Item, out *[]*RoleInstance) {
 func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 	if v.Kind != yaml.SequenceNode {
 		val := file2value(file, v)
-		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), pyClass(val))
+		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), taggedClass(val))
 	}
 	for _, rn := range v.Content {
 		ref, err := parseRoleRef(file, rn)
@@ -506,9 +503,9 @@ func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, 
 	if n.Kind != yaml.SequenceNode {
 		v := file2value(file, n)
 		if inBlock {
-			return nil, parseErr(owner, "A malformed block was encountered while loading a block: The ds (%s) should be a list but was a %s", value.Str(v), pyClass(v))
+			return nil, parseErr(owner, "A malformed block was encountered while loading a block: The ds (%s) should be a list but was a %s", value.Str(v), taggedClass(v))
 		}
-		return nil, parseErr(owner, "A malformed block was encountered while loading tasks: %s should be a list or None but is %s", value.Str(v), pyClass(v))
+		return nil, parseErr(owner, "A malformed block was encountered while loading tasks: %s should be a list or None but is %s", value.Str(v), taggedClass(v))
 	}
 	out := make([]Item, 0, len(n.Content))
 	for _, tn := range n.Content {

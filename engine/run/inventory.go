@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -221,34 +222,6 @@ func (inv *Inventory) reconcile() {
 	}
 }
 
-// pyLiteral reads an INI value as ansible's ini plugin does
-// (ast.literal_eval, falling back to the string).
-func pyLiteral(s string) any {
-	switch s {
-	case "True":
-		return true
-	case "False":
-		return false
-	case "None":
-		return nil
-	}
-	if n, err := strconv.Atoi(s); err == nil {
-		return n
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && strings.ContainsAny(s, ".eE") && !strings.ContainsAny(s, "xX") {
-		return f
-	}
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
-	}
-	if len(s) >= 2 && (s[0] == '[' || s[0] == '{') {
-		if docs, _, err := value.DecodeYAML("", []byte(s)); err == nil && len(docs) == 1 {
-			return docs[0]
-		}
-	}
-	return s
-}
-
 var hostRange = regexp.MustCompile(`^(.*)\[([0-9a-zA-Z]+):([0-9a-zA-Z]+)(?::([0-9]+))?\](.*)$`)
 
 // expandHost expands one host range such as web[01:03].
@@ -312,7 +285,7 @@ func (inv *Inventory) parseINI(file, data string) error {
 		switch kind {
 		case "vars":
 			k, v, _ := strings.Cut(line, "=")
-			inv.setGroupVar(inv.group(section), strings.TrimSpace(k), pyLiteral(strings.TrimSpace(v)))
+			inv.setGroupVar(inv.group(section), strings.TrimSpace(k), py.LiteralEval(strings.TrimSpace(v)))
 		case "children":
 			inv.link(section, strings.Fields(line)[0])
 		default:
@@ -322,7 +295,7 @@ func (inv *Inventory) parseINI(file, data string) error {
 				inv.addHost(host, section, file)
 				fields.Each(func(k string, v any) bool {
 					if k != "_raw_params" {
-						inv.hostVars[host].Set(k, pyLiteral(value.Str(v)))
+						inv.hostVars[host].Set(k, py.LiteralEval(value.Str(v)))
 					}
 					return true
 				})

@@ -1,61 +1,14 @@
 package template
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// Args are the evaluated arguments of a filter, test, lookup or call.
-type Args struct {
-	Pos []any
-	Kw  *value.Dict
-}
-
-// Len returns the number of positional arguments.
-func (a *Args) Len() int { return len(a.Pos) }
-
-// Get returns positional argument i, or else the keyword argument name.
-func (a *Args) Get(i int, name string) (any, bool) {
-	if i >= 0 && i < len(a.Pos) {
-		return a.Pos[i], true
-	}
-	if a.Kw != nil && name != "" {
-		return a.Kw.Get(name)
-	}
-	return nil, false
-}
-
-// Default returns argument i/name, or def when it is absent.
-func (a *Args) Default(i int, name string, def any) any {
-	if v, ok := a.Get(i, name); ok {
-		return v
-	}
-	return def
-}
-
-// Bool returns argument i/name as a Python truth value, or def.
-func (a *Args) Bool(i int, name string, def bool) bool {
-	if v, ok := a.Get(i, name); ok {
-		return value.Truthy(v)
-	}
-	return def
-}
-
-// String returns argument i/name as a string (str()), or def.
-func (a *Args) String(i int, name string, def string) string {
-	if v, ok := a.Get(i, name); ok {
-		return value.Str(v)
-	}
-	return def
-}
-
-// FilterFunc implements a filter: `in | name(args)`.
-type FilterFunc func(c *Ctx, in any, a *Args) (any, error)
-
-// TestFunc implements a test: `in is name(args)`.
-type TestFunc func(c *Ctx, in any, a *Args) (bool, error)
-
-// LookupFunc implements a lookup plugin: lookup(name, terms..., kw...).
-type LookupFunc func(c *Ctx, terms []any, a *Args) ([]any, error)
+// Args are the evaluated arguments of a filter, test, lookup or call: a
+// Python call's positional and keyword arguments.
+type Args = py.Args
 
 // undefinedOK lists filters and tests that accept an undefined input.
 var undefinedOK = map[string]bool{
@@ -110,7 +63,7 @@ func firstUndefinedArg(a *Args, in ...any) any {
 // evalArg evaluates a call argument: Ansible undefined values are kept, to
 // be passed on (see acceptsUndefinedArgs); template-only wrappers become
 // plain values.
-func (c *Ctx) evalArg(e expr) (any, error) {
+func (c *Ctx) evalArg(e syntax.Expr) (any, error) {
 	v, err := c.eval(e)
 	if err != nil {
 		return nil, err
@@ -124,7 +77,10 @@ func (c *Ctx) evalArg(e expr) (any, error) {
 	return v, nil
 }
 
-func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar expr) (*Args, error) {
+// evalArgs evaluates the arguments written in a call, filter or test;
+// star and dstar are a call's *args and **kwargs, or nil.
+func (c *Ctx) evalArgs(w syntax.Arguments, star, dstar syntax.Expr) (*Args, error) {
+	args, kwNames, kwVals := w.Args, w.KwNames, w.KwValues
 	// One allocation holds the Args and up to three positional values.
 	ab := &struct {
 		Args
@@ -176,12 +132,12 @@ func (c *Ctx) evalArgs(args []expr, kwNames []string, kwVals []expr, star, dstar
 	return a, nil
 }
 
-func (c *Ctx) evalFilters(x *filterExpr) (any, error) {
-	v, err := c.eval(x.e)
+func (c *Ctx) evalFilters(x *syntax.Filter) (any, error) {
+	v, err := c.eval(x.Expr)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range x.filters {
+	for _, f := range x.Filters {
 		if v, err = c.applyFilter(f, v); err != nil {
 			return nil, err
 		}
@@ -189,21 +145,21 @@ func (c *Ctx) evalFilters(x *filterExpr) (any, error) {
 	return v, nil
 }
 
-func (c *Ctx) applyFilter(f *filterCall, in any) (any, error) {
-	fn, ok := c.eng.lookupFilter(f.name)
+func (c *Ctx) applyFilter(f *syntax.FilterCall, in any) (any, error) {
+	fn, ok := c.eng.lookupFilter(f.Name)
 	if !ok {
-		return nil, &TemplateSyntaxError{Msg: "No filter named '" + f.name + "'."}
+		return nil, &TemplateSyntaxError{Msg: "No filter named '" + f.Name + "'."}
 	}
-	a, err := c.evalArgs(f.args, f.kwNames, f.kwVals, nil, nil)
+	a, err := c.evalArgs(f.Arguments, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	if !acceptsUndefinedArgs[stripFQCN(f.name)] {
+	if !acceptsUndefinedArgs[stripFQCN(f.Name)] {
 		if u := firstUndefinedArg(a, in); u != nil {
 			return u, nil
 		}
 	}
-	in, err = checkInput(in, f.name)
+	in, err = checkInput(in, f.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -248,70 +204,43 @@ func (c *Ctx) Test(name string, in any, args ...any) (bool, error) {
 	return fn(c, in, &Args{Pos: args})
 }
 
-func (c *Ctx) evalTest(x *testExpr) (any, error) {
-	fn, ok := c.eng.lookupTest(x.name)
+func (c *Ctx) evalTest(x *syntax.Test) (any, error) {
+	fn, ok := c.eng.lookupTest(x.Name)
 	if !ok {
-		return nil, &TemplateSyntaxError{Msg: "No test named '" + x.name + "'."}
+		return nil, &TemplateSyntaxError{Msg: "No test named '" + x.Name + "'."}
 	}
-	in, err := c.eval(x.e)
+	in, err := c.eval(x.Expr)
 	if err != nil {
 		return nil, err
 	}
-	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, nil, nil)
+	a, err := c.evalArgs(x.Arguments, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	if !acceptsUndefinedArgs[stripFQCN(x.name)] {
+	if !acceptsUndefinedArgs[stripFQCN(x.Name)] {
 		if u := firstUndefinedArg(a, in); u != nil {
 			return u, nil
 		}
 	}
-	if in, err = checkInput(in, x.name); err != nil {
+	if in, err = checkInput(in, x.Name); err != nil {
 		return nil, err
 	}
 	r, err := fn(c, in, a)
 	if err != nil {
 		return nil, err
 	}
-	return r != x.negate, nil
+	return r != x.Negate, nil
 }
 
-var fqcnPrefixes = []string{"ansible.builtin.", "ansible.utils.", "community.general.", "ansible.netcommon.", "kubernetes.core."}
-
-func stripFQCN(name string) string {
-	for _, p := range fqcnPrefixes {
-		if len(name) > len(p) && name[:len(p)] == p {
-			return name[len(p):]
-		}
-	}
-	return name
-}
-
-func (e *Engine) lookupFilter(name string) (FilterFunc, bool) {
-	if f, ok := e.filters[name]; ok {
-		return f, true
-	}
-	f, ok := e.filters[stripFQCN(name)]
-	return f, ok
-}
-
-func (e *Engine) lookupTest(name string) (TestFunc, bool) {
-	if t, ok := e.tests[name]; ok {
-		return t, true
-	}
-	t, ok := e.tests[stripFQCN(name)]
-	return t, ok
-}
-
-func (c *Ctx) evalCall(x *callExpr) (any, error) {
-	fn, err := c.eval(x.fn)
+func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
+	fn, err := c.eval(x.Fn)
 	if err != nil {
 		return nil, err
 	}
 	if u, ok := fn.(value.Undefined); ok {
 		return nil, undefinedErr(u)
 	}
-	a, err := c.evalArgs(x.args, x.kwNames, x.kwVals, x.star, x.dstar)
+	a, err := c.evalArgs(x.Arguments, x.Star, x.DStar)
 	if err != nil {
 		return nil, err
 	}
@@ -322,13 +251,13 @@ func (c *Ctx) evalCall(x *callExpr) (any, error) {
 	}
 	switch f := fn.(type) {
 	case *boundMethod:
-		res, mutated, err := callMethod(c, f, a)
+		res, mutated, err := callMethod(f, a)
 		if err != nil {
 			return nil, err
 		}
 		if mutated != nil {
-			if attr, ok := x.fn.(*attrExpr); ok {
-				c.writeBack(attr.obj, mutated)
+			if attr, ok := x.Fn.(*syntax.Attr); ok {
+				c.writeBack(attr.Obj, mutated)
 			}
 		}
 		return res, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -56,7 +57,7 @@ func (c *Ctx) lookupName(name string) any {
 		raw = d.Value
 	}
 	if !ok {
-		if g, ok := globals[name]; ok {
+		if g, ok := c.eng.globals[name]; ok {
 			return g
 		}
 		return undefinedName(name)
@@ -173,7 +174,7 @@ func (c *Ctx) render(src string) (any, error) {
 	}
 	var v any
 	if o, ok := singleOutput(nodes); ok {
-		if v, err = c.eval(o.e); err != nil {
+		if v, err = c.eval(o.Expr); err != nil {
 			return nil, err
 		}
 	} else {
@@ -191,11 +192,12 @@ func (c *Ctx) render(src string) (any, error) {
 	return v, nil
 }
 
-func singleOutput(nodes []node) (*outputNode, bool) {
+// singleOutput returns the output node of a template that is one {{ }}.
+func singleOutput(nodes []syntax.Node) (*syntax.Output, bool) {
 	if len(nodes) != 1 {
 		return nil, false
 	}
-	o, ok := nodes[0].(*outputNode)
+	o, ok := nodes[0].(*syntax.Output)
 	return o, ok
 }
 
@@ -246,26 +248,26 @@ func (c *Ctx) assign(name string, v any) {
 
 // writeBack stores a mutated list where the expression e reads it from, so
 // that `{% do l.append(x) %}` inside a loop changes the outer variable.
-func (c *Ctx) writeBack(e expr, v any) {
+func (c *Ctx) writeBack(e syntax.Expr, v any) {
 	switch x := e.(type) {
-	case *nameExpr:
+	case *syntax.Name:
 		for i := len(c.scopes) - 1; i >= 0; i-- {
-			if c.scopes[i].Has(x.name) {
-				c.scopes[i].Set(x.name, v)
+			if c.scopes[i].Has(x.Name) {
+				c.scopes[i].Set(x.Name, v)
 				return
 			}
 		}
-		c.resolved[x.name] = v
-	case *attrExpr:
-		switch o := c.evalQuiet(x.obj).(type) {
+		c.resolved[x.Name] = v
+	case *syntax.Attr:
+		switch o := c.evalQuiet(x.Obj).(type) {
 		case *value.Dict:
-			o.Set(x.attr, v)
+			o.Set(x.Attr, v)
 		case *namespace:
-			o.set(x.attr, v)
+			o.set(x.Attr, v)
 		}
-	case *itemExpr:
-		obj := c.evalQuiet(x.obj)
-		key := c.evalQuiet(x.key)
+	case *syntax.Item:
+		obj := c.evalQuiet(x.Obj)
+		key := c.evalQuiet(x.Key)
 		switch o := obj.(type) {
 		case *value.Dict:
 			o.Set(value.Str(key), v)
@@ -277,7 +279,7 @@ func (c *Ctx) writeBack(e expr, v any) {
 	}
 }
 
-func (c *Ctx) evalQuiet(e expr) any {
+func (c *Ctx) evalQuiet(e syntax.Expr) any {
 	v, err := c.eval(e)
 	if err != nil {
 		return nil

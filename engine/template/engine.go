@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -32,7 +33,8 @@ type Engine struct {
 	filters map[string]FilterFunc
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
-	cache   sync.Map // cacheKey -> []node
+	globals map[string]any
+	cache   sync.Map // cacheKey -> []syntax.Node
 
 	// Getenv reads the environment for lookup('env'); Now gives the time.
 	Getenv func(string) (string, bool)
@@ -45,19 +47,14 @@ func New() *Engine {
 		filters: map[string]FilterFunc{},
 		tests:   map[string]TestFunc{},
 		lookups: map[string]LookupFunc{},
+		globals: builtinGlobals(),
 		Getenv:  os.LookupEnv,
 		Now:     time.Now,
 	}
-	for _, set := range []map[string]FilterFunc{coreFilters(), ansibleFilters()} {
-		for k, f := range set {
-			e.filters[k] = f
-		}
-	}
-	for k, t := range builtinTests() {
-		e.tests[k] = t
-	}
-	for k, l := range builtinLookups() {
-		e.lookups[k] = l
+	if err := e.register(families()); err != nil {
+		// The families are static tables; TestFamilies keeps them free of
+		// duplicates, so this is a programming error, as in regexp.MustCompile.
+		panic(err)
 	}
 	return e
 }
@@ -78,14 +75,14 @@ type cacheKey struct {
 	raw bool
 }
 
-func (e *Engine) parse(src string, rawVarStrings bool) ([]node, error) {
+func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
 	key := cacheKey{src, rawVarStrings}
 	if n, ok := e.cache.Load(key); ok {
-		return n.([]node), nil
+		return n.([]syntax.Node), nil
 	}
-	nodes, err := parseTemplate(src, rawVarStrings)
+	nodes, err := syntax.Parse(src, rawVarStrings)
 	if err != nil {
-		if se, ok := err.(*SyntaxError); ok {
+		if se, ok := err.(*syntax.SyntaxError); ok {
 			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
 		}
 		return nil, err

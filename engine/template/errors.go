@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -140,4 +141,17 @@ type recursionError struct{}
 
 func (*recursionError) Error() string {
 	return "Recursive loop detected in template: maximum recursion depth exceeded"
+}
+
+// fromPy turns an error of engine/py into the template error it stands
+// for: a Python exception becomes a RuntimeError, the use of an undefined
+// value that undefined value's own error.
+func fromPy(err error) error {
+	switch e := err.(type) {
+	case *py.Error:
+		return &RuntimeError{Msg: e.Msg}
+	case *py.UndefinedUse:
+		return undefinedErr(e.Value)
+	}
+	return err
 }

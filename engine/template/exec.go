@@ -3,6 +3,8 @@ package template
 import (
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -70,7 +72,7 @@ func toText(v any) (string, error) {
 	return value.Str(v), nil
 }
 
-func (c *Ctx) execBody(nodes []node, b *sink) error {
+func (c *Ctx) execBody(nodes []syntax.Node, b *sink) error {
 	for _, n := range nodes {
 		if err := c.exec(n, b); err != nil {
 			return err
@@ -79,12 +81,12 @@ func (c *Ctx) execBody(nodes []node, b *sink) error {
 	return nil
 }
 
-func (c *Ctx) exec(n node, b *sink) error {
+func (c *Ctx) exec(n syntax.Node, b *sink) error {
 	switch x := n.(type) {
-	case *textNode:
-		b.text(x.text)
-	case *outputNode:
-		v, err := c.eval(x.e)
+	case *syntax.Text:
+		b.text(x.Text)
+	case *syntax.Output:
+		v, err := c.eval(x.Expr)
 		if err == nil {
 			if u, ok := v.(value.Undefined); ok {
 				err = undefinedErr(u)
@@ -98,49 +100,36 @@ func (c *Ctx) exec(n node, b *sink) error {
 			return err
 		}
 		return b.value(v)
-	case *ifNode:
-		for i, cond := range x.conds {
+	case *syntax.If:
+		for i, cond := range x.Conds {
 			v, err := c.evalDefined(cond)
 			if err != nil {
 				return err
 			}
 			if value.Truthy(v) {
-				return c.execBody(x.bodies[i], b)
+				return c.execBody(x.Bodies[i], b)
 			}
 		}
-		if len(x.bodies) > len(x.conds) {
-			return c.execBody(x.bodies[len(x.conds)], b)
+		if len(x.Bodies) > len(x.Conds) {
+			return c.execBody(x.Bodies[len(x.Conds)], b)
 		}
-	case *forNode:
+	case *syntax.For:
 		return c.execFor(x, b)
-	case *setNode:
+	case *syntax.Set:
 		return c.execSet(x)
-	case *macroNode:
-		c.assign(x.name, &macro{node: x, ctx: c})
-	case *callNode:
+	case *syntax.Macro:
+		c.assign(x.Name, &macro{node: x, ctx: c})
+	case *syntax.CallBlock:
 		return c.execCall(x, b)
-	case *withNode:
-		vals := make([]any, len(x.values))
-		for i, e := range x.values {
-			v, err := c.eval(e)
-			if err != nil {
-				return err
-			}
-			vals[i] = v
-		}
-		s := c.pushScope()
-		defer c.popScope()
-		for i, name := range x.names {
-			s.Set(name, vals[i])
-		}
-		return c.execBody(x.body, b)
-	case *filterBlockNode:
+	case *syntax.With:
+		return c.execWith(x, b)
+	case *syntax.FilterBlock:
 		var inner sink
-		if err := c.execBody(x.body, &inner); err != nil {
+		if err := c.execBody(x.Body, &inner); err != nil {
 			return err
 		}
 		v := inner.concat()
-		for _, f := range x.filters {
+		for _, f := range x.Filters {
 			var err error
 			if v, err = c.applyFilter(f, v); err != nil {
 				return err
@@ -151,25 +140,43 @@ func (c *Ctx) exec(n node, b *sink) error {
 	return nil
 }
 
-func (c *Ctx) execSet(x *setNode) error {
+// execWith runs {% with %}: the names are bound in a new scope.
+func (c *Ctx) execWith(x *syntax.With, b *sink) error {
+	vals := make([]any, len(x.Values))
+	for i, e := range x.Values {
+		v, err := c.eval(e)
+		if err != nil {
+			return err
+		}
+		vals[i] = v
+	}
+	s := c.pushScope()
+	defer c.popScope()
+	for i, name := range x.Names {
+		s.Set(name, vals[i])
+	}
+	return c.execBody(x.Body, b)
+}
+
+func (c *Ctx) execSet(x *syntax.Set) error {
 	if ok, err := c.execAppend(x); ok {
 		return err
 	}
 	var v any
-	if x.body != nil {
+	if x.Body != nil {
 		var inner sink
-		if err := c.execBody(x.body, &inner); err != nil {
+		if err := c.execBody(x.Body, &inner); err != nil {
 			return err
 		}
 		v = inner.concat()
 	} else {
 		var err error
-		if v, err = c.eval(x.value); err != nil {
+		if v, err = c.eval(x.Value); err != nil {
 			return err
 		}
 	}
-	if a, ok := x.target.(*attrExpr); ok {
-		obj, err := c.evalDefined(a.obj)
+	if a := x.Target; a != nil {
+		obj, err := c.evalDefined(a.Obj)
 		if err != nil {
 			return err
 		}
@@ -177,28 +184,28 @@ func (c *Ctx) execSet(x *setNode) error {
 		if !ok {
 			return typeErrorf("cannot assign attribute on non-namespace object")
 		}
-		ns.set(a.attr, v)
+		ns.set(a.Attr, v)
 		return nil
 	}
-	if len(x.names) == 1 {
-		c.assign(x.names[0], v)
+	if len(x.Names) == 1 {
+		c.assign(x.Names[0], v)
 		return nil
 	}
 	items, err := iterate(v)
 	if err != nil {
 		return err
 	}
-	if len(items) != len(x.names) {
-		return typeErrorf("too many values to unpack (expected %d)", len(x.names))
+	if len(items) != len(x.Names) {
+		return typeErrorf("too many values to unpack (expected %d)", len(x.Names))
 	}
-	for i, name := range x.names {
+	for i, name := range x.Names {
 		c.assign(name, items[i])
 	}
 	return nil
 }
 
-func (c *Ctx) execFor(x *forNode, b *sink) error {
-	seq, err := c.evalDefined(x.iter)
+func (c *Ctx) execFor(x *syntax.For, b *sink) error {
+	seq, err := c.evalDefined(x.Iter)
 	if err != nil {
 		return err
 	}
@@ -206,12 +213,12 @@ func (c *Ctx) execFor(x *forNode, b *sink) error {
 	if err != nil {
 		return err
 	}
-	if x.cond != nil {
+	if x.Cond != nil {
 		var kept []any
 		for _, it := range items {
 			s := c.pushScope()
-			bindTargets(s, x.targets, it)
-			v, err := c.evalDefined(x.cond)
+			bindTargets(s, x.Targets, it)
+			v, err := c.evalDefined(x.Cond)
 			c.popScope()
 			if err != nil {
 				return err
@@ -223,14 +230,14 @@ func (c *Ctx) execFor(x *forNode, b *sink) error {
 		items = kept
 	}
 	if len(items) == 0 {
-		return c.execBody(x.elseBody, b)
+		return c.execBody(x.Else, b)
 	}
 	s := c.pushScope()
 	defer c.popScope()
 	for i, it := range items {
-		bindTargets(s, x.targets, it)
+		bindTargets(s, x.Targets, it)
 		s.Set("loop", &loopInfo{index: i, items: items})
-		if err := c.execBody(x.body, b); err != nil {
+		if err := c.execBody(x.Body, b); err != nil {
 			return err
 		}
 	}
@@ -238,8 +245,8 @@ func (c *Ctx) execFor(x *forNode, b *sink) error {
 }
 
 // execCall runs {% call %}: the called macro gets the block as caller.
-func (c *Ctx) execCall(x *callNode, b *sink) error {
-	fn, err := c.evalDefined(x.call.fn)
+func (c *Ctx) execCall(x *syntax.CallBlock, b *sink) error {
+	fn, err := c.evalDefined(x.Call.Fn)
 	if err != nil {
 		return err
 	}
@@ -247,7 +254,7 @@ func (c *Ctx) execCall(x *callNode, b *sink) error {
 	if !ok {
 		return typeErrorf("'%s' object is not callable", value.TypeName(fn))
 	}
-	a, err := c.evalArgs(x.call.args, x.call.kwNames, x.call.kwVals, x.call.star, x.call.dstar)
+	a, err := c.evalArgs(x.Call.Arguments, x.Call.Star, x.Call.DStar)
 	if err != nil {
 		return err
 	}
@@ -255,7 +262,7 @@ func (c *Ctx) execCall(x *callNode, b *sink) error {
 	if a.Kw != nil {
 		kw.Update(a.Kw)
 	}
-	kw.Set("caller", &macro{node: x.caller, ctx: c})
+	kw.Set("caller", &macro{node: x.Caller, ctx: c})
 	v, err := m.call(a.Pos, kw)
 	if err != nil {
 		return err
@@ -278,40 +285,31 @@ func bindTargets(s *value.Dict, targets []string, it any) {
 	}
 }
 
-// iterate lists the elements of an iterable as Python's iter() would.
-func iterate(v any) ([]any, error) {
+// listOrTuple returns the elements of a list or tuple; ok is false for any
+// other value.
+func listOrTuple(v any) (items []any, ok bool) {
 	switch x := v.(type) {
 	case []any:
-		return x, nil
+		return x, true
 	case value.Tuple:
-		return x, nil
+		return x, true
+	}
+	return nil, false
+}
+
+// iterate lists the elements of an iterable as Python's iter() would;
+// template-only wrappers (Markup, groupby's tuples) iterate as the value
+// they wrap.
+func iterate(v any) ([]any, error) {
+	switch x := v.(type) {
 	case *groupTuple:
 		return x.t, nil
 	case markup:
-		return iterate(string(x))
-	case *value.Dict:
-		keys := x.Keys()
-		out := make([]any, len(keys))
-		for i, k := range keys {
-			out[i] = x.Key(k)
-		}
-		return out, nil
-	case string:
-		out := make([]any, 0, len(x))
-		for _, r := range x {
-			out = append(out, string(r))
-		}
-		return out, nil
-	case *rangeVal:
-		return x.list(), nil
-	case value.Undefined:
-		return nil, undefinedErr(x)
+		v = string(x)
 	}
-	return nil, typeErrorf("'%s' object is not iterable", value.TypeName(v))
+	items, err := py.Iterate(v)
+	return items, fromPy(err)
 }
-
-// Iterate exposes iterate to filters.
-func Iterate(v any) ([]any, error) { return iterate(v) }
 
 // loopInfo is Jinja2's `loop` variable.
 type loopInfo struct {
@@ -384,22 +382,22 @@ func (n *namespace) set(name string, v any) {
 // the same as Python's: a holder of the old list (which get gave with its
 // capacity cut) never sees the new items. It reports whether x had that
 // shape and was run.
-func (c *Ctx) execAppend(x *setNode) (bool, error) {
-	t, ok := x.target.(*attrExpr)
-	if !ok || x.body != nil {
+func (c *Ctx) execAppend(x *syntax.Set) (bool, error) {
+	t := x.Target
+	if t == nil || x.Body != nil {
 		return false, nil
 	}
-	b, ok := x.value.(*binExpr)
-	if !ok || b.op != "+" {
+	b, ok := x.Value.(*syntax.Binary)
+	if !ok || b.Op != "+" {
 		return false, nil
 	}
-	l, ok := b.l.(*attrExpr)
-	if !ok || l.attr != t.attr {
+	l, ok := b.L.(*syntax.Attr)
+	if !ok || l.Attr != t.Attr {
 		return false, nil
 	}
-	ln, ok1 := l.obj.(*nameExpr)
-	tn, ok2 := t.obj.(*nameExpr)
-	if !ok1 || !ok2 || ln.name != tn.name {
+	ln, ok1 := l.Obj.(*syntax.Name)
+	tn, ok2 := t.Obj.(*syntax.Name)
+	if !ok1 || !ok2 || ln.Name != tn.Name {
 		return false, nil
 	}
 	obj, err := c.evalDefined(tn)
@@ -410,25 +408,25 @@ func (c *Ctx) execAppend(x *setNode) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	cur, _ := ns.d.Get(t.attr)
+	cur, _ := ns.d.Get(t.Attr)
 	left, ok := cur.([]any)
 	if !ok {
 		return false, nil
 	}
-	rv, err := c.eval(b.r)
+	rv, err := c.eval(b.R)
 	if err != nil {
 		return true, err
 	}
 	right, ok := rv.([]any)
 	if !ok {
 		// Not list + list: the general operator gives the value or error.
-		v, err := binaryOp("+", left[:len(left):len(left)], rv)
+		v, err := py.BinaryOp("+", left[:len(left):len(left)], rv)
 		if err == nil {
-			ns.set(t.attr, v)
+			ns.set(t.Attr, v)
 		}
-		return true, err
+		return true, fromPy(err)
 	}
-	if !ns.grown[t.attr] {
+	if !ns.grown[t.Attr] {
 		grown := make([]any, len(left), 2*(len(left)+len(right))+4)
 		copy(grown, left)
 		left = grown
@@ -436,41 +434,14 @@ func (c *Ctx) execAppend(x *setNode) (bool, error) {
 			ns.grown = map[string]bool{}
 		}
 	}
-	ns.d.Set(t.attr, append(left, right...))
-	ns.grown[t.attr] = true
+	ns.d.Set(t.Attr, append(left, right...))
+	ns.grown[t.Attr] = true
 	return true, nil
-}
-
-// rangeVal is a lazy Python range.
-type rangeVal struct{ start, stop, step int }
-
-func (r *rangeVal) list() []any {
-	var out []any
-	if r.step > 0 {
-		for i := r.start; i < r.stop; i += r.step {
-			out = append(out, i)
-		}
-	} else {
-		for i := r.start; i > r.stop; i += r.step {
-			out = append(out, i)
-		}
-	}
-	if out == nil {
-		out = []any{}
-	}
-	return out
-}
-
-func (r *rangeVal) String() string {
-	if r.step != 1 {
-		return "range(" + value.Str(r.start) + ", " + value.Str(r.stop) + ", " + value.Str(r.step) + ")"
-	}
-	return "range(" + value.Str(r.start) + ", " + value.Str(r.stop) + ")"
 }
 
 // macro is a callable {% macro %}.
 type macro struct {
-	node *macroNode
+	node *syntax.Macro
 	ctx  *Ctx
 }
 
@@ -478,15 +449,15 @@ func (m *macro) call(args []any, kw *value.Dict) (any, error) {
 	c := m.ctx
 	s := c.pushScope()
 	defer c.popScope()
-	for i, p := range m.node.params {
+	for i, p := range m.node.Params {
 		switch {
 		case i < len(args):
 			s.Set(p, args[i])
 		case kw.Has(p):
 			v, _ := kw.Get(p)
 			s.Set(p, v)
-		case m.node.defaults[i] != nil:
-			v, err := c.eval(m.node.defaults[i])
+		case m.node.Defaults[i] != nil:
+			v, err := c.eval(m.node.Defaults[i])
 			if err != nil {
 				return nil, err
 			}
@@ -499,7 +470,7 @@ func (m *macro) call(args []any, kw *value.Dict) (any, error) {
 		s.Set("caller", caller)
 	}
 	var b sink
-	if err := c.execBody(m.node.body, &b); err != nil {
+	if err := c.execBody(m.node.Body, &b); err != nil {
 		return nil, err
 	}
 	return b.concat(), nil

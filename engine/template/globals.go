@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -12,12 +13,9 @@ type globalFunc func(c *Ctx, a *Args) (any, error)
 
 func (globalFunc) String() string { return "<function>" }
 
-var globals map[string]any
-
-func init() {
-	// Built here rather than in a literal because lookup refers back to the
-	// engine's lookup table through Ctx.
-	globals = map[string]any{
+// builtinGlobals returns the functions every template can call by name.
+func builtinGlobals() map[string]any {
+	return map[string]any{
 		"range":     globalFunc(globalRange),
 		"lookup":    globalFunc(globalLookup),
 		"query":     globalFunc(globalQuery),
@@ -39,21 +37,21 @@ func globalRange(_ *Ctx, a *Args) (any, error) {
 		}
 		ints[i] = n
 	}
-	r := &rangeVal{step: 1}
+	r := &py.Range{Step: 1}
 	switch len(ints) {
 	case 1:
-		r.stop = ints[0]
+		r.Stop = ints[0]
 	case 2:
-		r.start, r.stop = ints[0], ints[1]
+		r.Start, r.Stop = ints[0], ints[1]
 	case 3:
-		r.start, r.stop, r.step = ints[0], ints[1], ints[2]
-		if r.step == 0 {
+		r.Start, r.Stop, r.Step = ints[0], ints[1], ints[2]
+		if r.Step == 0 {
 			return nil, typeErrorf("range() arg 3 must not be zero")
 		}
 	default:
 		return nil, typeErrorf("range expected at most 3 arguments, got %d", len(ints))
 	}
-	if n := len(r.list()); n > 100000 {
+	if n := len(r.List()); n > 100000 {
 		return nil, typeErrorf("Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).")
 	}
 	return r, nil
@@ -108,9 +106,9 @@ func globalNow(c *Ctx, a *Args) (any, error) {
 		t = t.Local()
 	}
 	if f, ok := a.Get(1, "fmt"); ok && value.Truthy(f) {
-		return strftime(t, value.Str(f)), nil
+		return py.Strftime(t, value.Str(f)), nil
 	}
-	return &pyDatetime{t: t}, nil
+	return &py.Datetime{Time: t}, nil
 }
 
 // globalLipsum is Jinja2's lipsum(): placeholder paragraphs (fixed text
@@ -181,6 +179,7 @@ func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
 	}
 	res, err := fn(c, append([]any(nil), a.Pos[1:]...), &Args{Kw: kw})
 	if err != nil {
+		err = fromPy(err)
 		if IsUndefined(err) || errorsMode == "strict" || (errorsMode != "warn" && errorsMode != "ignore") {
 			return nil, pluginErr("lookup", name, err)
 		}

@@ -3,6 +3,7 @@ package template
 import (
 	"errors"
 
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -83,29 +84,29 @@ func (e *Engine) ExprVarRef(expression string) (name string, path []any, ok bool
 	if !ok {
 		return "", nil, false
 	}
-	var walk func(x expr) bool
-	walk = func(x expr) bool {
+	var walk func(x syntax.Expr) bool
+	walk = func(x syntax.Expr) bool {
 		switch n := x.(type) {
-		case *nameExpr:
-			name = n.name
+		case *syntax.Name:
+			name = n.Name
 			return true
-		case *attrExpr:
-			if !walk(n.obj) {
+		case *syntax.Attr:
+			if !walk(n.Obj) {
 				return false
 			}
-			path = append(path, n.attr)
+			path = append(path, n.Attr)
 			return true
-		case *itemExpr:
-			lit, isLit := n.key.(*literalExpr)
-			if !isLit || !walk(n.obj) {
+		case *syntax.Item:
+			lit, isLit := n.Key.(*syntax.Literal)
+			if !isLit || !walk(n.Obj) {
 				return false
 			}
-			path = append(path, lit.v)
+			path = append(path, lit.Value)
 			return true
 		}
 		return false
 	}
-	if !walk(o.e) {
+	if !walk(o.Expr) {
 		return "", nil, false
 	}
 	return name, path, true

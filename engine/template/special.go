@@ -3,6 +3,7 @@ package template
 import (
 	"fmt"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -99,7 +100,7 @@ func (c *Ctx) finalize(v any) (any, error) {
 		return nil, undefinedErr(x)
 	case jinjaUndefined:
 		return nil, storageErr("Undefined", "")
-	case *rangeVal:
+	case *py.Range:
 		return nil, storageErr("range", x.String())
 	case *boundMethod:
 		return nil, storageErr("builtin_function_or_method", methodRepr(x))
@@ -168,22 +169,13 @@ func (c *Ctx) warn(w Warning) {
 
 // PyType names, for value.TypeName, of the template-only Python objects.
 
-func (*rangeVal) PyType() string    { return "range" }
 func (*namespace) PyType() string   { return "Namespace" }
 func (*boundMethod) PyType() string { return "builtin_function_or_method" }
 func (globalFunc) PyType() string   { return "function" }
 func (*macro) PyType() string       { return "Macro" }
-func (*pyDatetime) PyType() string  { return "datetime" }
-func (*pyTimedelta) PyType() string { return "timedelta" }
 func (*loopInfo) PyType() string    { return "LoopContext" }
 
 // JSON forms, for value.JSON, of the template-only Python objects.
-
-// JSONValue implements value.JSONer.
-func (d *pyDatetime) JSONValue() any { return d.isoformat() }
-
-// JSONValue implements value.JSONer.
-func (r *rangeVal) JSONValue() any { return r.list() }
 
 // JSONValue implements value.JSONer.
 func (g *groupTuple) JSONValue() any { return g.t }

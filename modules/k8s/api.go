@@ -1,7 +1,6 @@
 package k8s
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,7 +126,7 @@ type apiError struct {
 // the response body as a Python bytes literal, else the transport error.
 func (e *apiError) Error() string {
 	if len(e.body) > 0 {
-		return pyBytes(e.body)
+		return py.BytesRepr(e.body)
 	}
 	if e.err != nil {
 		return e.err.Error()
@@ -205,34 +205,4 @@ func (c *Clients) do(ctx context.Context, rq request) (*response, error) {
 		out.warnings = append(out.warnings, w.Text)
 	}
 	return out, nil
-}
-
-// pyBytes renders data as Python's repr of a bytes object.
-func pyBytes(data []byte) string {
-	quote := byte('\'')
-	if bytes.IndexByte(data, '\'') >= 0 && bytes.IndexByte(data, '"') < 0 {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte('b')
-	b.WriteByte(quote)
-	for _, c := range data {
-		switch {
-		case c == quote || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
 }

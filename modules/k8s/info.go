@@ -8,6 +8,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -73,7 +74,7 @@ func find(ctx context.Context, c *Clients, p params) (*value.Dict, error) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("Exception '%s' raised while trying to get resource using (name=%s, namespace=%s, label_selectors=%s, field_selectors=%s)",
-			pyException(err), pyNone(q.name), pyNone(q.namespace), pyList(q.labelSel), pyList(q.fieldSel))
+			pyException(err), noneIfEmpty(q.name), noneIfEmpty(q.namespace), reprStrings(q.labelSel), reprStrings(q.fieldSel))
 	}
 	if !exists(obj) {
 		return result, nil
@@ -98,13 +99,13 @@ func find(ctx context.Context, c *Clients, p params) (*value.Dict, error) {
 	pred := waiterFor(res.Kind, "present", p.dict("wait_condition"))
 	var out []any
 	for _, in := range instances {
-		iq := query{name: value.Str(field(in, "metadata", "name")), namespace: pyStrOr(field(in, "metadata", "namespace"), "")}
+		iq := query{name: value.Str(field(in, "metadata", "name")), namespace: strOr(field(in, "metadata", "namespace"), "")}
 		ok, got, duration, err := c.wait(ctx, res, iq, pred, timeout, p.int("wait_sleep"))
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, fmt.Errorf("Failed to gather information about %s(s) even after waiting for %d seconds", pyStr(field(got, "kind")), duration)
+			return nil, fmt.Errorf("Failed to gather information about %s(s) even after waiting for %d seconds", value.Str(field(got, "kind")), duration)
 		}
 		out = append(out, hideFields(got, hidden))
 	}
@@ -118,14 +119,15 @@ func pyException(err error) string {
 	if errors.As(err, &ae) && ae.code != 0 {
 		s := fmt.Sprintf("(%d)\nReason: %s\n", ae.code, ae.Reason())
 		if len(ae.body) > 0 {
-			s += "HTTP response body: " + pyBytes(ae.body) + "\n"
+			s += "HTTP response body: " + py.BytesRepr(ae.body) + "\n"
 		}
 		return s
 	}
 	return err.Error()
 }
 
-func pyList(l []string) string {
+// reprStrings is the repr of a Python list of the strings l.
+func reprStrings(l []string) string {
 	items := make([]any, len(l))
 	for i, s := range l {
 		items[i] = s

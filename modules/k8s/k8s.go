@@ -224,8 +224,8 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		namespace = value.Str(ns)
 	}
 	state := s.p.str("state")
-	kind := pyStr(field(def, "kind"))
-	apiVersion := pyStr(field(def, "apiVersion"))
+	kind := value.Str(field(def, "kind"))
+	apiVersion := value.Str(field(def, "apiVersion"))
 
 	res, err := s.c.findResource(kind, apiVersion)
 	if err != nil {
@@ -252,7 +252,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		if exists(existing) && strings.HasSuffix(value.Str(field(existing, "kind")), "List") {
 			var list []any
 			for _, item := range field(existing, "items").([]any) {
-				r, err := s.delete(res, value.Str(field(item, "metadata", "name")), pyStrOr(field(item, "metadata", "namespace"), namespace), existing)
+				r, err := s.delete(res, value.Str(field(item, "metadata", "name")), strOr(field(item, "metadata", "namespace"), namespace), existing)
 				if err != nil {
 					return nil, err
 				}
@@ -271,7 +271,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		}
 	} else {
 		if len(selectors) > 0 && !matchesSelectors(def, selectors) {
-			result.Set("msg", fmt.Sprintf("resource 'kind=%s,name=%s,namespace=%s' filtered by label_selectors.", kind, pyNone(name), pyNone(namespace)))
+			result.Set("msg", fmt.Sprintf("resource 'kind=%s,name=%s,namespace=%s' filtered by label_selectors.", kind, noneIfEmpty(name), noneIfEmpty(namespace)))
 			return result, nil
 		}
 		switch {
@@ -280,7 +280,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 			instance, warnings, err = s.apply(res, def, namespace)
 		case existing == nil:
 			if state == "patched" {
-				result.Set("warnings", []any{fmt.Sprintf("resource 'kind=%s,name=%s' was not found but will not be created as 'state' parameter has been set to '%s'", kind, pyNone(name), state)})
+				result.Set("warnings", []any{fmt.Sprintf("resource 'kind=%s,name=%s' was not found but will not be created as 'state' parameter has been set to '%s'", kind, noneIfEmpty(name), state)})
 				return result, nil
 			}
 			method = "create"
@@ -310,7 +310,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 	if s.p.bool("wait") && !s.check {
 		q := query{name: name, namespace: namespace, labelSel: selectors}
 		if method != "delete" {
-			q = query{name: value.Str(field(instance, "metadata", "name")), namespace: pyStrOr(field(instance, "metadata", "namespace"), ""), labelSel: selectors}
+			q = query{name: value.Str(field(instance, "metadata", "name")), namespace: strOr(field(instance, "metadata", "namespace"), ""), labelSel: selectors}
 		}
 		pred := waiterFor(res.Kind, state, s.p.dict("wait_condition"))
 		ok, obj, duration, err := s.c.wait(s.ctx, res, q, pred, s.p.int("wait_timeout"), s.p.int("wait_sleep"))
@@ -347,7 +347,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 	}
 	result.Set("result", hideFields(instance, s.hidden))
 	if !success {
-		return nil, &failure{msg: fmt.Sprintf(`"%s" "%s": Timed out waiting on resource`, res.Kind, pyNone(name)), extra: result}
+		return nil, &failure{msg: fmt.Sprintf(`"%s" "%s": Timed out waiting on resource`, res.Kind, noneIfEmpty(name)), extra: result}
 	}
 	return result, nil
 }
@@ -357,22 +357,17 @@ func appendWarning(result *value.Dict, w string) {
 	result.Set("warnings", append(list, w))
 }
 
-// pyStr renders a scalar as Python's str() would in a format string.
-func pyStr(v any) string {
-	if v == nil {
-		return "None"
-	}
-	return value.Str(v)
-}
-
-func pyNone(s string) string {
+// noneIfEmpty renders a name or namespace the module leaves unset ("") as
+// the Python module prints its None.
+func noneIfEmpty(s string) string {
 	if s == "" {
 		return "None"
 	}
 	return s
 }
 
-func pyStrOr(v any, def string) string {
+// strOr is str(v), or def when v is None.
+func strOr(v any, def string) string {
 	if v == nil {
 		return def
 	}
@@ -433,7 +428,7 @@ func (s *service) create(res *apiResource, def *value.Dict, namespace string) (a
 	resp, err := s.c.do(s.ctx, request{verb: "POST", path: res.path("", ns), query: s.query(), body: def})
 	if err != nil {
 		if errCode(err) == 409 {
-			name := pyStr(field(def, "metadata", "name"))
+			name := value.Str(field(def, "metadata", "name"))
 			return value.NewDict(0), []string{name + " was not found, but creating it returned a 409 Conflict error. This can happen                         if the resource you are creating does not directly create a resource of the same kind."}, nil
 		}
 		return nil, nil, failWith("Failed to create object", err)

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules"
 )
@@ -472,31 +473,9 @@ func connFailure(err error) string {
 func errnoText(err error) string {
 	var en syscall.Errno
 	if errors.As(err, &en) {
-		return fmt.Sprintf("[Errno %d] %s", int(en), pyStrerror(en))
+		return fmt.Sprintf("[Errno %d] %s", int(en), py.Strerror(en))
 	}
 	return err.Error()
-}
-
-// pyStrerror is glibc's strerror text for the errors a request meets.
-func pyStrerror(en syscall.Errno) string {
-	switch en {
-	case syscall.ENOENT:
-		return "No such file or directory"
-	case syscall.EACCES:
-		return "Permission denied"
-	case syscall.ECONNREFUSED:
-		return "Connection refused"
-	case syscall.ECONNRESET:
-		return "Connection reset by peer"
-	case syscall.EHOSTUNREACH:
-		return "No route to host"
-	case syscall.ENETUNREACH:
-		return "Network is unreachable"
-	case syscall.EPIPE:
-		return "Broken pipe"
-	}
-	s := en.Error()
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // transportError words a failed request as urllib and fetch_url word it:

@@ -1,0 +1,176 @@
+package template
+
+import (
+	"sort"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
+
+// communityFilters returns the community.general filters that the roles use.
+func communityFilters() family {
+	return family{collection: "community.general", filters: map[string]FilterFunc{
+		"counter":         filterCounter,
+		"dict":            filterDict,
+		"dict_kv":         filterDictKV,
+		"groupby_as_dict": filterGroupbyAsDict,
+		"lists_mergeby":   filterListsMergeby,
+		"version_sort":    filterVersionSort,
+	}}
+}
+
+func filterDict(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := py.Sig("dict_filter").Bind(a); err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	d := value.NewDict(len(items))
+	for i, it := range items {
+		pair, err := iterate(it)
+		if err != nil {
+			return nil, typeErrorf("cannot convert dictionary update sequence element #%d to a sequence", i)
+		}
+		if len(pair) != 2 {
+			return nil, typeErrorf("dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
+		}
+		if _, ok := py.HashKey(pair[0]); !ok {
+			return nil, typeErrorf("unhashable type: '%s'", value.TypeName(pair[0]))
+		}
+		d.Set(value.Str(pair[0]), pair[1])
+	}
+	return d, nil
+}
+
+func filterDictKV(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := py.Sig("dict_kv", py.Req("key")).Bind(a)
+	if err != nil {
+		return nil, err
+	}
+	return value.DictOf(value.Str(v[0]), in), nil
+}
+
+func filterListsMergeby(_ *Ctx, in any, a *Args) (any, error) {
+	if a.Kw != nil {
+		for _, k := range a.Kw.Keys() {
+			if k != "recursive" && k != "list_merge" {
+				return nil, Errorf("'recursive' and 'list_merge' are the only valid keyword arguments.")
+			}
+		}
+	}
+	terms := append([]any{in}, a.Pos...)
+	if len(terms) < 2 {
+		return nil, Errorf("At least one list and index are needed.")
+	}
+	index, ok := terms[len(terms)-1].(string)
+	if !ok {
+		return nil, Errorf("First argument after the lists for lists_mergeby must be string. %s is %s", value.Repr(terms[len(terms)-1]), argClassRepr(terms[len(terms)-1]))
+	}
+	var lists []any
+	for _, t := range terms[:len(terms)-1] {
+		l, ok := t.([]any)
+		if !ok {
+			return nil, Errorf("All arguments before the argument index for lists_mergeby must be lists. %s is %s", value.Repr(t), argClassRepr(t))
+		}
+		lists = append(lists, l)
+	}
+	recursive, listMerge := false, "replace"
+	if a.Kw != nil {
+		for _, k := range a.Kw.Keys() {
+			x, _ := a.Kw.Get(k)
+			switch k {
+			case "recursive":
+				recursive = value.Truthy(x)
+			case "list_merge":
+				listMerge = value.Str(x)
+			default:
+				return nil, Errorf("'recursive' and 'list_merge' are the only valid keyword arguments.")
+			}
+		}
+	}
+	merged := value.NewDict(0)
+	for _, l := range lists {
+		for _, it := range l.([]any) {
+			d, ok := it.(*value.Dict)
+			if !ok {
+				return nil, Errorf("Elements of list arguments for lists_mergeby must be dictionaries. %s is %s", value.Repr(it), argClassRepr(it))
+			}
+			k, ok := d.Get(index)
+			if !ok {
+				continue
+			}
+			ks := value.Str(k)
+			if prev, ok := merged.Get(ks); ok {
+				merged.Set(ks, mergeHash(prev.(*value.Dict), d, recursive, listMerge))
+			} else {
+				merged.Set(ks, d)
+			}
+		}
+	}
+	keys := append([]string(nil), merged.Keys()...)
+	sort.Strings(keys)
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i], _ = merged.Get(k)
+	}
+	return out, nil
+}
+
+func filterVersionSort(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := py.Sig("version_sort").Bind(a); err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]any, len(items))
+	for i, it := range items {
+		keys[i] = py.LooseVersion(value.Str(it))
+	}
+	return py.SortByKeys(items, keys, false)
+}
+
+func filterCounter(_ *Ctx, in any, a *Args) (any, error) {
+	if _, err := py.Sig("counter").Bind(a); err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	d := value.NewDict(0)
+	for _, it := range items {
+		k := value.Str(it)
+		n, _ := d.Get(k)
+		c, _ := n.(int)
+		d.Set(k, c+1)
+	}
+	return d, nil
+}
+
+func filterGroupbyAsDict(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := py.Sig("groupby_as_dict", py.Req("attribute")).Bind(a)
+	if err != nil {
+		return nil, err
+	}
+	items, err := iterate(in)
+	if err != nil {
+		return nil, err
+	}
+	d := value.NewDict(len(items))
+	for _, it := range items {
+		e, ok := it.(*value.Dict)
+		if !ok {
+			return nil, Errorf("Input is not a sequence of mappings")
+		}
+		k, ok := e.Get(value.Str(v[0]))
+		if !ok {
+			return nil, Errorf("Element does not have attribute %s", value.Repr(v[0]))
+		}
+		d.Set(value.Str(k), it)
+	}
+	return d, nil
+}

@@ -1,0 +1,161 @@
+package syntax
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nikolalohinski/gonja/v2/config"
+	"github.com/nikolalohinski/gonja/v2/tokens"
+)
+
+func lexerConfig() *config.Config {
+	c := config.New()
+	c.TrimBlocks = true
+	c.KeepTrailingNewline = true
+	return c
+}
+
+var lexCfg = lexerConfig()
+
+// tokenText is Jinja2's describe_token: a name or operator is itself,
+// other tokens are named by their type.
+func tokenText(t *tokens.Token) string {
+	switch t.Type {
+	case tokens.VariableBegin:
+		return "begin of print statement"
+	case tokens.VariableEnd:
+		return "end of print statement"
+	case tokens.BlockBegin:
+		return "begin of statement block"
+	case tokens.BlockEnd:
+		return "end of statement block"
+	case tokens.CommentBegin:
+		return "begin of comment"
+	case tokens.CommentEnd:
+		return "end of comment"
+	case tokens.Data:
+		return "template data / text"
+	case tokens.EOF:
+		return "end of template"
+	case tokens.String:
+		return "string"
+	case tokens.Integer:
+		return "integer"
+	case tokens.Float:
+		return "float"
+	}
+	return t.Val
+}
+
+// decodeString re-reads a string literal from the source and applies
+// Python's escape rules (gonja only unescapes quotes).
+func (p *parser) decodeString(t *tokens.Token) string {
+	if t.Pos < 0 || t.Pos >= len(p.src) || (p.src[t.Pos] != '\'' && p.src[t.Pos] != '"') {
+		return t.Val
+	}
+	q := p.src[t.Pos]
+	var b strings.Builder
+	s := p.src[t.Pos+1:]
+	if p.rawVarStrings && p.inVar {
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case q:
+				return s[:i]
+			}
+		}
+		return t.Val
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == q {
+			return b.String()
+		}
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '\\':
+			b.WriteByte('\\')
+		case '\'':
+			b.WriteByte('\'')
+		case '"':
+			b.WriteByte('"')
+		case '0':
+			b.WriteByte(0)
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'f':
+			b.WriteByte(12)
+		case 'v':
+			b.WriteByte(11)
+		case '\n':
+		case 'x', 'u', 'U':
+			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
+			if i+n < len(s) {
+				if r, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
+					b.WriteRune(rune(r))
+					i += n
+					continue
+				}
+			}
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return t.Val
+}
+
+// maskEscapedBackslashes hides escaped backslashes inside the string
+// constants of {{ }} and {% %} tags from gonja's lexer, which ends a string
+// at the quote of '\\' as if it were escaped. The masked text has the same
+// length, so token positions stay valid; string constants are re-read from
+// the original source (decodeString).
+func maskEscapedBackslashes(src string) string {
+	if !strings.Contains(src, `\\`) {
+		return src
+	}
+	b := []byte(src)
+	inTag := false
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case quote != 0:
+			switch {
+			case c == '\\' && i+1 < len(b):
+				if b[i+1] == '\\' {
+					b[i], b[i+1] = '_', '_'
+				}
+				i++
+			case c == quote:
+				quote = 0
+			}
+		case !inTag:
+			if c == '{' && i+1 < len(b) && (b[i+1] == '{' || b[i+1] == '%') {
+				inTag = true
+				i++
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case (c == '}' || c == '%') && i+1 < len(b) && b[i+1] == '}':
+			inTag = false
+			i++
+		}
+	}
+	return string(b)
+}
