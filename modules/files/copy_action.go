@@ -7,6 +7,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -214,7 +215,7 @@ func (a *copyAction) copySource(source, contentFile, dest string) (*value.Dict, 
 func (a *copyAction) copyTreeEntries(files sourceFiles, dest string) (last *value.Dict, ran, changed bool, err error) {
 	for _, d := range files.directories {
 		args := realFileArgs(a.args)
-		args.Set("path", joinPy(dest, d.to))
+		args.Set("path", py.Join([]string{dest, d.to}))
 		args.Set("state", "directory")
 		args.Set("mode", a.arg("directory_mode"))
 		args.Set("recurse", false)
@@ -227,7 +228,7 @@ func (a *copyAction) copyTreeEntries(files sourceFiles, dest string) (last *valu
 	}
 	for _, l := range files.symlinks {
 		args := realFileArgs(a.args)
-		args.Set("path", joinPy(dest, l.to))
+		args.Set("path", py.Join([]string{dest, l.to}))
 		args.Set("src", l.from)
 		args.Set("state", "link")
 		args.Set("force", true)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
 // dircmpIgnored are the names filecmp.dircmp skips by default.
@@ -17,7 +19,7 @@ var dircmpIgnored = []string{"RCS", "CVS", "tags", ".git", ".hg", ".bzr", "_darc
 func (c *copyRun) copyDirectoryTree() (bool, error) {
 	src, dest := c.p.Str("src"), c.p.Str("dest")
 	if !hasTrailingSlash(src) {
-		dest = joinPy(dest, filepath.Base(src))
+		dest = py.Join([]string{dest, filepath.Base(src)})
 		src += "/"
 	}
 	if !exists(dest) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -24,7 +25,7 @@ func remoteStat(path string, follow, withChecksum bool) destStatus {
 	}
 	ds := destStatus{exists: true, isDir: st.IsDir(), isLink: st.Mode()&os.ModeSymlink != 0}
 	if ds.isLink {
-		ds.lnkSource, _ = realPath(path)
+		ds.lnkSource = py.Realpath(path)
 	}
 	if st.Mode().IsRegular() && withChecksum && readable(path) {
 		if sum, _ := fileDigest(path, "sha1"); sum != nil {
@@ -52,14 +53,14 @@ func (a *copyAction) copyFile(sourceFull, sourceRel, contentFile, dest string, f
 	}
 	destFile := dest
 	if strings.HasSuffix(dest, "/") {
-		destFile = joinPy(dest, sourceRel)
+		destFile = py.Join([]string{dest, sourceRel})
 	}
 	ds := remoteStat(destFile, follow, force)
 	if ds.exists && ds.isDir {
 		if contentFile != "" {
 			return actionFailed("can not use content with a dir as dest"), nil
 		}
-		destFile = joinPy(dest, sourceRel)
+		destFile = py.Join([]string{dest, sourceRel})
 		ds = remoteStat(destFile, follow, force)
 	}
 	if ds.exists && !force {
@@ -100,7 +101,8 @@ func (a *copyAction) transferAndCopy(sourceFull, sourceRel, destFile, dest strin
 		}
 		a.remoteTmp = dir
 	}
-	tmpSrc := filepath.Join(a.remoteTmp, ".source"+filepath.Ext(destFile))
+	_, ext := py.Splitext(destFile)
+	tmpSrc := filepath.Join(a.remoteTmp, ".source"+ext)
 	if err := copyFileContents(sourceFull, tmpSrc); err != nil {
 		return nil, &module.ActionFail{Msg: "failed to transfer file to " + tmpSrc + ": " + pyOSError(err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -86,7 +87,7 @@ func (c *copyRun) prepareDest() (changed bool, early *value.Dict, err error) {
 	base := c.p.Str("_original_basename")
 	if strings.HasSuffix(c.dest, "/") {
 		if base != "" {
-			c.dest = joinPy(c.dest, base)
+			c.dest = py.Join([]string{c.dest, base})
 		}
 		dir := filepath.Dir(c.dest)
 		if !exists(dir) {
@@ -103,11 +104,11 @@ func (c *copyRun) prepareDest() (changed bool, early *value.Dict, err error) {
 		if base != "" {
 			name = base
 		}
-		c.dest = joinPy(c.dest, name)
+		c.dest = py.Join([]string{c.dest, name})
 	}
 	if exists(c.dest) {
 		if isLink(c.dest) && c.p.Bool("follow") {
-			c.dest, _ = realPath(c.dest)
+			c.dest = py.Realpath(c.dest)
 		}
 		if !c.p.Bool("force") {
 			return changed, value.DictOf("msg", "file already exists", "src", c.src, "dest", c.dest, "changed", false), nil
@@ -139,7 +140,7 @@ func (c *copyRun) makeDestDirs(dir string) (bool, error) {
 	changed := true
 	cur := existing
 	for _, name := range created {
-		cur = joinPy(cur, name)
+		cur = py.Join([]string{cur, name})
 		fa.path = cur
 		var err error
 		if changed, err = c.setFSAttributes(fa, changed, nil); err != nil {

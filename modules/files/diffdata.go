@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -109,9 +110,9 @@ func (out *sourceFiles) walk(top string, offset int, parents map[devIno]bool, re
 	walkTopDown(top, false, nil, func(dir string, dirs, files []string) []string {
 		for _, name := range files {
 			p := filepath.Join(dir, name)
-			rel := joinPy(relBase, p[offset:])
+			rel := py.Join([]string{relBase, p[offset:]})
 			if isLink(p) {
-				real, _ := realPath(p)
+				real := py.Realpath(p)
 				if follow && isFile(real) {
 					out.files = append(out.files, pathPair{real, rel})
 				} else {
@@ -124,7 +125,7 @@ func (out *sourceFiles) walk(top string, offset int, parents map[devIno]bool, re
 		}
 		for _, name := range dirs {
 			p := filepath.Join(dir, name)
-			rel := joinPy(relBase, p[offset:])
+			rel := py.Join([]string{relBase, p[offset:]})
 			if !isLink(p) {
 				out.directories = append(out.directories, pathPair{p, rel})
 				continue
@@ -134,7 +135,7 @@ func (out *sourceFiles) walk(top string, offset int, parents map[devIno]bool, re
 				out.symlinks = append(out.symlinks, pathPair{target, rel})
 				continue
 			}
-			real, _ := realPath(p)
+			real := py.Realpath(p)
 			st, err := os.Stat(real)
 			if err != nil || parents[inodeOf(st)] || ancestorLoop(p, parents, inodeOf(st)) {
 				out.symlinks = append(out.symlinks, pathPair{target, rel})

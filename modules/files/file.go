@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -174,11 +175,14 @@ func (r *fileRun) timestamp(key string) (stamp, error) {
 		return stamp{now: true}, nil
 	}
 	format := r.p.Str(key + "_format")
-	t, err := strptimeLocal(v, format)
+	parsed, err := py.Strptime(v, format)
 	if err != nil {
 		return stamp{}, fail("Error while obtaining timestamp for time " + v + " using format " + format + ": " + err.Error())
 	}
-	return stamp{at: t}, nil
+	// time.mktime reads the fields as local time.
+	t := parsed.(*py.Datetime).Time
+	local := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.Local)
+	return stamp{at: float64(local.Unix())}, nil
 }
 
 // updateTimestamps sets the requested times on path

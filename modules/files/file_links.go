@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -24,7 +25,7 @@ func (r *fileRun) ensureSymlink() (*value.Dict, error) {
 		relDir = path
 	}
 	if src != nil && !r.force {
-		absrc := joinPy(relDir, *src)
+		absrc := py.Join([]string{relDir, *src})
 		if !exists(absrc) {
 			return nil, fail("src file does not exist, use 'force=yes' if you really want to create the link: "+absrc,
 				"path", path, "src", *src)
@@ -212,18 +213,4 @@ func ptrValue(s *string) any {
 		return nil
 	}
 	return *s
-}
-
-// joinPy is os.path.join of two parts: an absolute second part wins.
-func joinPy(a, b string) string {
-	if filepath.IsAbs(b) {
-		return b
-	}
-	if a == "" {
-		return b
-	}
-	if a[len(a)-1] == '/' {
-		return a + b
-	}
-	return a + "/" + b
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -71,7 +72,7 @@ func (r *fileRun) ensureFile() (*value.Dict, error) {
 	prev := pathState(path)
 	fa := r.fileArgs("")
 	if prev != "file" && r.follow && prev == "link" {
-		real, _ := realPath(path)
+		real := py.Realpath(path)
 		path = real
 		prev = pathState(path)
 		fa.path = path
@@ -99,7 +100,7 @@ func (r *fileRun) ensureDirectory() (*value.Dict, error) {
 	prev := pathState(path)
 	fa := r.fileArgs("")
 	if r.follow && prev == "link" {
-		path, _ = realPath(path)
+		path = py.Realpath(path)
 		fa.path = path
 		prev = pathState(path)
 	}

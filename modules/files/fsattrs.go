@@ -3,11 +3,11 @@ package files
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -49,9 +49,7 @@ func (m *amod) fileArgs(path string) fileArgs {
 	path = argspec.ExpandPath(path)
 	if m.p.Bool("follow") {
 		if st, err := os.Lstat(path); err == nil && st.Mode()&os.ModeSymlink != 0 {
-			if real, err := realPath(path); err == nil {
-				path = real
-			}
+			path = py.Realpath(path)
 		}
 	}
 	fa := fileArgs{path: path}
@@ -275,31 +273,4 @@ func isDir(path string) bool {
 func isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
-}
-
-// realPath is os.path.realpath: symlinks resolved, made absolute; a
-// missing tail is kept as written.
-func realPath(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path, err
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r, nil
-	}
-	dir, base := filepath.Split(abs)
-	if dir == abs || dir == "" {
-		return abs, nil
-	}
-	rd, err := realPath(filepath.Clean(dir))
-	if err != nil {
-		return abs, nil
-	}
-	if target, err := os.Readlink(abs); err == nil {
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(rd, target)
-		}
-		return filepath.Clean(target), nil
-	}
-	return filepath.Join(rd, base), nil
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/files/pyre"
 )
@@ -271,7 +272,7 @@ func expandBackrefs(pattern, line string, cur []byte, match []int) string {
 	if err != nil {
 		return line
 	}
-	t, err := pyre.ParseTemplate(line, re)
+	t, err := py.ParseReplacement(line, re)
 	if err != nil {
 		return line
 	}
@@ -342,7 +343,7 @@ func checkFileAttrs(m *amod, changed bool, msg string, diff *value.Dict) (string
 // resolve, a symlinked path is written through to its target.
 func writeChanges(m *amod, content []byte, path string, resolve bool) error {
 	if resolve {
-		path, _ = realPath(path)
+		path = py.Realpath(path)
 	}
 	tmp, err := writeTempBeside(filepath.Dir(path), content)
 	if err != nil {

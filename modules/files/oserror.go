@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -18,7 +18,7 @@ func pyOSError(err error) string {
 	if !errors.As(err, &en) {
 		return err.Error()
 	}
-	s := fmt.Sprintf("[Errno %d] %s", int(en), strerror(en))
+	s := fmt.Sprintf("[Errno %d] %s", int(en), py.Strerror(en))
 	var pe *fs.PathError
 	var le *os.LinkError
 	switch {
@@ -28,16 +28,6 @@ func pyOSError(err error) string {
 		s += ": " + value.Repr(pe.Path)
 	}
 	return s
-}
-
-// strerror is the C library's message for an errno: Go's text with its
-// first letter capitalised, which is what glibc prints.
-func strerror(en syscall.Errno) string {
-	s := en.Error()
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // accessOK is os.access(path, mode) with R_OK=4, W_OK=2, X_OK=1.

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/files/pyre"
 )
@@ -59,7 +60,7 @@ func runReplace(m *amod) (*value.Dict, error) {
 	if err != nil {
 		return nil, fail("Unable to process replace due to error: " + err.Error())
 	}
-	tmpl, err := pyre.ParseTemplate(m.p.Str("replace"), re)
+	tmpl, err := py.ParseReplacement(m.p.Str("replace"), re)
 	if err != nil {
 		return nil, fail("Unable to process replace due to error: " + err.Error())
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -75,7 +76,7 @@ func statPath(path string, follow bool) (os.FileInfo, error) {
 func strerrorOf(err error) string {
 	var en syscall.Errno
 	if errors.As(err, &en) {
-		return strerror(en)
+		return py.Strerror(en)
 	}
 	return err.Error()
 }
@@ -115,7 +116,7 @@ func statOutput(path string, st os.FileInfo) *value.Dict {
 	out.Set("writeable", syscall.Access(path, 2) == nil)
 	out.Set("executable", syscall.Access(path, 1) == nil)
 	if typ == syscall.S_IFLNK {
-		real, _ := realPath(path)
+		real := py.Realpath(path)
 		target, _ := os.Readlink(path)
 		out.Set("lnk_source", real)
 		out.Set("lnk_target", target)

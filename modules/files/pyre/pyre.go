@@ -3,8 +3,7 @@
 // is translated (\Z, \d \w \s with Python's str or bytes meaning, \uXXXX,
 // $ before a final newline) and what RE2 cannot do (backreferences,
 // lookaround) is refused with a clear error rather than matched
-// differently. Replacement templates (\1, \g<name>) are expanded as
-// Python's re module expands them.
+// differently. Replacement templates are engine/py's (py.ParseReplacement).
 package pyre
 
 import (
