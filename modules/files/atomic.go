@@ -171,17 +171,11 @@ func backupLocal(fn string, check bool) (string, error) {
 // preservedCopy is shutil.copy2 plus the owner and lsattr attributes of
 // src (AnsibleModule.preserved_copy).
 func preservedCopy(src, dest string) error {
-	if err := copyFileContents(src, dest); err != nil {
+	if err := copyFileStat(src, dest); err != nil {
 		return err
 	}
 	st, err := os.Stat(src)
 	if err != nil {
-		return err
-	}
-	if err := syscall.Chmod(dest, uint32(permOf(st))); err != nil {
-		return err
-	}
-	if err := os.Chtimes(dest, atime(st), st.ModTime()); err != nil {
 		return err
 	}
 	uid, gid := statOwner(st)

@@ -105,14 +105,10 @@ func finishBlock(m *amod, path string, pathExists bool, result []byte, msg strin
 	if m.check && !pathExists {
 		return value.DictOf("changed", changed, "msg", msg, "diff", diff), nil
 	}
-	attrDiff := value.NewDict(4)
-	msg, changed, err := checkFileAttrs(m, changed, msg, attrDiff)
-	if err != nil {
+	res := value.NewDict(4)
+	if err := finishWithAttributes(m, path, res, changed, msg, diff); err != nil {
 		return nil, err
 	}
-	attrDiff.Set("before_header", path+" (file attributes)")
-	attrDiff.Set("after_header", path+" (file attributes)")
-	res := value.DictOf("changed", changed, "msg", msg, "diff", []any{diff, attrDiff})
 	if backupFile != "" {
 		res.Set("backup_file", backupFile)
 	}

@@ -85,15 +85,11 @@ func (r *fileRun) symlinkAllowed(path, prev string) error {
 
 // finishLink applies the attributes and times once the link is in place.
 func (r *fileRun) finishLink(res *value.Dict, fa fileArgs, changed bool, diff *value.Dict) (*value.Dict, error) {
-	changed, err := r.setFSAttributes(fa, changed, diff)
+	changed, err := r.applyAttributes(fa, changed, diff)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.updateTimestamps(fa.path, diff)
-	if err != nil {
-		return nil, err
-	}
-	res.Set("changed", changed || c)
+	res.Set("changed", changed)
 	return res, nil
 }
 

@@ -48,13 +48,7 @@ func (r *fileRun) touch() (*value.Dict, error) {
 		changed = true
 	}
 	diff := initialDiff(r.path, "touch", prev)
-	fa := r.fileArgs("")
-	changed, err := r.setFSAttributes(fa, changed, diff)
-	if err == nil {
-		var c bool
-		c, err = r.updateTimestamps(fa.path, diff)
-		changed = changed || c
-	}
+	changed, err := r.applyAttributes(r.fileArgs(""), changed, diff)
 	if err != nil {
 		if prev == "absent" {
 			os.Remove(r.path)
@@ -81,15 +75,11 @@ func (r *fileRun) ensureFile() (*value.Dict, error) {
 		return nil, fail("file ("+path+") is "+prev+", cannot continue", "path", path, "state", prev)
 	}
 	diff := initialDiff(path, "file", prev)
-	changed, err := r.setFSAttributes(fa, false, diff)
+	changed, err := r.applyAttributes(fa, false, diff)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.updateTimestamps(fa.path, diff)
-	if err != nil {
-		return nil, err
-	}
-	return value.DictOf("path", path, "changed", changed || c, "diff", diff), nil
+	return value.DictOf("path", path, "changed", changed, "diff", diff), nil
 }
 
 // ensureDirectory creates a directory and its missing parents, each with
@@ -118,15 +108,10 @@ func (r *fileRun) ensureDirectory() (*value.Dict, error) {
 	if prev != "directory" {
 		return nil, fail(path+" already exists as a "+prev, "path", path)
 	}
-	changed, err := r.setFSAttributes(fa, false, diff)
+	changed, err := r.applyAttributes(fa, false, diff)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.updateTimestamps(fa.path, diff)
-	if err != nil {
-		return nil, err
-	}
-	changed = changed || c
 	if r.recurse {
 		c, err := r.recursiveAttributes(path, fa)
 		if err != nil {
@@ -181,12 +166,7 @@ func (r *fileRun) recursiveAttributes(dir string, fa fileArgs) (bool, error) {
 		}
 		sub := fa
 		sub.path = p
-		c, err := r.setFSAttributes(sub, changed, nil)
-		if err == nil {
-			var t bool
-			t, err = r.updateTimestamps(p, nil)
-			c = c || t
-		}
+		c, err := r.applyAttributes(sub, changed, nil)
 		changed = changed || c
 		firstErr = err
 	}
@@ -214,4 +194,15 @@ func (r *fileRun) recursiveAttributes(dir string, fa fileArgs) (bool, error) {
 		return dirs
 	})
 	return changed, firstErr
+}
+
+// applyAttributes sets the file common attributes and the requested times
+// on fa.path, the way every state ends.
+func (r *fileRun) applyAttributes(fa fileArgs, changed bool, diff *value.Dict) (bool, error) {
+	changed, err := r.setFSAttributes(fa, changed, diff)
+	if err != nil {
+		return changed, err
+	}
+	c, err := r.updateTimestamps(fa.path, diff)
+	return changed || c, err
 }

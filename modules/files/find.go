@@ -370,28 +370,10 @@ func splitKeepNewline(data []byte, atEOF bool) (int, []byte, error) {
 // and with empty owner names when there are none.
 func findStatInfo(st os.FileInfo) *value.Dict {
 	sys := st.Sys().(*syscall.Stat_t)
-	typ := sys.Mode & syscall.S_IFMT
-	out := value.DictOf(
-		"mode", fourOctal(int64(sys.Mode&permBits)),
-		"isdir", typ == syscall.S_IFDIR,
-		"ischr", typ == syscall.S_IFCHR,
-		"isblk", typ == syscall.S_IFBLK,
-		"isreg", typ == syscall.S_IFREG,
-		"isfifo", typ == syscall.S_IFIFO,
-		"islnk", typ == syscall.S_IFLNK,
-		"issock", typ == syscall.S_IFSOCK,
-		"uid", int(sys.Uid),
-		"gid", int(sys.Gid),
-		"size", int(sys.Size),
-		"inode", int(sys.Ino),
-		"dev", int(sys.Dev),
-		"nlink", int(sys.Nlink),
-		"atime", timespecFloat(sys.Atim),
-		"mtime", timespecFloat(sys.Mtim),
-		"ctime", timespecFloat(sys.Ctim),
-		"gr_name", groupName(int(sys.Gid)),
-		"pw_name", userName(int(sys.Uid)),
-	)
+	out := value.NewDict(32)
+	addStatCore(out, sys)
+	out.Set("gr_name", groupName(int(sys.Gid)))
+	out.Set("pw_name", userName(int(sys.Uid)))
 	setPermissionFlags(out, sys.Mode)
 	return out
 }

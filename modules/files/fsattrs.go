@@ -111,58 +111,59 @@ func (m *amod) absentInCheckMode(path string) bool {
 	return m.check && !exists(path)
 }
 
+// ownership describes one of the two ids set_owner_if_different and
+// set_group_if_different manage: how a name resolves, which id of the
+// file it is, and the words of their failures.
+type ownership struct {
+	key, command, kind string
+	lookup             func(string) (int, bool)
+	current            func(uid, gid int) int
+	chown              func(path string, id int) error
+}
+
+var (
+	userOwnership = ownership{key: "owner", command: "chown", kind: "user", lookup: lookupUID,
+		current: func(uid, _ int) int { return uid },
+		chown:   func(p string, id int) error { return os.Lchown(p, id, -1) }}
+	groupOwnership = ownership{key: "group", command: "chgrp", kind: "group", lookup: lookupGID,
+		current: func(_, gid int) int { return gid },
+		chown:   func(p string, id int) error { return os.Lchown(p, -1, id) }}
+)
+
 func (m *amod) setOwner(path string, owner *string, changed bool, diff *value.Dict) (bool, error) {
-	if owner == nil {
-		return changed, nil
-	}
-	if m.absentInCheckMode(path) {
-		return true, nil
-	}
-	origUID, _, err := ownerOf(path)
-	if err != nil {
-		return changed, err
-	}
-	uid, ok := lookupUID(*owner)
-	if !ok {
-		return changed, fail("chown failed: failed to look up user "+*owner, "path", path)
-	}
-	if origUID == uid {
-		return changed, nil
-	}
-	recordDiff(diff, "owner", origUID, uid)
-	if m.check {
-		return true, nil
-	}
-	if err := os.Lchown(path, uid, -1); err != nil {
-		return changed, fail("chown failed", "path", path)
-	}
-	return true, nil
+	return m.setOwnership(userOwnership, path, owner, changed, diff)
 }
 
 func (m *amod) setGroup(path string, group *string, changed bool, diff *value.Dict) (bool, error) {
-	if group == nil {
+	return m.setOwnership(groupOwnership, path, group, changed, diff)
+}
+
+// setOwnership sets the file's owner or group when it differs.
+func (m *amod) setOwnership(o ownership, path string, want *string, changed bool, diff *value.Dict) (bool, error) {
+	if want == nil {
 		return changed, nil
 	}
 	if m.absentInCheckMode(path) {
 		return true, nil
 	}
-	_, origGID, err := ownerOf(path)
+	uid, gid, err := ownerOf(path)
 	if err != nil {
 		return changed, err
 	}
-	gid, ok := lookupGID(*group)
+	orig := o.current(uid, gid)
+	id, ok := o.lookup(*want)
 	if !ok {
-		return changed, fail("chgrp failed: failed to look up group "+*group, "path", path)
+		return changed, fail(o.command+" failed: failed to look up "+o.kind+" "+*want, "path", path)
 	}
-	if origGID == gid {
+	if orig == id {
 		return changed, nil
 	}
-	recordDiff(diff, "group", origGID, gid)
+	recordDiff(diff, o.key, orig, id)
 	if m.check {
 		return true, nil
 	}
-	if err := os.Lchown(path, -1, gid); err != nil {
-		return changed, fail("chgrp failed", "path", path)
+	if err := o.chown(path, id); err != nil {
+		return changed, fail(o.command+" failed", "path", path)
 	}
 	return true, nil
 }

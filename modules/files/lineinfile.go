@@ -307,17 +307,23 @@ func finishLineEdit(m *amod, path string, lines [][]byte, msg string, changed bo
 		res.Set("diff", diff)
 		return res, nil
 	}
+	return res, finishWithAttributes(m, path, res, changed, msg, diff)
+}
+
+// finishWithAttributes applies the file attributes after an edit and sets
+// the result's changed, msg and two-part diff (content, then attributes).
+func finishWithAttributes(m *amod, path string, res *value.Dict, changed bool, msg string, diff *value.Dict) error {
 	attrDiff := value.NewDict(4)
 	msg, changed, err := checkFileAttrs(m, changed, msg, attrDiff)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	attrDiff.Set("before_header", path+" (file attributes)")
 	attrDiff.Set("after_header", path+" (file attributes)")
 	res.Set("changed", changed)
 	res.Set("msg", msg)
 	res.Set("diff", []any{diff, attrDiff})
-	return res, nil
+	return nil
 }
 
 // checkFileAttrs applies the file attributes after an edit and extends the

@@ -87,27 +87,8 @@ func statOutput(path string, st os.FileInfo) *value.Dict {
 	sys := st.Sys().(*syscall.Stat_t)
 	mode := sys.Mode
 	typ := mode & syscall.S_IFMT
-	out := value.DictOf(
-		"exists", true,
-		"path", path,
-		"mode", fourOctal(int64(mode&permBits)),
-		"isdir", typ == syscall.S_IFDIR,
-		"ischr", typ == syscall.S_IFCHR,
-		"isblk", typ == syscall.S_IFBLK,
-		"isreg", typ == syscall.S_IFREG,
-		"isfifo", typ == syscall.S_IFIFO,
-		"islnk", typ == syscall.S_IFLNK,
-		"issock", typ == syscall.S_IFSOCK,
-		"uid", int(sys.Uid),
-		"gid", int(sys.Gid),
-		"size", int(sys.Size),
-		"inode", int(sys.Ino),
-		"dev", int(sys.Dev),
-		"nlink", int(sys.Nlink),
-		"atime", timespecFloat(sys.Atim),
-		"mtime", timespecFloat(sys.Mtim),
-		"ctime", timespecFloat(sys.Ctim),
-	)
+	out := value.DictOf("exists", true, "path", path)
+	addStatCore(out, sys)
 	setPermissionFlags(out, mode)
 	out.Set("blocks", int(sys.Blocks))
 	out.Set("block_size", int(sys.Blksize))
@@ -128,6 +109,27 @@ func statOutput(path string, st os.FileInfo) *value.Dict {
 		out.Set("gr_name", n)
 	}
 	return out
+}
+
+// addStatCore adds the keys stat and find share, in their order: the
+// mode, the file type booleans, ids, size, inode, device, links and times.
+func addStatCore(out *value.Dict, sys *syscall.Stat_t) {
+	typ := sys.Mode & syscall.S_IFMT
+	for _, kv := range []struct {
+		k string
+		v any
+	}{
+		{"mode", fourOctal(int64(sys.Mode & permBits))},
+		{"isdir", typ == syscall.S_IFDIR}, {"ischr", typ == syscall.S_IFCHR},
+		{"isblk", typ == syscall.S_IFBLK}, {"isreg", typ == syscall.S_IFREG},
+		{"isfifo", typ == syscall.S_IFIFO}, {"islnk", typ == syscall.S_IFLNK},
+		{"issock", typ == syscall.S_IFSOCK},
+		{"uid", int(sys.Uid)}, {"gid", int(sys.Gid)}, {"size", int(sys.Size)},
+		{"inode", int(sys.Ino)}, {"dev", int(sys.Dev)}, {"nlink", int(sys.Nlink)},
+		{"atime", timespecFloat(sys.Atim)}, {"mtime", timespecFloat(sys.Mtim)}, {"ctime", timespecFloat(sys.Ctim)},
+	} {
+		out.Set(kv.k, kv.v)
+	}
 }
 
 // setPermissionFlags adds the wusr ... isgid booleans of a mode.
