@@ -19,5 +19,6 @@ func Entries() []module.Entry {
 		lineinfileDef().entry(),
 		blockinfileDef().entry(),
 		replaceDef().entry(),
+		tempfileDef().entry(),
 	}
 }

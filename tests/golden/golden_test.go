@@ -269,6 +269,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/\.ansible/tmp/ansible-tmp-[0-9.]+-\d+-\d+/`), "<REMOTE_TMP>/"},
 	{regexp.MustCompile(`ansible-local-\d+[a-z0-9_]{8}/\.[a-z0-9_]{8}`), "ansible-local-<ID>/.<TMP>"},
 	{regexp.MustCompile(`\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~`), ".<PID>.<TIMESTAMP>~"},
+	// The random part of the names tempfile makes with its default prefix.
+	{regexp.MustCompile(`(/ansible\.)[a-z0-9_]{8}\b`), "${1}<RANDOM>"},
 	// Block counts and lsattr flags depend on the file system.
 	{regexp.MustCompile(`("(?:blocks|block_size)": )\d+`), "${1}<N>"},
 	{regexp.MustCompile(`"attr_flags": "[^"]*", "attributes": \[[^\]]*\]`), `"attr_flags": "<FLAGS>", "attributes": [<FLAGS>]`},
