@@ -20,5 +20,6 @@ func Entries() []module.Entry {
 		blockinfileDef().entry(),
 		replaceDef().entry(),
 		tempfileDef().entry(),
+		fetchEntry(),
 	}
 }
