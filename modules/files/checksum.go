@@ -55,8 +55,9 @@ func fileDigest(path, algorithm string) (any, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// sha1Hex is the sha1 of data, Ansible's checksum_s.
-func sha1Hex(data []byte) string {
-	s := sha1.Sum(data)
-	return hex.EncodeToString(s[:])
+// digestHex is the hex digest of data (sha1 is Ansible's checksum_s).
+func digestHex(algorithm string, data []byte) string {
+	h := newHash(algorithm)
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -77,7 +77,7 @@ func (f *fetchRun) run() (*value.Dict, error) {
 		if slurpMsg != "" {
 			return f.slurpFailed(res, slurpMsg), nil
 		}
-		data, remoteSum = b, sha1Hex(b)
+		data, remoteSum = b, digestHex("sha1", b)
 	}
 	dest, err := f.destination()
 	if err != nil {

@@ -21,5 +21,6 @@ func Entries() []module.Entry {
 		replaceDef().entry(),
 		tempfileDef().entry(),
 		fetchEntry(),
+		assembleEntry(),
 	}
 }
