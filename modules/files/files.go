@@ -22,5 +22,6 @@ func Entries() []module.Entry {
 		tempfileDef().entry(),
 		fetchEntry(),
 		assembleEntry(),
+		getURLDef().entry(),
 	}
 }

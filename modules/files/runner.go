@@ -45,6 +45,10 @@ func fail(msg string, kv ...any) *failure {
 	return &failure{res: res}
 }
 
+// earlyExit is an exit_json from deep inside a module: the run stops and
+// res is its (successful) result.
+func earlyExit(res *value.Dict) error { return &failure{res: res} }
+
 // failf is fail with a formatted message and no extra keys.
 func failf(format string, args ...any) *failure { return fail(fmt.Sprintf(format, args...)) }
 
