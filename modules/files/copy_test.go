@@ -139,3 +139,21 @@ func TestCopyRemoteSrcDirectory(t *testing.T) {
 	res = mustRun(t, "copy", "src", filepath.Join(dir, "src"), "dest", filepath.Join(dir, "dst"), "remote_src", true)
 	require.Equal(t, false, res.Default("changed", nil))
 }
+
+func TestWriteRendered(t *testing.T) {
+	dir := t.TempDir()
+	h := copyHost(t, dir)
+	dest := filepath.Join(dir, "app.conf")
+	req := h.Request("template", "dest", dest, "mode", "0600")
+	req.Diff = true
+	res, err := WriteRendered(req, req.Args, "app.conf.j2", []byte("rendered\n"))
+	require.NoError(t, err)
+	require.Equal(t, true, res.Default("changed", nil))
+	require.Equal(t, "rendered\n", readFile(t, dest))
+	require.Equal(t, int64(0o600), modeOf(t, dest))
+	diff := res.Default("diff", nil).([]any)[0].(*value.Dict)
+	require.Regexp(t, `/ansible-local-[0-9]+[a-z0-9_]{8}/tmp[a-z0-9_]{8}/app\.conf\.j2$`, diff.Default("after_header", nil))
+	res, err = WriteRendered(req, req.Args, "app.conf.j2", []byte("rendered\n"))
+	require.NoError(t, err)
+	require.Equal(t, false, res.Default("changed", nil))
+}
