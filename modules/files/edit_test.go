@@ -71,14 +71,14 @@ func TestBlockinfile(t *testing.T) {
 	res := mustRun(t, "blockinfile", "path", path, "block", "one\ntwo", "insertafter", "^top")
 	require.Equal(t, "Block inserted", res.Default("msg", nil))
 	require.Equal(t, "top\n# BEGIN ANSIBLE MANAGED BLOCK\none\ntwo\n# END ANSIBLE MANAGED BLOCK\nbottom\n", readFile(t, path))
-	res = mustRun(t, "blockinfile", "path", path, "block", "three")
+	mustRun(t, "blockinfile", "path", path, "block", "three")
 	require.Equal(t, "top\n# BEGIN ANSIBLE MANAGED BLOCK\nthree\n# END ANSIBLE MANAGED BLOCK\nbottom\n", readFile(t, path))
 	res = mustRun(t, "blockinfile", "path", path, "block", "three")
 	require.Equal(t, false, res.Default("changed", nil))
 	res = mustRun(t, "blockinfile", "path", path, "state", "absent")
 	require.Equal(t, "Block removed", res.Default("msg", nil))
 	require.Equal(t, "top\nbottom\n", readFile(t, path))
-	res = mustRun(t, "blockinfile", "path", path, "block", "x", "marker", "<!-- {mark} -->", "insertbefore", "BOF",
+	mustRun(t, "blockinfile", "path", path, "block", "x", "marker", "<!-- {mark} -->", "insertbefore", "BOF",
 		"marker_begin", "B", "marker_end", "E", "append_newline", true)
 	require.Equal(t, "<!-- B -->\nx\n<!-- E -->\n\ntop\nbottom\n", readFile(t, path))
 }

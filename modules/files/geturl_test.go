@@ -70,7 +70,7 @@ func TestGetURL(t *testing.T) {
 	require.Equal(t, "no-cache", last.Get("Cache-Control"))
 	require.Equal(t, false, res.Default("changed", nil), "the same content is no change")
 
-	res = mustRun(t, "get_url", "url", srv.URL+"/auth", "dest", filepath.Join(dir, "auth.txt"), "url_username", "user", "url_password", "secret")
+	mustRun(t, "get_url", "url", srv.URL+"/auth", "dest", filepath.Join(dir, "auth.txt"), "url_username", "user", "url_password", "secret")
 	require.Equal(t, "authorized\n", readFile(t, filepath.Join(dir, "auth.txt")))
 
 	res = mustRun(t, "get_url", "url", srv.URL+"/named", "dest", dir)

@@ -117,6 +117,6 @@ func TestAssemble(t *testing.T) {
 	require.Equal(t, "one\n--\ntwo", readFile(t, dest))
 	res = mustRun(t, "assemble", "src", filepath.Join(dir, "parts"), "dest", dest, "delimiter", `--\n`, "ignore_hidden", true)
 	require.Equal(t, false, res.Default("changed", nil))
-	res = mustRun(t, "assemble", "src", filepath.Join(dir, "parts"), "dest", dest, "regexp", "^[0-9]$")
+	mustRun(t, "assemble", "src", filepath.Join(dir, "parts"), "dest", dest, "regexp", "^[0-9]$")
 	require.Equal(t, "one\ntwo", readFile(t, dest))
 }

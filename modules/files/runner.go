@@ -2,8 +2,6 @@ package files
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -48,9 +46,6 @@ func fail(msg string, kv ...any) *failure {
 // earlyExit is an exit_json from deep inside a module: the run stops and
 // res is its (successful) result.
 func earlyExit(res *value.Dict) error { return &failure{res: res} }
-
-// failf is fail with a formatted message and no extra keys.
-func failf(format string, args ...any) *failure { return fail(fmt.Sprintf(format, args...)) }
 
 // entry registers a module under ansible.builtin.<name>.
 func (d *moduleDef) entry() module.Entry {
@@ -155,17 +150,4 @@ func (m *amod) str(k string) (string, bool) {
 		return "", false
 	}
 	return value.Str(v), true
-}
-
-// pathArg returns a path parameter with Python's os.path semantics kept:
-// the validator already expanded ~ and variables.
-func (m *amod) pathArg(k string) string { return m.p.Str(k) }
-
-// quoteJoin joins names as Python prints a list of str: ['a', 'b'].
-func quoteJoin(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = value.Repr(n)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }
