@@ -62,6 +62,12 @@ IMAGE_TAR ?= bin/cfzt-operator-image.tar
 image:
 	$(GO) run ./internal/image/cmd/cfzt-image -o $(IMAGE_TAR) -name $(IMAGE)
 
+## image-ansible-operator: the base image for operator-sdk Ansible operators
+## (docs/ansible-operator.md), as an OCI layout tarball.
+.PHONY: image-ansible-operator
+image-ansible-operator:
+	$(GO) run ./internal/image/cmd/cfzt-image -image ansible-operator -o bin/cfzt-ansible-operator-image.tar -name ghcr.io/cfzt/cfzt-ansible-operator:dev
+
 ## bench: cfzt-runner and the reference ansible-playbook side by side
 ## (bench/README.md); BENCH_RUNS=1 BENCH_WARMUP=0 for a quick smoke run.
 bench: build

@@ -1,14 +1,14 @@
 package operator
 
 import (
-	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cfzt/cfzt-runner/internal/promtext"
 )
 
 // cycleBuckets are the upper bounds (seconds) of the cycle-duration
@@ -24,9 +24,7 @@ type Metrics struct {
 	kubeReqs    map[string]float64 // by code
 	httpReqs    map[string]float64
 	watchEvents map[string]float64 // by kind
-	buckets     []float64          // observations per bucket, not cumulative
-	durSum      float64
-	durCount    float64
+	durations   *promtext.Histogram
 	lastSuccess time.Time
 	leader      float64
 }
@@ -39,7 +37,7 @@ func NewMetrics() *Metrics {
 		kubeReqs:    map[string]float64{},
 		httpReqs:    map[string]float64{},
 		watchEvents: map[string]float64{},
-		buckets:     make([]float64, len(cycleBuckets)),
+		durations:   promtext.NewHistogram(cycleBuckets),
 	}
 }
 
@@ -53,15 +51,7 @@ func (m *Metrics) CycleDone(ok bool, d time.Duration, end time.Time) {
 		m.lastSuccess = end
 	}
 	m.cycles[result]++
-	s := d.Seconds()
-	m.durSum += s
-	m.durCount++
-	for i, b := range cycleBuckets {
-		if s <= b {
-			m.buckets[i]++
-			break
-		}
-	}
+	m.durations.Observe(d.Seconds())
 }
 
 // TaskResult counts one task result.
@@ -111,14 +101,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 		sample(&b, "cfzt_cycles_total", [][2]string{{"result", r}}, m.cycles[r])
 	}
 	header(&b, "cfzt_cycle_duration_seconds", "histogram", "Duration of playbook cycles.")
-	cum := 0.0
-	for i, le := range cycleBuckets {
-		cum += m.buckets[i]
-		sample(&b, "cfzt_cycle_duration_seconds_bucket", [][2]string{{"le", formatFloat(le)}}, cum)
-	}
-	sample(&b, "cfzt_cycle_duration_seconds_bucket", [][2]string{{"le", "+Inf"}}, m.durCount)
-	sample(&b, "cfzt_cycle_duration_seconds_sum", nil, m.durSum)
-	sample(&b, "cfzt_cycle_duration_seconds_count", nil, m.durCount)
+	m.durations.Write(&b, "cfzt_cycle_duration_seconds", nil)
 	header(&b, "cfzt_task_results_total", "counter", "Task results by module and status.")
 	keys := make([][2]string, 0, len(m.taskResults))
 	for k := range m.taskResults {
@@ -157,41 +140,14 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-func header(b *strings.Builder, name, typ, help string) {
-	fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-}
+func header(b *strings.Builder, name, typ, help string) { promtext.Header(b, name, typ, help) }
 
 func sample(b *strings.Builder, name string, labels [][2]string, v float64) {
-	b.WriteString(name)
-	if len(labels) > 0 {
-		b.WriteByte('{')
-		for i, l := range labels {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(l[0] + `="` + escapeLabel(l[1]) + `"`)
-		}
-		b.WriteByte('}')
+	l := make([]promtext.Label, len(labels))
+	for i, x := range labels {
+		l[i] = promtext.Label{Name: x[0], Value: x[1]}
 	}
-	b.WriteByte(' ')
-	b.WriteString(formatFloat(v))
-	b.WriteByte('\n')
-}
-
-var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-
-func escapeLabel(s string) string { return labelEscaper.Replace(s) }
-
-func formatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case math.IsNaN(v):
-		return "NaN"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	promtext.Sample(b, name, l, v)
 }
 
 func sortedKeys(m map[string]float64) []string {

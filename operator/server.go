@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -13,21 +14,45 @@ import (
 // holds (503 before), /metrics the Prometheus text. The bound address is
 // sent on bound (useful with port 0).
 func serve(ctx context.Context, addr string, m *Metrics, ready func() bool, bound chan<- string) error {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Write([]byte("ok\n"))
-	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !ready() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		w.Write([]byte("ok\n"))
-	})
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
+	routes := HealthRoutes(ready)
+	routes["/metrics"] = MetricsHandler(m)
+	return Serve(ctx, addr, routes, bound)
+}
+
+// HealthRoutes are /healthz (200 while the process runs) and /readyz (200
+// once ready() holds, 503 before).
+func HealthRoutes(ready func() bool) map[string]http.HandlerFunc {
+	return map[string]http.HandlerFunc{
+		"/healthz": func(w http.ResponseWriter, _ *http.Request) {
+			w.Write([]byte("ok\n"))
+		},
+		"/readyz": func(w http.ResponseWriter, _ *http.Request) {
+			if !ready() {
+				http.Error(w, "not ready", http.StatusServiceUnavailable)
+				return
+			}
+			w.Write([]byte("ok\n"))
+		},
+	}
+}
+
+// MetricsHandler serves the Prometheus text of every source, in order.
+func MetricsHandler(sources ...io.WriterTo) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		m.WriteTo(w)
-	})
+		for _, s := range sources {
+			s.WriteTo(w)
+		}
+	}
+}
+
+// Serve runs an HTTP server with routes on addr until ctx ends. The bound
+// address is sent on bound when not nil (useful with port 0).
+func Serve(ctx context.Context, addr string, routes map[string]http.HandlerFunc, bound chan<- string) error {
+	mux := http.NewServeMux()
+	for path, h := range routes {
+		mux.HandleFunc(path, h)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

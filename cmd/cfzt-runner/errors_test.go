@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,9 +33,17 @@ type cliResult struct {
 // the error expectations were recorded with.
 func runCLIProcess(t *testing.T, dir, home string, args ...string) cliResult {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return runCLIEnv(t, dir, home, nil, args...)
+}
+
+// runCLIEnv is runCLIProcess with extra KEY=VALUE environment entries.
+func runCLIEnv(t *testing.T, dir, home string, env []string, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = []string{
+	cmd.Env = append([]string{
 		"CFZT_TEST_CLI=1",
 		"PATH=/usr/local/bin:/usr/bin:/bin",
 		"HOME=" + home,
@@ -42,7 +51,7 @@ func runCLIProcess(t *testing.T, dir, home string, args ...string) cliResult {
 		"ANSIBLE_STDOUT_CALLBACK=default",
 		"LC_ALL=C.UTF-8",
 		"TZ=UTC",
-	}
+	}, env...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -16,7 +16,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	writeProfiles := startProfiles()
-	code := runCLI(ctx, os.Args[1:])
+	code := runSubcommand(ctx, os.Args[1:], runCLI)
 	writeProfiles()
 	os.Exit(code)
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/cfzt/cfzt-runner/modules/files"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/uri"
+	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
 
 // moduleSets are the registrations of every module package. A new module
@@ -16,6 +19,7 @@ func moduleSets() [][]module.Entry {
 		files.Entries(),
 		k8s.Entries(),
 		uri.Entries(),
+		command.Entries(), ping.Entries(), waitfor.Entries(),
 	}
 }
 

@@ -44,13 +44,14 @@ type operatorFlags struct {
 }
 
 // addOperatorFlags registers the runtime's flags on fs. Defaults come from
-// the environment the seeds define: POLL_INTERVAL_SECONDS, REPLICAS, ROLE
-// and OPERATOR_NAMESPACE.
+// the environment the seeds define (REPLICAS, ROLE, OPERATOR_NAMESPACE);
+// POLL_INTERVAL_SECONDS is only --watch's resync period (see
+// intervalSetting): like ansible-playbook, a plain run runs once.
 func addOperatorFlags(fs *flag.FlagSet) *operatorFlags {
 	f := &operatorFlags{}
 	replicas, _ := strconv.Atoi(os.Getenv("REPLICAS"))
-	fs.StringVar(&f.interval, "interval", os.Getenv("POLL_INTERVAL_SECONDS"), "re-run the playbook every SECONDS (or a duration such as 90s), reloading it each cycle; 0 runs once")
-	fs.BoolVar(&f.watch, "watch", false, "also run a cycle on changes to the kinds the playbook reads with k8s_info")
+	fs.StringVar(&f.interval, "interval", "", "re-run the playbook every SECONDS (or a duration such as 90s), reloading it each cycle; 0 runs once")
+	fs.BoolVar(&f.watch, "watch", false, "run a cycle on changes to the kinds the playbook reads with k8s_info; without --interval, resync every POLL_INTERVAL_SECONDS when set")
 	fs.Var(&f.watchKinds, "watch-kind", "watch group/version/Kind instead of the playbook's k8s_info kinds (repeatable)")
 	fs.Var(&f.statusKinds, "watch-status-kind", "Kind whose status-only updates start a cycle (repeatable; default CloudflareTask)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGTERM/SIGINT, how long the running task may take to finish")
@@ -93,6 +94,16 @@ func envOr(name, def string) string {
 func (f *operatorFlags) handles() bool {
 	d, _ := parseInterval(f.interval)
 	return d > 0 || f.watch || f.logFormat == "json"
+}
+
+// intervalSetting is the cycle interval: --interval, or in watch mode the
+// seeds' POLL_INTERVAL_SECONDS as the resync period. The environment
+// alone never turns a run into a loop.
+func (f *operatorFlags) intervalSetting() string {
+	if f.interval == "" && f.watch {
+		return os.Getenv("POLL_INTERVAL_SECONDS")
+	}
+	return f.interval
 }
 
 // parseInterval reads seconds ("60", "1.5") or a Go duration ("90s").
@@ -142,7 +153,7 @@ func logLevelVerbosity(level string) int {
 // runOperator runs books under the operator runtime: once with the JSON
 // display, or in a loop with --interval/--watch.
 func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) int {
-	interval, err := parseInterval(f.interval)
+	interval, err := parseInterval(f.intervalSetting())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", err)
 		return 2
@@ -162,6 +173,9 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 	}
 	// ansible.cfg is read once: a restart picks up its changes.
 	cfg := loadConfig()
+	for _, w := range cfg.warnings {
+		fmt.Fprintln(os.Stderr, "[WARNING]:", w)
+	}
 	if cfg.err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
 		return 1
@@ -240,8 +254,8 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 // inventory, so edited YAML takes effect, and runs them. Its Targets are
 // the kinds the playbooks read with literal names (ScanKinds).
 func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *module.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
-	loader := playbook.NewLoader(reg, cfg.rolesPath)
 	eng := template.New()
+	loader := cfg.newLoader(reg, eng, extra)
 	res := operator.CycleResult{}
 	for _, book := range books {
 		if stop != nil && isClosed(stop) {
@@ -255,6 +269,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		}
 		res.Targets = append(res.Targets, operator.ScanKinds(loader, pb, eng, extra)...)
 		inv := run.NewInventory()
+		inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
 		for _, src := range c.inventory {
 			if err := inv.AddSource(src); err != nil {
 				disp.Error(err)
@@ -265,7 +280,7 @@ func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, boo
 		inv.AddVarsDir(pb.Dir)
 		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
 			ConfigFile: cfg.pathValue(),
-			Opts:       c.runOptions(extra)}
+			Opts:       c.runOptions(cfg, extra)}
 		if rc := r.Run(ctx, pb); rc > res.Code {
 			res.Code = rc
 		}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +64,29 @@ func TestOperatorFlagsRegistered(t *testing.T) {
 	c, _, err = parseArgs([]string{"pb.yml"})
 	require.NoError(t, err)
 	require.False(t, c.op.handles(), "a plain run stays with the default path")
+}
+
+// TestPollIntervalAloneRunsOnce checks that the seeds' POLL_INTERVAL_SECONDS
+// does not turn a plain run into the operator loop: like ansible-playbook,
+// cfzt-runner PLAYBOOK runs once and exits; only --interval or --watch loop.
+func TestPollIntervalAloneRunsOnce(t *testing.T) {
+	dir := t.TempDir()
+	pb := "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - ansible.builtin.debug:\n        msg: one run\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "playbook.yml"), []byte(pb), 0o644))
+	res := runCLIEnv(t, dir, t.TempDir(), []string{"POLL_INTERVAL_SECONDS=60"}, "-i", "localhost,", "playbook.yml")
+	require.Equal(t, 0, res.rc, res.stderr)
+	require.Equal(t, 1, strings.Count(res.stdout, "PLAY RECAP"), res.stdout)
+	require.Equal(t, 1, strings.Count(res.stdout, `"msg": "one run"`), res.stdout)
+
+	c, _, err := parseArgs([]string{"playbook.yml"})
+	require.NoError(t, err)
+	t.Setenv("POLL_INTERVAL_SECONDS", "60")
+	require.False(t, c.op.handles(), "the environment alone keeps the one-shot path")
+	require.Equal(t, "", c.op.intervalSetting())
+	c, _, err = parseArgs([]string{"--watch", "playbook.yml"})
+	require.NoError(t, err)
+	require.Equal(t, "60", c.op.intervalSetting(), "--watch resyncs every POLL_INTERVAL_SECONDS")
+	c, _, err = parseArgs([]string{"--watch", "--interval", "5", "playbook.yml"})
+	require.NoError(t, err)
+	require.Equal(t, "5", c.op.intervalSetting(), "--interval wins over the environment")
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/py"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
@@ -49,38 +51,15 @@ func (ignoredBool) String() string     { return "false" }
 func (ignoredBool) Set(s string) error { return nil }
 func (ignoredBool) IsBoolFlag() bool   { return true }
 
+// usageErr is a command-line error, reported with the usage as
+// ansible-playbook's argument parser reports it (exit status 2).
+type usageErr struct{ msg string }
+
+func (e *usageErr) Error() string { return e.msg }
+
 func parseArgs(args []string) (*cli, []string, error) {
 	c := &cli{}
-	fs := flag.NewFlagSet("cfzt-runner", flag.ContinueOnError)
-	fs.Var(&c.inventory, "i", "inventory")
-	fs.Var(&c.inventory, "inventory", "inventory")
-	fs.Var(&c.extra, "e", "extra vars")
-	fs.Var(&c.extra, "extra-vars", "extra vars")
-	fs.Var(&c.tags, "t", "tags")
-	fs.Var(&c.tags, "tags", "tags")
-	fs.Var(&c.skipTags, "skip-tags", "skip tags")
-	fs.BoolVar(&c.check, "C", false, "check mode")
-	fs.BoolVar(&c.check, "check", false, "check mode")
-	fs.BoolVar(&c.diff, "D", false, "diff")
-	fs.BoolVar(&c.diff, "diff", false, "diff")
-	fs.BoolVar(&c.syntax, "syntax-check", false, "syntax check")
-	fs.BoolVar(&c.listTasks, "list-tasks", false, "list tasks")
-	fs.BoolVar(&c.listTags, "list-tags", false, "list tags")
-	fs.BoolVar(&c.listHosts, "list-hosts", false, "list hosts")
-	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "run handlers even if a task fails")
-	fs.BoolVar(&c.showVersion, "version", false, "version")
-	fs.StringVar(&c.startAt, "start-at-task", "", "start at task")
-	fs.Var(&c.limit, "l", "limit to hosts matching a pattern")
-	fs.Var(&c.limit, "limit", "limit to hosts matching a pattern")
-	// Accepted for compatibility; a local runtime has no use for them.
-	for _, name := range []string{"c", "connection", "f", "forks", "u", "user", "become-user", "become-method",
-		"T", "timeout", "private-key", "key-file", "M", "module-path", "vault-id", "vault-password-file", "ssh-common-args", "scp-extra-args", "sftp-extra-args", "ssh-extra-args"} {
-		fs.Var(ignoredFlag{}, name, "accepted, no effect")
-	}
-	for _, name := range []string{"b", "become", "K", "ask-become-pass", "k", "ask-pass", "flush-cache", "ask-vault-password", "ask-vault-pass"} {
-		fs.Var(ignoredBool{}, name, "accepted, no effect")
-	}
-	c.op = addOperatorFlags(fs)
+	fs := c.flagSet()
 	// -v, -vv, ... are counted before flag parsing.
 	var rest []string
 	for _, a := range args {
@@ -99,7 +78,7 @@ func parseArgs(args []string) (*cli, []string, error) {
 	var books []string
 	for {
 		if err := fs.Parse(rest); err != nil {
-			return nil, nil, err
+			return nil, nil, flagError(err, rest)
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
@@ -115,9 +94,86 @@ func parseArgs(args []string) (*cli, []string, error) {
 	return c, books, nil
 }
 
+// flagSet registers every option of the command line on a new flag set
+// that stores into c (-v is counted separately, before parsing).
+func (c *cli) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("cfzt-runner", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	for _, name := range []string{"i", "inventory", "inventory-file"} {
+		fs.Var(&c.inventory, name, "")
+	}
+	fs.Var(&c.extra, "e", "")
+	fs.Var(&c.extra, "extra-vars", "")
+	fs.Var(&c.tags, "t", "")
+	fs.Var(&c.tags, "tags", "")
+	fs.Var(&c.skipTags, "skip-tags", "")
+	fs.BoolVar(&c.check, "C", false, "")
+	fs.BoolVar(&c.check, "check", false, "")
+	fs.BoolVar(&c.diff, "D", false, "")
+	fs.BoolVar(&c.diff, "diff", false, "")
+	fs.BoolVar(&c.syntax, "syntax-check", false, "")
+	fs.BoolVar(&c.listTasks, "list-tasks", false, "")
+	fs.BoolVar(&c.listTags, "list-tags", false, "")
+	fs.BoolVar(&c.listHosts, "list-hosts", false, "")
+	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "")
+	fs.BoolVar(&c.showVersion, "version", false, "")
+	fs.StringVar(&c.startAt, "start-at-task", "", "")
+	fs.Var(&c.limit, "l", "")
+	fs.Var(&c.limit, "limit", "")
+	registerCompatibilityFlags(fs)
+	c.op = addOperatorFlags(fs)
+	return fs
+}
+
+// registerCompatibilityFlags accepts the ansible-playbook options that
+// have no effect on a local runtime: the compatibility groups of --help.
+func registerCompatibilityFlags(fs *flag.FlagSet) {
+	for _, g := range helpGroups[1:] {
+		if g.title == "Operator Options" {
+			continue
+		}
+		for _, o := range g.options {
+			for _, n := range o.names {
+				if o.metavar == "" {
+					fs.Var(ignoredBool{}, strings.TrimLeft(n, "-"), "")
+				} else {
+					fs.Var(ignoredFlag{}, strings.TrimLeft(n, "-"), "")
+				}
+			}
+		}
+	}
+}
+
+// flagError words a flag package error as ansible-playbook's argument
+// parser does; -h and --help stay flag.ErrHelp.
+func flagError(err error, args []string) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return &usageErr{fmt.Sprintf("argument %s: expected one argument", helpNames(name))}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		for _, a := range args {
+			if strings.TrimLeft(a, "-") == name {
+				return &usageErr{"unrecognized arguments: " + a}
+			}
+		}
+		return &usageErr{"unrecognized arguments: -" + name}
+	}
+	return &usageErr{msg}
+}
+
 func runCLI(ctx context.Context, args []string) int {
 	c, books, err := parseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(os.Stdout)
+		return 0
+	}
 	if err != nil {
+		usageError(os.Stderr, err.Error())
 		return 2
 	}
 	if c.showVersion {
@@ -128,8 +184,8 @@ func runCLI(ctx context.Context, args []string) int {
 		fmt.Sscanf(v, "%d", &c.verbose)
 	}
 	if len(books) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: cfzt-runner [options] PLAYBOOK...")
-		return 5
+		usageError(os.Stderr, "the following arguments are required: playbook")
+		return 2
 	}
 	if c.op.handles() {
 		return runOperator(ctx, c, c.op, books)
@@ -139,10 +195,15 @@ func runCLI(ctx context.Context, args []string) int {
 		return exitCode(err)
 	}
 	cfg := loadConfig()
+	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
+	for _, w := range cfg.warnings {
+		disp.Warning(w)
+	}
 	if cfg.err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
 		return 1
 	}
+	disp.Preamble()
 	for _, book := range books {
 		if st, err := os.Stat(book); err != nil {
 			fmt.Fprintf(os.Stderr, "[ERROR]: the playbook: %s could not be found\n", book)
@@ -152,14 +213,14 @@ func runCLI(ctx context.Context, args []string) int {
 			return 1
 		}
 	}
-	loader := playbook.NewLoader(reg, cfg.rolesPath)
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
 		return exitCode(err)
 	}
-	inv := loadInventory(c.inventory, disp)
 	eng := template.New()
+	loader := cfg.newLoader(reg, eng, extra)
+	inv := loadInventory(c.inventory, disp)
+	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
 	listing := c.listTasks || c.listTags || c.listHosts
 	var loaded []*playbook.Playbook
 	for _, book := range books {
@@ -189,7 +250,7 @@ func runCLI(ctx context.Context, args []string) int {
 	// failed playbook stops the rest, as with ansible-playbook.
 	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: os.Stdout,
 		ConfigFile: cfg.pathValue(),
-		Opts:       c.runOptions(extra)}
+		Opts:       c.runOptions(cfg, extra)}
 	code := 0
 	for _, pb := range loaded {
 		inv.AddVarsDir(pb.Dir)
@@ -202,9 +263,10 @@ func runCLI(ctx context.Context, args []string) int {
 
 // runOptions are the executor options the command line selects, shared by
 // the one-shot run and the operator loop.
-func (c *cli) runOptions(extra *value.Dict) run.Options {
+func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
+		MergeHashes: cfg.mergeHashes}
 }
 
 // loadErr turns a LoadError into the chain the display prints.
@@ -280,102 +342,6 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 	return out, nil
 }
 
-type config struct {
-	rolesPath []string
-	message   string
-	// path is the config file in use ("" for none).
-	path string
-	// stdoutCallback is [defaults] stdout_callback or
-	// ANSIBLE_STDOUT_CALLBACK.
-	stdoutCallback string
-	err            error
-}
-
-// pathValue is the ansible_config_file magic variable: the path or None.
-func (c config) pathValue() any {
-	if c.path == "" {
-		return nil
-	}
-	return c.path
-}
-
-// loadConfig reads ANSIBLE_CONFIG or ./ansible.cfg ([defaults] roles_path
-// and stdout_callback) and the environment that overrides them.
-func loadConfig() config {
-	c := config{message: "No config file found; using defaults", stdoutCallback: "default"}
-	path := os.Getenv("ANSIBLE_CONFIG")
-	if path == "" {
-		if _, err := os.Stat("ansible.cfg"); err == nil {
-			path, _ = filepath.Abs("ansible.cfg")
-		}
-	}
-	if path != "" {
-		if data, err := os.ReadFile(path); err == nil {
-			c.path = path
-			c.message = "Using " + path + " as config file"
-			section := ""
-			for _, line := range strings.Split(string(data), "\n") {
-				line = strings.TrimSpace(line)
-				if line == "" || line[0] == '#' || line[0] == ';' {
-					continue
-				}
-				if strings.HasPrefix(line, "[") {
-					section = strings.Trim(line, "[]")
-					continue
-				}
-				k, v, ok := strings.Cut(line, "=")
-				if !ok || section != "defaults" {
-					continue
-				}
-				v = strings.TrimSpace(v)
-				switch strings.TrimSpace(k) {
-				case "roles_path":
-					c.rolesPath = splitPaths(v, filepath.Dir(path))
-				case "stdout_callback":
-					c.stdoutCallback = v
-				}
-			}
-		}
-	}
-	if env := os.Getenv("ANSIBLE_ROLES_PATH"); env != "" {
-		cwd, _ := os.Getwd()
-		c.rolesPath = splitPaths(env, cwd)
-	} else if c.rolesPath == nil {
-		c.rolesPath = splitPaths("~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles", "")
-	}
-	if cb, ok := os.LookupEnv("ANSIBLE_STDOUT_CALLBACK"); ok {
-		c.stdoutCallback = cb
-	}
-	switch c.stdoutCallback {
-	case "default", "ansible.builtin.default":
-	case "":
-		c.err = fmt.Errorf("No stdout callback name provided.")
-	default:
-		fmt.Fprintf(os.Stderr, "[WARNING]: The stdout callback '%s' is not available in cfzt-runner; the 'default' callback is used instead.\n", c.stdoutCallback)
-	}
-	return c
-}
-
-// splitPaths splits a pathspec list, expanding ~ and making relative
-// entries relative to base, as ansible-core's config does.
-func splitPaths(v, base string) []string {
-	home, _ := os.UserHomeDir()
-	var out []string
-	for _, p := range filepath.SplitList(v) {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if p == "~" || strings.HasPrefix(p, "~/") {
-			p = filepath.Join(home, p[1:])
-		} else if !filepath.IsAbs(p) && base != "" {
-			p = filepath.Join(base, p)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 // loadInventory parses the -i sources (or ANSIBLE_INVENTORY, or
 // /etc/ansible/hosts), warning as ansible-playbook does about sources it
 // cannot parse and about an inventory without hosts.
@@ -418,11 +384,8 @@ func envBool(name string, def bool) bool {
 	if !ok {
 		return def
 	}
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "0", "false", "no", "n", "off", "f":
-		return false
-	case "1", "true", "yes", "y", "on", "t":
-		return true
+	if b, known := py.LenientBoolean(v); known {
+		return b
 	}
 	return def
 }

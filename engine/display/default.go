@@ -37,6 +37,9 @@ type Default struct {
 	sources       map[string][]string
 	// shown dedups warnings, as ansible-core's display does.
 	shown map[string]bool
+	// preambleShown is set once the version header and config line
+	// are out: the command line shows them once, before loading.
+	preambleShown bool
 }
 
 // Ansible's default colours (constants.COLOR_CODES), as SGR attributes.
@@ -124,12 +127,7 @@ func (d *Default) header() {
 
 // PlaybookStart implements run.Display.
 func (d *Default) PlaybookStart(pb *playbook.Playbook) {
-	if d.Verbose >= 2 {
-		d.header()
-	}
-	if d.Verbose >= 1 && d.ConfigMsg != "" {
-		fmt.Fprintln(d.Out, d.ConfigMsg)
-	}
+	d.Preamble()
 	if d.Verbose >= 3 {
 		for _, m := range d.InventoryMsgs {
 			d.line(colorVerbose, m)
@@ -145,6 +143,21 @@ func (d *Default) PlaybookStart(pb *playbook.Playbook) {
 		fmt.Fprintln(d.Out, "Skipping callback 'oneline', as we already have a stdout callback.")
 		d.banner("PLAYBOOK: " + filepath.Base(pb.Path))
 		fmt.Fprintf(d.Out, "%d plays in %s\n", len(pb.Plays), pb.Arg)
+	}
+}
+
+// Preamble shows, once, what ansible-playbook prints before it loads
+// anything: the version header at -vv and the config file line at -v.
+func (d *Default) Preamble() {
+	if d.preambleShown {
+		return
+	}
+	d.preambleShown = true
+	if d.Verbose >= 2 {
+		d.header()
+	}
+	if d.Verbose >= 1 && d.ConfigMsg != "" {
+		fmt.Fprintln(d.Out, d.ConfigMsg)
 	}
 }
 
@@ -177,6 +190,11 @@ func (d *Default) Message(level int, msg string) {
 	if d.Verbose >= level {
 		d.line(colorVerbose, msg)
 	}
+}
+
+// NoHostsRemaining implements run.NoHostsRemainingDisplay.
+func (d *Default) NoHostsRemaining() {
+	d.banner("NO MORE HOSTS LEFT")
 }
 
 // NoHostsMatched implements run.NoHostsDisplay.
@@ -512,7 +530,7 @@ func (d *Default) WarnAt(w run.Warning) {
 	if w.Deprecated != "" {
 		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Deprecated + "."
 	}
-	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help}))
+	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help, note: w.Note}))
 	prefix, c := "[WARNING]: ", colorWarn
 	if w.Deprecated != "" {
 		prefix, c = "[DEPRECATION WARNING]: ", colorDeprecate
@@ -536,13 +554,28 @@ func (d *Default) WarnAt(w run.Warning) {
 
 // Error implements run.Display: 2.19's [ERROR] block on stdout.
 func (d *Default) Error(err error) {
-	fmt.Fprint(d.Out, d.paint(colorError, strings.TrimSuffix(d.FormatError(err), "\n"))+"\n")
+	d.showError(d.Out, err)
 }
 
 // ControllerError implements run.ControllerErrorDisplay: the [ERROR]
 // block on stderr.
 func (d *Default) ControllerError(err error) {
-	fmt.Fprint(d.errOut(), d.paint(colorError, strings.TrimSuffix(d.FormatError(err), "\n"))+"\n")
+	d.showError(d.errOut(), err)
+}
+
+// showError writes an [ERROR] block unless the same text was shown
+// before: like its warnings, ansible-core's display shows each error
+// once (two hosts failing the same way show one block).
+func (d *Default) showError(w io.Writer, err error) {
+	text := strings.TrimSuffix(d.FormatError(err), "\n")
+	if d.shown == nil {
+		d.shown = map[string]bool{}
+	}
+	if d.shown["error\x00"+text] {
+		return
+	}
+	d.shown["error\x00"+text] = true
+	fmt.Fprint(w, d.paint(colorError, text)+"\n")
 }
 
 // Recap implements run.Display.
@@ -613,7 +646,7 @@ func errLinks(err error) []errLink {
 					pending = ce.Origin
 				}
 			} else {
-				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note})
+				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note, detached: ce.Detached})
 			}
 			e = ce.Cause
 			continue

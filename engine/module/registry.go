@@ -42,6 +42,11 @@ const (
 	// FreeForm marks modules whose whole string argument is _raw_params
 	// (command, shell, include_tasks...) rather than key=value pairs.
 	FreeForm
+	// CommandLine marks modules whose string argument is a command line
+	// (command, shell, raw, script): as ansible-core's parse_kv with
+	// check_raw, only their own options (chdir=, creates=...) are taken
+	// out of it; every other word stays in _raw_params.
+	CommandLine
 )
 
 // Entry registers one module under its fully qualified name.

@@ -16,12 +16,33 @@ func Failed(msg any) *value.Dict {
 	return value.DictOf("changed", false, "msg", msg, "failed", true)
 }
 
+// FailedWith is fail_json(msg, exception=cause): the task's error reads
+// cause's text (which usually starts with msg) after "Module failed: ",
+// while the result's msg stays msg.
+func FailedWith(msg string, cause error) *value.Dict {
+	return value.DictOf("changed", false, "msg", msg, "failed", true, "exception", cause)
+}
+
+// Crashed is the result of a module that raised an unexpected exception:
+// failed, with no msg, so the task reads "Module failed: <err>" and
+// failed_when can still overrule it.
+func Crashed(err error) *value.Dict {
+	return value.DictOf("changed", false, "failed", true, "exception", err)
+}
+
 // ActionFail is an action plugin's own failure (ansible-core's
 // AnsibleActionFail): the task fails with Msg as the result's message and
-// the error is shown below "Task failed.".
-type ActionFail struct{ Msg string }
+// the error is shown below "Task failed.". Err, when set, is the error it
+// was raised from, shown in a "caused by" section.
+type ActionFail struct {
+	Msg string
+	Err error
+}
 
 func (e *ActionFail) Error() string { return e.Msg }
+
+// Unwrap returns the cause.
+func (e *ActionFail) Unwrap() error { return e.Err }
 
 // PosError is an error about a value written at Pos (zero when unknown),
 // with optional help text and cause; the executor reports it below "Task

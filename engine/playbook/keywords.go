@@ -36,11 +36,14 @@ var playKeywords = map[string]bool{
 	"ignore_unreachable": true, "debugger": true, "become_flags": true,
 }
 
-// roleEntryKeywords are keys of a `roles:` entry that are keywords rather
-// than role parameters.
+// roleEntryKeywords are keys of a `roles:` entry or a dependency that are
+// keywords rather than role parameters (the attributes of ansible-core's
+// role definition).
 var roleEntryKeywords = map[string]bool{
 	"role": true, "name": true, "when": true, "tags": true, "vars": true, "become": true,
-	"become_user": true, "environment": true, "ignore_errors": true, "no_log": true,
-	"delegate_to": true, "any_errors_fatal": true, "check_mode": true, "diff": true,
+	"become_user": true, "become_method": true, "become_flags": true, "become_exe": true,
+	"environment": true, "ignore_errors": true, "ignore_unreachable": true, "no_log": true,
+	"delegate_to": true, "delegate_facts": true, "any_errors_fatal": true, "check_mode": true, "diff": true,
 	"run_once": true, "connection": true, "collections": true, "debugger": true, "module_defaults": true,
+	"remote_user": true, "port": true, "throttle": true, "timeout": true,
 }

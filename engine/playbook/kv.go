@@ -12,10 +12,36 @@ import (
 // ansible-core's parse_kv does: escape sequences are decoded, a word with
 // an unescaped `=` (not first) is a key and value, and the other words are
 // joined into _raw_params.
+// A line whose quotes or Jinja2 delimiters do not balance is kept whole as
+// _raw_params.
 func ParseKV(s string) *value.Dict {
+	d, err := parseKV(s, false)
+	if err != nil {
+		return value.DictOf("_raw_params", s)
+	}
+	return d
+}
+
+// ParseCommandLine is parse_kv with check_raw, for command, shell, raw
+// and script: only the words that set one of commandLineOptions become
+// options; every other word, k=v or not, stays in _raw_params.
+func ParseCommandLine(s string) (*value.Dict, error) { return parseKV(s, true) }
+
+// commandLineOptions are the options parse_kv(check_raw=True) takes out
+// of a command line.
+var commandLineOptions = map[string]bool{
+	"creates": true, "removes": true, "chdir": true, "executable": true,
+	"warn": true, "stdin": true, "stdin_add_newline": true, "strip_empty_ends": true,
+}
+
+func parseKV(s string, checkRaw bool) (*value.Dict, error) {
+	words, err := splitArgs(s)
+	if err != nil {
+		return nil, err
+	}
 	d := value.NewDict(2)
 	var raw []string
-	for _, orig := range splitArgs(s) {
+	for _, orig := range words {
 		x := decodeEscapes(orig)
 		if !strings.Contains(x, "=") {
 			raw = append(raw, orig)
@@ -32,24 +58,16 @@ func ParseKV(s string) *value.Dict {
 			raw = append(raw, strings.ReplaceAll(x, `\=`, "="))
 			continue
 		}
+		if checkRaw && !commandLineOptions[x[:pos]] {
+			raw = append(raw, orig)
+			continue
+		}
 		d.Set(strings.TrimSpace(x[:pos]), unquote(strings.TrimSpace(x[pos+1:])))
 	}
 	if len(raw) > 0 {
 		d.Set("_raw_params", joinArgs(raw))
 	}
-	return d
-}
-
-// joinArgs joins words with spaces, except after a newline.
-func joinArgs(words []string) string {
-	var b strings.Builder
-	for _, w := range words {
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte(' ')
-		}
-		b.WriteString(w)
-	}
-	return b.String()
+	return d, nil
 }
 
 // escapeRE matches the escape sequences parse_kv decodes.
@@ -80,49 +98,4 @@ func unquote(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
-}
-
-// splitArgs splits on whitespace outside quotes and Jinja2 delimiters.
-func splitArgs(s string) []string {
-	var out []string
-	var cur strings.Builder
-	var quote byte
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			cur.WriteByte(c)
-			if c == '\\' && i+1 < len(s) {
-				i++
-				cur.WriteByte(s[i])
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '{' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '%'):
-			depth++
-			cur.WriteByte(c)
-			cur.WriteByte(s[i+1])
-			i++
-		case (c == '}' || c == '%') && i+1 < len(s) && s[i+1] == '}' && depth > 0:
-			depth--
-			cur.WriteByte(c)
-			cur.WriteByte(s[i+1])
-			i++
-		case (c == '"' || c == '\'') && depth == 0:
-			quote = c
-			cur.WriteByte(c)
-		case (c == ' ' || c == '\t' || c == '\n') && depth == 0:
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-			}
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -19,15 +21,38 @@ type Loader struct {
 	Modules Modules
 	// RolesPath is searched after the playbook's roles/ directory.
 	RolesPath []string
+	// CollectionsPaths are the directories that hold installed
+	// collections (each with an ansible_collections tree), searched
+	// after the playbook's own collections/ directory.
+	CollectionsPaths []string
+	// MergeHashes is hash_behaviour=merge: dicts from several variable
+	// sources merge instead of replacing each other.
+	MergeHashes bool
+	// PrivateRoleVars is private_role_vars when it is configured; nil
+	// keeps the default (imports public, includes private).
+	PrivateRoleVars *bool
+	// Render templates names the loader must know (role names,
+	// import_playbook paths); nil leaves them as written.
+	Render Renderer
+	// ExtraVars are the -e variables, visible to those templates.
+	ExtraVars *value.Dict
 
 	playbookDir string
-	roles       map[string]*Role
-	files       map[string]*fileCache
+	// play is the play being loaded, whose variables templates see.
+	play     *Play
+	roles    map[string]*Role
+	files    map[string]*fileCache
+	imported []*RoleInstance
 	// messages collects -vvv notes while a playbook loads; warnings its
 	// warnings.
 	messages []string
 	warnings []Warning
+	// inHandlers is set while a handlers section or file loads.
+	inHandlers bool
 }
+
+// Renderer renders a template with variable layers, lowest first.
+type Renderer func(tmpl string, layers []*value.Dict) (any, error)
 
 type fileCache struct {
 	node *yaml.Node
@@ -149,7 +174,10 @@ func (l *Loader) importPlaybook(file string, n, imp *yaml.Node) ([]*Play, error)
 			return nil, parseErr(value.NodePos(file, k), "'%s' is not a valid attribute for a PlaybookInclude", k.Value)
 		}
 	}
-	path := imp.Value
+	path, err := l.renderImportPath(imp.Value, kw.Vars, value.NodePos(file, imp))
+	if err != nil {
+		return nil, err
+	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(l.playbookDir, path)
 	}
@@ -170,6 +198,19 @@ func (l *Loader) importPlaybook(file string, n, imp *yaml.Node) ([]*Play, error)
 		}
 	}
 	return sub.Plays, nil
+}
+
+// renderImportPath templates an import_playbook name with the entry's
+// vars and the extra vars.
+func (l *Loader) renderImportPath(name string, vars *value.Dict, pos value.Pos) (string, error) {
+	if l.Render == nil || !strings.Contains(name, "{{") && !strings.Contains(name, "{%") {
+		return name, nil
+	}
+	v, err := l.Render(name, []*value.Dict{vars, l.ExtraVars, value.DictOf("playbook_dir", l.playbookDir)})
+	if err != nil {
+		return "", &LoadError{Msg: err.Error(), Pos: pos, Code: 1, Err: err}
+	}
+	return value.Str(v), nil
 }
 
 // file2value converts a node for an error message (errors give nil).
@@ -208,78 +249,141 @@ func mapGet(n *yaml.Node, keys ...string) *yaml.Node {
 	return nil
 }
 
+// playKeyPriority orders the keys of a play as ansible-core loads them:
+// vars, vars_files and roles first (templates in role names may use
+// them), the task sections last.
+func playKeyPriority(key string) int {
+	switch key {
+	case "vars", "collections":
+		return 100
+	case "vars_files":
+		return 99
+	case "roles":
+		return 90
+	case "handlers", "pre_tasks", "post_tasks", "tasks":
+		return -1
+	case "hosts":
+		return -2
+	}
+	return 0
+}
+
 func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 	p := &Play{Pos: value.NodePos(file, n), Dir: filepath.Dir(file)}
-	dir := filepath.Dir(file)
+	var keys []int
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !playKeywords[k.Value] {
+		if k := n.Content[i]; !playKeywords[k.Value] {
 			return nil, parseErr(value.NodePos(file, k), "'%s' is not a valid attribute for a Play", k.Value)
 		}
-		var err error
-		switch k.Value {
-		case "name":
-			p.Name = v.Value
-		case "hosts":
-			p.Hosts, err = value.FromYAML(file, v)
-		case "gather_facts":
-			p.GatherFacts, err = value.FromYAML(file, v)
-		case "serial":
-			p.Serial, err = value.FromYAML(file, v)
-		case "force_handlers":
-			p.ForceHandlers, err = value.FromYAML(file, v)
-		case "vars_files":
-			p.VarsFilesPos = value.NodePos(file, v)
-			var vf any
-			vf, err = value.FromYAML(file, v)
-			if l, ok := vf.([]any); ok {
-				p.VarsFiles = l
-			} else if vf != nil {
-				p.VarsFiles = []any{vf}
-			}
-		case "pre_tasks":
-			p.PreTasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
-		case "tasks":
-			p.Tasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
-		case "post_tasks":
-			p.PostTasks, err = l.parseItems(file, dir, v, nil, p.Pos, false)
-		case "handlers":
-			p.Handlers, err = l.parseItems(file, dir, v, nil, p.Pos, false)
-		case "roles":
-			err = l.parseRoles(file, v, p)
-		default:
-			err = parseKeyword(&p.Keywords, file, k, v, "Play")
-		}
-		if err != nil {
+		keys = append(keys, i)
+	}
+	sort.SliceStable(keys, func(a, b int) bool {
+		return playKeyPriority(n.Content[keys[a]].Value) > playKeyPriority(n.Content[keys[b]].Value)
+	})
+	outer := l.play
+	l.play = p
+	defer func() { l.play = outer }()
+	for _, i := range keys {
+		if err := l.parsePlayKey(p, file, n.Content[i], n.Content[i+1]); err != nil {
 			return nil, err
 		}
 	}
 	if p.Hosts == nil {
 		return nil, parseErr(p.Pos, "The field 'hosts' is required but was not set.")
 	}
-	// import_role inside tasks registers static roles for the whole play.
-	for _, items := range [][]Item{p.PreTasks, p.Tasks, p.PostTasks} {
-		collectStaticRoles(items, &p.StaticRoles)
-	}
 	return p, nil
 }
 
-func collectStaticRoles(items []Item, out *[]*RoleInstance) {
-	for _, it := range items {
-		b, ok := it.(*Block)
-		if !ok {
-			continue
+// parsePlayKey loads one key of a play.
+func (l *Loader) parsePlayKey(p *Play, file string, k, v *yaml.Node) error {
+	dir := filepath.Dir(file)
+	var err error
+	switch k.Value {
+	case "name":
+		p.Name = v.Value
+	case "hosts":
+		p.Hosts, err = value.FromYAML(file, v)
+	case "gather_facts":
+		p.GatherFacts, err = value.FromYAML(file, v)
+	case "serial":
+		p.Serial, err = value.FromYAML(file, v)
+	case "force_handlers":
+		p.ForceHandlers, err = value.FromYAML(file, v)
+	case "order":
+		p.Order, err = value.FromYAML(file, v)
+	case "max_fail_percentage":
+		p.MaxFailPercentage, err = value.FromYAML(file, v)
+	case "collections":
+		var c any
+		c, err = value.FromYAML(file, v)
+		p.Collections = stringList(c)
+		if len(p.Collections) > 0 && !slices.Contains(p.Collections, "ansible.builtin") && !slices.Contains(p.Collections, "ansible.legacy") {
+			p.Collections = append(p.Collections, "ansible.legacy")
 		}
-		if b.Static && b.Role != nil {
-			*out = append(*out, b.Role)
+	case "vars_files":
+		p.VarsFilesPos = value.NodePos(file, v)
+		var vf any
+		vf, err = value.FromYAML(file, v)
+		if l, ok := vf.([]any); ok {
+			p.VarsFiles = l
+		} else if vf != nil {
+			p.VarsFiles = []any{vf}
 		}
-		collectStaticRoles(b.Block, out)
-		collectStaticRoles(b.Rescue, out)
-		collectStaticRoles(b.Always, out)
+		p.VarsFilesItemPos, p.VarsFilesNamePos = varsFilesPositions(file, v)
+	case "pre_tasks", "tasks", "post_tasks", "handlers":
+		var items []Item
+		l.inHandlers = k.Value == "handlers"
+		items, err = l.parseItems(file, dir, v, nil, p.Pos, k.Value)
+		l.inHandlers = false
+		*p.section(k.Value) = items
+		p.StaticRoles = append(p.StaticRoles, l.ImportedRoles()...)
+	case "roles":
+		err = l.parseRoles(file, v, p)
+	default:
+		err = parseKeyword(&p.Keywords, file, k, v, "Play")
 	}
+	return err
 }
 
+// varsFilesPositions lists where each vars_files entry was written and,
+// for a list entry, each of its names.
+func varsFilesPositions(file string, n *yaml.Node) ([]value.Pos, [][]value.Pos) {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	var itemPos []value.Pos
+	var namePos [][]value.Pos
+	for _, it := range items {
+		itemPos = append(itemPos, value.NodePos(file, it))
+		names := []value.Pos{value.NodePos(file, it)}
+		if it.Kind == yaml.SequenceNode {
+			names = nil
+			for _, e := range it.Content {
+				names = append(names, value.NodePos(file, e))
+			}
+		}
+		namePos = append(namePos, names)
+	}
+	return itemPos, namePos
+}
+
+// ImportedRoles returns the roles import_role brought in since the last
+// call: they belong to the play, which sees their variables.
+func (l *Loader) ImportedRoles() []*RoleInstance {
+	out := l.imported
+	l.imported = nil
+	return out
+}
+
+// SetPlay tells the loader which play the files it loads next belong to
+// (task files and roles included while the play runs).
+func (l *Loader) SetPlay(p *Play) { l.play = p }
+
 func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil
+	}
 	if v.Kind != yaml.SequenceNode {
 		val := file2value(file, v)
 		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), taggedClass(val))
@@ -289,6 +393,7 @@ func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 		if err != nil {
 			return err
 		}
+		ref.Static, ref.Collections = true, p.Collections
 		ri, err := l.LoadRole(ref, nil)
 		if err != nil {
 			return err
@@ -308,11 +413,16 @@ func parseRoleRef(file string, rn *yaml.Node) (*RoleRef, error) {
 	default:
 		return nil, parseErr(ref.Pos, "role definitions must contain a role name")
 	}
+	var src string
 	for i := 0; i+1 < len(rn.Content); i += 2 {
 		k, v := rn.Content[i], rn.Content[i+1]
 		switch {
-		case k.Value == "role" || k.Value == "name":
+		case k.Value == "role":
 			ref.Name = v.Value
+		case k.Value == "name":
+			if ref.Name == "" {
+				ref.Name = v.Value
+			}
 		case roleEntryKeywords[k.Value]:
 			if err := parseKeyword(&ref.Keywords, file, k, v, "Role"); err != nil {
 				return nil, err
@@ -323,12 +433,36 @@ func parseRoleRef(file string, rn *yaml.Node) (*RoleRef, error) {
 				return nil, err
 			}
 			ref.Params.Set(k.Value, pv)
+			if k.Value == "src" {
+				src = value.Str(pv)
+			}
 		}
+	}
+	if ref.Name == "" && src != "" {
+		ref.Name = roleNameFromSource(src)
 	}
 	if ref.Name == "" {
 		return nil, parseErr(ref.Pos, "role definitions must contain a role name")
 	}
 	return ref, nil
+}
+
+// roleNameFromSource is the role name of a galaxy-style dependency
+// {src: URL[,version[,name]]}: the given name, or the source's last path
+// element without .git or an archive extension.
+func roleNameFromSource(src string) string {
+	parts := strings.Split(src, ",")
+	if len(parts) > 2 && strings.TrimSpace(parts[2]) != "" {
+		return strings.TrimSpace(parts[2])
+	}
+	name := strings.TrimSpace(parts[0])
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, ext := range []string{".git", ".tar.gz"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name
 }
 
 // parseKeyword stores a block/play/task keyword shared through Keywords.
@@ -376,6 +510,10 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.AnyErrorsFatal = val
 	case "become":
 		kw.Become = val
+	case "notify":
+		kw.Notify = stringListKeep(val)
+	case "throttle":
+		kw.Throttle, kw.ThrottlePos = val, value.NodePos(file, v)
 	}
 	return nil
 }
@@ -490,20 +628,58 @@ func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) 
 	if root == nil {
 		return nil, nil
 	}
-	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), false)
+	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), "tasks")
+}
+
+// LoadHandlersFile loads a role's handlers file.
+func (l *Loader) LoadHandlersFile(path string, role *RoleInstance) ([]Item, error) {
+	outer := l.inHandlers
+	l.inHandlers = true
+	defer func() { l.inHandlers = outer }()
+	return l.LoadTasksFile(path, role)
+}
+
+// checkMeta rejects meta: end_role where ansible-core cannot run it:
+// outside a role and in a handler.
+func (l *Loader) checkMeta(t *Task) error {
+	if t.Info.Kind != module.KindMeta || value.Str(t.Args.Default("_raw_params", "")) != "end_role" {
+		return nil
+	}
+	if l.inHandlers {
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + t.GetName()}
+	}
+	if t.Role == nil {
+		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from outside of a role", Note: "TASK: meta (end_role)"}
+	}
+	return nil
+}
+
+// GetName is the task's name as ansible-core's Task.get_name gives it:
+// its action when it has no name, after its role's name.
+func (t *Task) GetName() string {
+	name := t.Name
+	if name == "" {
+		name = t.Action
+	}
+	if t.Role != nil {
+		return t.Role.Name() + " : " + name
+	}
+	return name
 }
 
 // parseItems parses a task list. owner is the play or block it belongs
-// to, where ansible-core places a malformed list's error; inBlock tells a
-// block's sections from a play's.
-func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, owner value.Pos, inBlock bool) ([]Item, error) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+// to, where ansible-core places a malformed list's error; section names
+// the list: a play's (tasks, handlers, ...) may be null, a block's
+// (block, rescue, always) may not.
+func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, owner value.Pos, section string) ([]Item, error) {
+	blockSection := blockSectionNames[section]
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" && blockSection == "" {
 		return nil, nil
 	}
 	if n.Kind != yaml.SequenceNode {
 		v := file2value(file, n)
-		if inBlock {
-			return nil, parseErr(owner, "A malformed block was encountered while loading a block: The ds (%s) should be a list but was a %s", value.Str(v), taggedClass(v))
+		if blockSection != "" {
+			return nil, parseErr(owner, "A malformed block was encountered while loading %s: The ds (%s) should be a list but was a %s", blockSection, value.Str(v), taggedClass(v))
 		}
 		return nil, parseErr(owner, "A malformed block was encountered while loading tasks: %s should be a list or None but is %s", value.Str(v), taggedClass(v))
 	}
@@ -525,6 +701,10 @@ func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, 
 	return out, nil
 }
 
+// blockSectionNames are the words ansible-core's errors use for the task
+// lists of a block.
+var blockSectionNames = map[string]string{"block": "a block", "rescue": "rescue", "always": "always"}
+
 func (l *Loader) parseItem(file, dir string, n *yaml.Node, role *RoleInstance) (Item, error) {
 	if mapGet(n, "block") != nil {
 		return l.parseBlock(file, dir, n, role)
@@ -534,6 +714,9 @@ func (l *Loader) parseItem(file, dir string, n *yaml.Node, role *RoleInstance) (
 
 func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) (*Block, error) {
 	b := &Block{Pos: value.NodePos(file, n)}
+	if l.inHandlers {
+		return nil, &LoadError{Code: 4, Msg: "Using a block as a handler is not supported.", Pos: b.Pos}
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !blockKeywords[k.Value] {
@@ -542,11 +725,11 @@ func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) 
 		var err error
 		switch k.Value {
 		case "block":
-			b.Block, err = l.parseItems(file, dir, v, role, b.Pos, true)
+			b.Block, err = l.parseItems(file, dir, v, role, b.Pos, "block")
 		case "rescue":
-			b.Rescue, err = l.parseItems(file, dir, v, role, b.Pos, true)
+			b.Rescue, err = l.parseItems(file, dir, v, role, b.Pos, "rescue")
 		case "always":
-			b.Always, err = l.parseItems(file, dir, v, role, b.Pos, true)
+			b.Always, err = l.parseItems(file, dir, v, role, b.Pos, "always")
 		case "name":
 			b.Name = v.Value
 		default:

@@ -1,8 +1,6 @@
 package playbook
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -33,12 +31,7 @@ func testModules(t *testing.T) Modules {
 
 func load(t *testing.T, files map[string]string) (*Playbook, error) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
-	}
+	dir := writeTree(t, files)
 	return NewLoader(testModules(t), nil).LoadPlaybook(filepath.Join(dir, "playbook.yml"))
 }
 
@@ -92,13 +85,7 @@ func TestLoaderErrorsWithPositions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := load(t, map[string]string{"playbook.yml": c.body})
-			var le *LoadError
-			require.True(t, errors.As(err, &le), "%v", err)
-			require.Equal(t, c.msg, le.Msg)
-			require.Equal(t, c.line, le.Pos.Line, "line")
-			require.Equal(t, c.col, le.Pos.Col, "column")
-			require.Equal(t, "playbook.yml", filepath.Base(le.Pos.File))
-			require.Equal(t, c.code, le.Code)
+			requireLoadError(t, err, c.msg, c.line, c.col, c.code)
 		})
 	}
 	_, err := load(t, map[string]string{"playbook.yml": "- hosts: x\n  tasks:\n    - debgu: msg=x\n"})
@@ -198,7 +185,7 @@ func TestImportsAndRoles(t *testing.T) {
 	for _, tk := range tasksOf(pb) {
 		names = append(names, tk.Name)
 	}
-	require.Equal(t, []string{"from sub", "other"}, names, "imports are expanded at load time")
+	require.Equal(t, []string{"from sub", "dep", "other"}, names, "imports are expanded at load time, with the role's dependencies")
 	require.Equal(t, []string{"it"}, play.Tasks[0].(*Block).Tags)
 	require.Contains(t, pb.Messages[0], "statically imported: ")
 }

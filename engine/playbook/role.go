@@ -2,210 +2,311 @@ package playbook
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"gopkg.in/yaml.v3"
 )
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
-func dirExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
-// roleSearchPath lists where roles are looked for, in order.
-func (l *Loader) roleSearchPath() []string {
-	out := []string{filepath.Join(l.playbookDir, "roles")}
-	out = append(out, l.RolesPath...)
-	return append(out, l.playbookDir)
-}
-
-// findRole locates a role directory by name or path; like ansible-core's
-// unfrackpath it resolves symbolic links, so that paths shown are real.
-func (l *Loader) findRole(name string) (string, error) {
-	p, err := l.findRoleDir(name)
-	if err != nil {
-		return "", err
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		p = real
-	}
-	return p, nil
-}
-
-func (l *Loader) findRoleDir(name string) (string, error) {
-	if filepath.IsAbs(name) && dirExists(name) {
-		return name, nil
-	}
-	if strings.Contains(name, "/") && dirExists(filepath.Join(l.playbookDir, name)) {
-		return filepath.Join(l.playbookDir, name), nil
-	}
-	short := name
-	if i := strings.LastIndex(name, "."); i >= 0 && strings.Count(name, ".") >= 2 {
-		short = name[i+1:] // namespace.collection.role: look for the role name
-	}
-	search := l.roleSearchPath()
-	for _, d := range search {
-		for _, n := range []string{name, short} {
-			if p := filepath.Join(d, n); dirExists(p) {
-				return p, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("the role '%s' was not found in %s", name, strings.Join(search, ":"))
-}
-
-// yamlFile finds main.yml/main.yaml/main (or a named file) in dir.
-func yamlFile(dir, name string) string {
-	if name == "" {
-		name = "main"
-	}
-	for _, ext := range []string{"", ".yml", ".yaml", ".json"} {
-		if p := filepath.Join(dir, name+ext); fileExists(p) {
-			return p
-		}
-	}
-	return ""
-}
-
-func (l *Loader) loadVarsFile(path string) (*value.Dict, error) {
-	if path == "" {
-		return value.NewDict(0), nil
-	}
-	root, err := l.readYAML(path)
-	if err != nil {
-		return nil, err
-	}
-	if root == nil {
-		return value.NewDict(0), nil
-	}
-	v, err := value.FromYAML(path, root)
-	if err != nil {
-		return nil, err
-	}
-	d, ok := v.(*value.Dict)
-	if !ok {
-		return nil, parseErr(value.NodePos(path, root), "Vars in %s must be specified as a dictionary", path)
-	}
-	RecordOrigins(path, root, d)
-	return d, nil
-}
-
-// LoadVarsFile loads a YAML mapping of variables.
-func (l *Loader) LoadVarsFile(path string) (*value.Dict, error) { return l.loadVarsFile(path) }
-
-func (l *Loader) loadRoleDir(name string) (*Role, error) {
-	path, err := l.findRole(name)
-	if err != nil {
-		return nil, err
-	}
-	if r, ok := l.roles[path]; ok {
+// roleDir loads the parts of a role directory that do not depend on how
+// it is referenced (its main defaults, vars and meta), once per name and
+// path.
+func (l *Loader) roleDir(loc roleLocation) (*Role, error) {
+	key := loc.collection + "\x00" + loc.name + "\x00" + loc.path
+	if r, ok := l.roles[key]; ok {
 		return r, nil
 	}
-	r := &Role{Name: filepath.Base(path), Path: path}
-	if r.Defaults, err = l.loadVarsFile(yamlFile(filepath.Join(path, "defaults"), "")); err != nil {
+	r := &Role{Name: loc.name, Collection: loc.collection, Path: loc.path}
+	var err error
+	if r.Vars, err = l.loadRoleVars(r, "vars", ""); err != nil {
 		return nil, err
 	}
-	if r.Vars, err = l.loadVarsFile(yamlFile(filepath.Join(path, "vars"), "")); err != nil {
+	if r.Defaults, err = l.loadRoleVars(r, "defaults", ""); err != nil {
 		return nil, err
 	}
-	if r.Meta, err = l.loadVarsFile(yamlFile(filepath.Join(path, "meta"), "")); err != nil {
+	if err := l.loadRoleMeta(r); err != nil {
 		return nil, err
 	}
-	if err := l.roleDeps(r); err != nil {
-		return nil, err
-	}
-	l.roles[path] = r
+	l.roles[key] = r
 	return r, nil
 }
 
-func (l *Loader) roleDeps(r *Role) error {
-	metaPath := yamlFile(filepath.Join(r.Path, "meta"), "")
+// loadRoleMeta reads meta/main.yml: allow_duplicates, collections,
+// argument_specs and the dependencies, with their positions.
+func (l *Loader) loadRoleMeta(r *Role) error {
+	r.Meta = value.NewDict(0)
+	files := findRoleFiles(filepath.Join(r.Path, "meta"), "", false)
+	if len(files) == 0 {
+		return nil
+	}
+	path := files[0]
+	root, err := l.readYAML(path)
+	if err != nil || root == nil {
+		return err
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	v, err := value.FromYAML(path, root)
+	if err != nil {
+		return err
+	}
+	r.Meta, _ = v.(*value.Dict)
 	if ad, ok := r.Meta.Get("allow_duplicates"); ok {
 		r.AllowDuplicates = value.Truthy(ad)
 	}
-	deps, _ := r.Meta.Get("dependencies")
-	list, _ := deps.([]any)
-	for _, d := range list {
-		ref := &RoleRef{Params: value.NewDict(0), Pos: value.Pos{File: metaPath}}
-		switch x := d.(type) {
-		case string:
-			ref.Name = x
-		case *value.Dict:
-			x.Each(func(k string, v any) bool {
-				switch {
-				case k == "role" || k == "name":
-					ref.Name = value.Str(v)
-				case k == "when":
-					ref.When = []Cond{{Expr: v, Pos: ref.Pos}}
-				case k == "tags":
-					ref.Tags = stringList(v)
-				case k == "vars":
-					ref.Vars, _ = v.(*value.Dict)
-				case roleEntryKeywords[k]:
-				default:
-					ref.Params.Set(k, v)
-				}
-				return true
-			})
+	r.Collections = roleCollections(r)
+	if specs, ok := r.Meta.Get("argument_specs"); ok {
+		r.ArgumentSpecs, _ = specs.(*value.Dict)
+	}
+	deps := mapGet(root, "dependencies")
+	if deps == nil || (deps.Kind == yaml.ScalarNode && deps.Tag == "!!null") {
+		return nil
+	}
+	if deps.Kind != yaml.SequenceNode {
+		return parseErr(value.NodePos(path, root), "Expected role dependencies to be a list.")
+	}
+	for _, dn := range deps.Content {
+		ref, err := parseRoleRef(path, dn)
+		if err != nil {
+			return err
 		}
+		ref.Basedir = filepath.Dir(r.Path)
+		ref.Collections = dependencySearchList(r)
 		r.Deps = append(r.Deps, ref)
 	}
 	return nil
 }
 
-// LoadRole loads a role for one reference, with its dependencies.
+// roleCollections is the collection search list of a role's own tasks:
+// its collection, then those its meta lists, then the default one.
+func roleCollections(r *Role) []string {
+	var out []string
+	if r.Collection != "" {
+		out = append(out, r.Collection)
+	}
+	if l, ok := r.Meta.Default("collections", nil).([]any); ok {
+		for _, c := range l {
+			if s := value.Str(c); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) > 0 && !slices.Contains(out, "ansible.builtin") && !slices.Contains(out, "ansible.legacy") {
+		if r.Collection != "" {
+			out = append(out, "ansible.builtin")
+		} else {
+			out = append(out, "ansible.legacy")
+		}
+	}
+	return out
+}
+
+// dependencySearchList is where a role's dependencies are looked for:
+// the role's own collection first, its collection list, ansible.legacy.
+func dependencySearchList(r *Role) []string {
+	var out []string
+	if r.Collection != "" {
+		out = append(out, r.Collection)
+	}
+	for _, c := range r.Collections {
+		if c != r.Collection {
+			out = append(out, c)
+		}
+	}
+	if !slices.Contains(out, "ansible.legacy") {
+		out = append(out, "ansible.legacy")
+	}
+	return out
+}
+
+// LoadRole loads a role for one reference, with its dependencies: the
+// defaults, vars, tasks and handlers its *_from options choose, and
+// whether its variables are visible to the rest of the play.
 func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, error) {
-	r, err := l.loadRoleDir(ref.Name)
+	name, err := l.renderRoleName(ref.Name, ref.Pos)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := l.locateRole(name, ref.Collections, ref.Basedir)
 	if err != nil {
 		return nil, &LoadError{Msg: err.Error(), Pos: ref.Pos, Code: 1}
 	}
-	ri := &RoleInstance{Role: r, Ref: ref, Params: ref.Params, Parent: parent}
+	r, err := l.roleDir(loc)
+	if err != nil {
+		return nil, err
+	}
+	ri := &RoleInstance{Role: r, Ref: ref, Params: ref.Params, Parent: parent, Defaults: r.Defaults, Vars: r.Vars,
+		Public: l.rolePublic(ref), AllowDuplicates: r.AllowDuplicates}
+	if ref.AllowDuplicates != nil {
+		ri.AllowDuplicates = *ref.AllowDuplicates
+	}
 	if ri.Params == nil {
 		ri.Params = value.NewDict(0)
 	}
-	if ref.Vars != nil {
-		ri.Params = ri.Params.Copy()
-		ref.Vars.Each(func(k string, v any) bool { ri.Params.Set(k, v); return true })
-	}
-	ri.Defaults, ri.Vars = r.Defaults, r.Vars
-	if ref.DefaultsFrom != "" {
-		if ri.Defaults, err = l.loadVarsFile(yamlFile(filepath.Join(r.Path, "defaults"), ref.DefaultsFrom)); err != nil {
-			return nil, err
-		}
-	}
 	if ref.VarsFrom != "" {
-		if ri.Vars, err = l.loadVarsFile(yamlFile(filepath.Join(r.Path, "vars"), ref.VarsFrom)); err != nil {
+		if ri.Vars, err = l.loadRoleVars(r, "vars", ref.VarsFrom); err != nil {
 			return nil, err
 		}
 	}
-	for _, dref := range r.Deps {
-		dep, err := l.LoadRole(dref, ri)
-		if err != nil {
+	if ref.DefaultsFrom != "" {
+		if ri.Defaults, err = l.loadRoleVars(r, "defaults", ref.DefaultsFrom); err != nil {
 			return nil, err
+		}
+	}
+	if err := l.loadRoleDeps(ri); err != nil {
+		return nil, err
+	}
+	if err := l.loadRoleTasks(ri); err != nil {
+		return nil, err
+	}
+	ri.key = ri.computeKey()
+	return ri, nil
+}
+
+// loadRoleDeps loads the dependencies of a role instance; they are
+// static or not, and so public or not, as the role that needs them.
+func (l *Loader) loadRoleDeps(ri *RoleInstance) error {
+	for _, dref := range ri.Role.Deps {
+		d := *dref
+		d.Static, d.Public = ri.Ref.Static, nil
+		dep, err := l.LoadRole(&d, ri)
+		if err != nil {
+			return err
 		}
 		dep.Dep = true
 		ri.Deps = append(ri.Deps, dep)
 	}
-	tasksFile := yamlFile(filepath.Join(r.Path, "tasks"), ref.TasksFrom)
-	if ref.TasksFrom != "" && tasksFile == "" {
-		return nil, &LoadError{Msg: fmt.Sprintf("Could not find specified file in role: tasks/%s", ref.TasksFrom), Code: 4}
+	return nil
+}
+
+// loadRoleTasks loads the tasks and handlers of a role instance's entry
+// point.
+func (l *Loader) loadRoleTasks(ri *RoleInstance) error {
+	r, ref := ri.Role, ri.Ref
+	tasksFile, err := roleTaskFile(r, "tasks", ref.TasksFrom)
+	if err != nil {
+		return err
 	}
 	if tasksFile != "" {
 		if ri.Tasks, err = l.LoadTasksFile(tasksFile, ri); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if hf := yamlFile(filepath.Join(r.Path, "handlers"), ref.HandlersFrom); hf != "" {
-		if ri.Handlers, err = l.LoadTasksFile(hf, ri); err != nil {
-			return nil, err
+	validate, err := l.validationTask(ri)
+	if err != nil {
+		return err
+	}
+	if validate != nil {
+		ri.Tasks = append([]Item{validate}, ri.Tasks...)
+	}
+	handlersFile, err := roleTaskFile(r, "handlers", ref.HandlersFrom)
+	if err != nil {
+		return err
+	}
+	if handlersFile != "" {
+		if ri.Handlers, err = l.LoadHandlersFile(handlersFile, ri); err != nil {
+			return err
 		}
 	}
-	return ri, nil
+	return nil
+}
+
+// rolePublic decides whether a role's defaults and vars are visible to
+// the whole play: the reference's `public` option when given; otherwise
+// imports and `roles:` entries are and includes are not, unless
+// private_role_vars is configured, which then decides for every role.
+func (l *Loader) rolePublic(ref *RoleRef) bool {
+	if ref.Public != nil {
+		return value.Truthy(ref.Public)
+	}
+	if l.PrivateRoleVars != nil {
+		return !*l.PrivateRoleVars
+	}
+	return ref.Static
+}
+
+// renderRoleName templates a role name with the variables known while
+// the play loads (play vars, vars_files, extra vars).
+func (l *Loader) renderRoleName(name string, pos value.Pos) (string, error) {
+	if l.Render == nil || !strings.Contains(name, "{{") && !strings.Contains(name, "{%") {
+		return name, nil
+	}
+	v, err := l.Render(name, l.loadTimeLayers())
+	if err != nil {
+		return "", &LoadError{Msg: err.Error(), Pos: pos, Code: 1, Err: err}
+	}
+	return value.Str(v), nil
+}
+
+// CompileRole is the block a role instance runs as: its dependencies'
+// blocks, then its own tasks, inside a block carrying the keywords of
+// the reference that brought it in (so a dependency inherits them too).
+func CompileRole(ri *RoleInstance) *Block {
+	kw := ri.Ref.Keywords
+	kw.Vars = nil
+	items := make([]Item, 0, len(ri.Deps)+len(ri.Tasks))
+	for _, d := range ri.Deps {
+		items = append(items, CompileRole(d))
+	}
+	items = append(items, &Block{Block: ri.Tasks, Role: ri, RoleTasks: true})
+	return &Block{Keywords: kw, Pos: ri.Ref.Pos, Block: items, Role: ri}
+}
+
+// AllDependencies lists a role's dependencies, recursively, in the order
+// they run: each dependency after its own.
+func (ri *RoleInstance) AllDependencies() []*RoleInstance {
+	var out []*RoleInstance
+	for _, d := range ri.Deps {
+		out = append(out, d.AllDependencies()...)
+		out = append(out, d)
+	}
+	return out
+}
+
+// DefaultLayers are the defaults a role brings to its play, lowest
+// first: its dependencies' defaults, then its own.
+func (ri *RoleInstance) DefaultLayers() []*value.Dict {
+	var out []*value.Dict
+	for _, d := range ri.AllDependencies() {
+		out = append(out, d.Defaults)
+	}
+	return append(out, ri.Defaults)
+}
+
+// ExportLayers are the role vars a role exports to its play, lowest
+// first: each distinct dependency's exports, then its own vars.
+func (ri *RoleInstance) ExportLayers() []*value.Dict {
+	var out []*value.Dict
+	seen := map[string]bool{}
+	for _, d := range ri.AllDependencies() {
+		if k := d.Key(); !seen[k] {
+			seen[k] = true
+			out = append(out, d.ExportLayers()...)
+		}
+	}
+	return append(out, ri.Vars)
+}
+
+// Key identifies a role instance the way ansible-core compares roles to
+// run each only once: name, path, parameters, vars, conditions, tags,
+// chosen files and whether an include or import brought it in.
+func (ri *RoleInstance) Key() string {
+	if ri.key == "" {
+		ri.key = ri.computeKey()
+	}
+	return ri.key
+}
+
+func (ri *RoleInstance) computeKey() string {
+	ref := ri.Ref
+	var when []string
+	for _, c := range ref.When {
+		when = append(when, value.Str(c.Expr))
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%q|%q|%s,%s,%s,%s|%t", ri.Name(), ri.Role.Path,
+		value.JSON(ri.Params, value.JSONOptions{SortKeys: true}), value.JSON(ref.Vars, value.JSONOptions{SortKeys: true}), when, ref.Tags,
+		ref.TasksFrom, ref.VarsFrom, ref.DefaultsFrom, ref.HandlersFrom, ref.FromInclude)
 }

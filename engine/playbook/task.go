@@ -3,6 +3,7 @@ package playbook
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -63,11 +64,16 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 				Msg: "Using a template for task args is unsafe in some situations (see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe)."})
 		}
 		if d, ok := extra.(*value.Dict); ok {
+			var keys []string
 			if t.kvPos != nil {
-				var keys []string
 				for _, k := range t.Args.Keys() {
-					keys = append(keys, "'"+k+"'")
+					if k != "_raw_params" {
+						keys = append(keys, "'"+k+"'")
+					}
 				}
+				sort.Strings(keys)
+			}
+			if len(keys) > 0 {
 				l.warnings = append(l.warnings, Warning{Pos: *t.kvPos, Deprecated: "2.23",
 					Msg:  fmt.Sprintf("Merging legacy k=v args (%s) into task args.", strings.Join(keys, ", ")),
 					Help: "Include all task args in the task `args` mapping."})
@@ -81,7 +87,51 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 			})
 		}
 	}
+	if err := checkReservedArgs(t); err != nil {
+		return nil, err
+	}
+	if err := l.checkInclude(t, file, n); err != nil {
+		return nil, err
+	}
+	if err := l.checkMeta(t); err != nil {
+		return nil, err
+	}
 	return l.expandImport(t)
+}
+
+// checkReservedArgs rejects task arguments named _ansible_*, a prefix
+// ansible-core keeps for itself (a set_fact of such a name included).
+// Free-form modules (command, shell, raw, script) are not checked.
+func checkReservedArgs(t *Task) error {
+	if t.Info.Kind == module.KindModule && t.Info.Flags&module.FreeForm != 0 {
+		return nil
+	}
+	for _, k := range t.Args.Keys() {
+		if strings.HasPrefix(k, "_ansible_") {
+			return &LoadError{Code: 1, Msg: fmt.Sprintf("Invalid parameter specified beginning with keyword '_ansible_' for action '%s': '%s'. "+
+				"The prefix '_ansible_' is reserved for internal use only.", t.Action, k)}
+		}
+	}
+	return nil
+}
+
+// pyTypeClass is Python's repr of the type of a loaded value.
+func pyTypeClass(v any) string {
+	switch v.(type) {
+	case bool:
+		return "<class 'bool'>"
+	case int, int64:
+		return "<class 'int'>"
+	case float64:
+		return "<class 'float'>"
+	case []any:
+		return "<class 'list'>"
+	case *value.Dict:
+		return "<class 'dict'>"
+	case nil:
+		return "<class 'NoneType'>"
+	}
+	return "<class 'str'>"
 }
 
 func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
@@ -104,6 +154,9 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 			return parseErr(value.NodePos(file, v), "the `loop_control` value must be specified as a dictionary and cannot be a variable itself (though it can contain variables)")
 		}
 		t.LoopControl = d
+		if d != nil {
+			return parseLoopControl(t, file, v, d)
+		}
 	case "register":
 		t.Register = value.Str(val)
 	case "until":
@@ -116,13 +169,44 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.FailedWhen = parseConds(file, v, val)
 	case "changed_when":
 		t.ChangedWhen = parseConds(file, v, val)
-	case "notify":
-		t.Notify = stringListKeep(val)
 	case "listen":
 		t.Listen = stringListKeep(val)
 	case "args":
 	default:
 		return parseKeyword(&t.Keywords, file, k, v, "Task")
+	}
+	return nil
+}
+
+// loopControlFields are the keys loop_control accepts; label must be a
+// string.
+var loopControlFields = map[string]bool{
+	"loop_var": true, "index_var": true, "label": true, "pause": true, "extended": true,
+	"extended_allitems": true, "break_when": true,
+}
+
+// parseLoopControl validates loop_control as ansible-core's LoopControl
+// does and reads its break_when conditions.
+func parseLoopControl(t *Task, file string, n *yaml.Node, d *value.Dict) error {
+	RecordOrigins(file, n, d)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		pos := value.NodePos(file, k)
+		if !loopControlFields[k.Value] {
+			return parseErr(pos, "'%s' is not a valid attribute for a LoopControl", k.Value)
+		}
+		switch k.Value {
+		case "label":
+			if v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode {
+				return parseErr(pos, "The field 'label' is supposed to be a string type, however the incoming data structure is a %s", taggedClass(file2value(file, v)))
+			}
+		case "break_when":
+			val, err := value.FromYAML(file, v)
+			if err != nil {
+				return err
+			}
+			t.BreakWhen = parseConds(file, v, val)
+		}
 	}
 	return nil
 }
@@ -158,6 +242,9 @@ func recordArgPos(t *Task, file string, n *yaml.Node) {
 func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	name := k.Value
 	argNode := v
+	// actionArgs is the rest of an `action: module args` string, parsed
+	// once the module is known.
+	var actionArgs *string
 	if name == "action" || name == "local_action" {
 		val, err := value.FromYAML(file, v)
 		if err != nil {
@@ -167,7 +254,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		case string:
 			mod, rest, _ := strings.Cut(strings.TrimSpace(a), " ")
 			name = mod
-			t.Args = ParseKV(rest)
+			actionArgs = &rest
 			argNode = nil
 		case *value.Dict:
 			m, _ := a.Get("module")
@@ -199,6 +286,17 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			Help: suggest(name, l.Modules.Names())}
 	}
 	t.Module, t.Action, t.Info, t.ModulePos = info.Name, name, info, value.NodePos(file, k)
+	if actionArgs != nil {
+		if info.Flags&module.CommandLine != 0 {
+			args, err := ParseCommandLine(*actionArgs)
+			if err != nil {
+				return parseErr(t.Pos, "%s: %s", err, *actionArgs)
+			}
+			t.Args = args
+		} else {
+			t.Args = ParseKV(*actionArgs)
+		}
+	}
 	if argNode == nil {
 		if t.Args == nil {
 			t.Args = value.NewDict(0)
@@ -215,9 +313,20 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		recordArgPos(t, file, argNode)
 		RecordOrigins(file, argNode, a)
 	case string:
-		if info.Flags&module.FreeForm != 0 {
+		switch {
+		case info.Flags&module.CommandLine != 0:
+			args, err := ParseCommandLine(a)
+			if err != nil {
+				return parseErr(value.NodePos(file, argNode), "%s: %s", err, a)
+			}
+			t.Args = args
+			if t.Args.Len() > 1 || !t.Args.Has("_raw_params") {
+				p := value.NodePos(file, argNode)
+				t.kvPos = &p
+			}
+		case info.Flags&module.FreeForm != 0:
 			t.Args = value.DictOf("_raw_params", a)
-		} else {
+		default:
 			t.Args = ParseKV(a)
 			p := value.NodePos(file, argNode)
 			t.kvPos = &p
@@ -282,21 +391,36 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 		}
 		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: items, Static: true}, nil
 	case module.KindImportRole:
-		ref := &RoleRef{Name: value.Str(firstArg(t.Args, "name", "")), Params: value.NewDict(0), Pos: t.Pos, Keywords: t.Keywords}
-		if p, ok := t.ArgPos["name"]; ok {
-			ref.Pos = p
-		}
-		ref.TasksFrom = value.Str(firstArg(t.Args, "tasks_from", ""))
-		ref.VarsFrom = value.Str(firstArg(t.Args, "vars_from", ""))
-		ref.DefaultsFrom = value.Str(firstArg(t.Args, "defaults_from", ""))
-		ref.HandlersFrom = value.Str(firstArg(t.Args, "handlers_from", ""))
-		ri, err := l.LoadRole(ref, t.Role)
+		ri, err := l.LoadRole(IncludeRoleRef(t, t.Args, true), t.Role)
 		if err != nil {
 			return nil, err
 		}
-		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{&Block{Block: ri.Tasks, Role: ri}}, Role: ri, Static: true}, nil
+		l.imported = append(l.imported, ri)
+		return &Block{Keywords: t.Keywords, Pos: t.Pos, Block: []Item{CompileRole(ri)}, Role: ri, Static: true}, nil
 	}
 	return t, nil
+}
+
+// IncludeRoleRef is the role reference of an include_role or import_role
+// task whose arguments are args (rendered, for include_role).
+func IncludeRoleRef(t *Task, args *value.Dict, static bool) *RoleRef {
+	ref := &RoleRef{Name: value.Str(firstArg(args, "name", "role")), Params: value.NewDict(0), Pos: t.Pos,
+		Static: static, FromInclude: true, Public: args.Default("public", nil)}
+	if p, ok := t.ArgPos["name"]; ok {
+		ref.Pos = p
+	}
+	ref.Vars = t.Vars
+	ref.TasksFrom = value.Str(firstArg(args, "tasks_from"))
+	ref.VarsFrom = value.Str(firstArg(args, "vars_from"))
+	ref.DefaultsFrom = value.Str(firstArg(args, "defaults_from"))
+	ref.HandlersFrom = value.Str(firstArg(args, "handlers_from"))
+	ref.NoValidate = !value.Truthy(args.Default("rolespec_validate", true))
+	allow := value.Truthy(args.Default("allow_duplicates", true))
+	ref.AllowDuplicates = &allow
+	if t.Role != nil {
+		ref.Collections = t.Role.Role.Collections
+	}
+	return ref
 }
 
 func firstArg(d *value.Dict, keys ...string) any {

@@ -51,7 +51,13 @@ type Keywords struct {
 	DelegateTo     any
 	AnyErrorsFatal any
 	Become         any
-	Set            map[string]bool // which keywords were given explicitly
+	// Notify is inherited by the tasks of a block or an import.
+	Notify []string
+	// Throttle is validated and, as cfzt-runner runs one host at a time,
+	// otherwise has nothing to limit.
+	Throttle    any
+	ThrottlePos value.Pos
+	Set         map[string]bool // which keywords were given explicitly
 }
 
 // Item is a *Task or a *Block.
@@ -72,6 +78,10 @@ type Block struct {
 	IncludeVars *value.Dict
 	// Static marks the synthetic block of an import_tasks/import_role.
 	Static bool
+	// RoleTasks marks the block of Role's own tasks (after its
+	// dependencies), the unit that runs once per host unless the role
+	// allows duplicates.
+	RoleTasks bool
 }
 
 func (*Block) isItem() {}
@@ -99,18 +109,28 @@ type Task struct {
 	LoopPos      value.Pos
 	HasLoop      bool
 	LoopControl  *value.Dict
-	Register     string
-	Until        []Cond
-	Retries      any
-	Delay        any
-	FailedWhen   []Cond
-	ChangedWhen  []Cond
-	Notify       []string
-	Listen       []string
+	// BreakWhen is loop_control.break_when, evaluated after each item.
+	BreakWhen   []Cond
+	Register    string
+	Until       []Cond
+	Retries     any
+	Delay       any
+	FailedWhen  []Cond
+	ChangedWhen []Cond
+	Listen      []string
+	// Apply is the block of keywords an include's `apply` gives the
+	// included tasks; ApplyErr the error building it raises when the
+	// include runs.
+	Apply    *Block
+	ApplyErr error
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
 	// Dir is the directory relative paths in the task resolve against.
 	Dir string
+	// UnknownOrigin is set on a task ansible-core builds itself (a role's
+	// argument validation): its errors show no source position, but this
+	// text, the task's data, instead.
+	UnknownOrigin string
 	// kvPos is where free-form k=v arguments were written.
 	kvPos *value.Pos
 }
@@ -123,43 +143,110 @@ type Play struct {
 	Name string
 	Pos  value.Pos
 	// Dir is the directory of the playbook file the play is written in.
-	Dir           string
-	Hosts         any
-	GatherFacts   any
-	VarsFiles     []any
-	VarsFilesPos  value.Pos
-	PreTasks      []Item
-	Roles         []*RoleInstance
-	Tasks         []Item
-	PostTasks     []Item
-	Handlers      []Item
-	Serial        any
-	ForceHandlers any
+	Dir          string
+	Hosts        any
+	GatherFacts  any
+	VarsFiles    []any
+	VarsFilesPos value.Pos
+	// VarsFilesItemPos is where each vars_files entry was written, and
+	// VarsFilesNamePos where each name of a list entry was.
+	VarsFilesItemPos []value.Pos
+	VarsFilesNamePos [][]value.Pos
+	PreTasks         []Item
+	Roles            []*RoleInstance
+	Tasks            []Item
+	PostTasks        []Item
+	Handlers         []Item
+	Serial           any
+	ForceHandlers    any
+	// Order is the order keyword (inventory, sorted, ...);
+	// MaxFailPercentage the max_fail_percentage keyword.
+	Order             any
+	MaxFailPercentage any
 	// StaticRoles are roles brought in by import_role; their defaults and
 	// vars are visible to the whole play.
 	StaticRoles []*RoleInstance
+	// Collections is the play's collection search list (the
+	// `collections` keyword, with ansible.legacy added).
+	Collections []string
 }
 
-// Role is a role directory, loaded once per play.
+// section returns the task list of a play section by its key.
+func (p *Play) section(key string) *[]Item {
+	switch key {
+	case "pre_tasks":
+		return &p.PreTasks
+	case "post_tasks":
+		return &p.PostTasks
+	case "handlers":
+		return &p.Handlers
+	}
+	return &p.Tasks
+}
+
+// LoadedRoles lists the roles loaded with the play: its `roles:`, then
+// those import_role brought in.
+func (p *Play) LoadedRoles() []*RoleInstance {
+	return append(append([]*RoleInstance{}, p.Roles...), p.StaticRoles...)
+}
+
+// Role is a role directory, loaded once per name and path.
 type Role struct {
-	Name            string
-	Path            string
-	Defaults        *value.Dict
-	Vars            *value.Dict
-	Meta            *value.Dict
-	Deps            []*RoleRef
+	// Name is the role's name without its collection.
+	Name string
+	// Collection is the collection the role comes from ("" for none).
+	Collection string
+	Path       string
+	// Defaults and Vars are the main defaults and vars files.
+	Defaults *value.Dict
+	Vars     *value.Dict
+	Meta     *value.Dict
+	Deps     []*RoleRef
+	// AllowDuplicates is meta/main.yml's allow_duplicates.
 	AllowDuplicates bool
+	// Collections is the search list for the role's unqualified names.
+	Collections []string
+	// ArgumentSpecs is meta/main.yml's argument_specs.
+	ArgumentSpecs *value.Dict
+}
+
+// FQName is the role's name with its collection, as banners show it.
+func (r *Role) FQName() string {
+	if r.Collection == "" {
+		return r.Name
+	}
+	return r.Collection + "." + r.Name
 }
 
 // RoleRef is a reference to a role: a play `roles:` entry, a meta
 // dependency, or an include_role/import_role.
 type RoleRef struct {
-	Name   string
-	Params *value.Dict // inline keys: role params
+	Name string
+	// Params are the entry's other keys: role params.
+	Params *value.Dict
+	// Keywords are the entry's keywords; their Vars are the role's
+	// `vars:`, a level below role params.
 	Keywords
 	Pos                                             value.Pos
 	TasksFrom, VarsFrom, DefaultsFrom, HandlersFrom string
-	Public                                          any
+	// Public is include_role/import_role's `public` (nil when not given).
+	Public any
+	// Static is set for roles loaded with the play: `roles:` entries,
+	// import_role and their dependencies.
+	Static bool
+	// FromInclude is set for include_role and import_role.
+	FromInclude bool
+	// NoValidate is include_role/import_role's rolespec_validate: false,
+	// which skips the role's argument validation.
+	NoValidate bool
+	// AllowDuplicates is include_role/import_role's allow_duplicates,
+	// which overrides the role's meta (nil for other references).
+	AllowDuplicates *bool
+	// Collections is the collection search list for an unqualified name.
+	Collections []string
+	// Basedir is, for a dependency, the directory holding the role that
+	// depends on it, where the dependency is looked for too.
+	Basedir string
 }
 
 // RoleInstance is a role with the parameters of one reference.
@@ -176,7 +263,13 @@ type RoleInstance struct {
 	Parent   *RoleInstance
 	// Dep is set for a role brought in as a meta dependency of Parent.
 	Dep bool
+	// Public roles show their defaults and vars to the whole play.
+	Public bool
+	// AllowDuplicates lets the role run again for a host it already ran on.
+	AllowDuplicates bool
+	// key caches Key, computed once the instance is loaded.
+	key string
 }
 
-// Name returns the role's name.
-func (r *RoleInstance) Name() string { return r.Role.Name }
+// Name returns the role's name, with its collection.
+func (r *RoleInstance) Name() string { return r.Role.FQName() }

@@ -44,3 +44,11 @@ func Boolean(v any) (bool, error) {
 	}
 	return false, &BooleanError{Value: v}
 }
+
+// LenientBoolean is boolean(v, strict=False) with a flag saying whether v
+// was one of the recognised values; an unrecognised one counts as false.
+// Keywords and settings read booleans this way.
+func LenientBoolean(v any) (b bool, known bool) {
+	b, err := Boolean(v)
+	return b, err == nil
+}

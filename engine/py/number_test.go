@@ -106,3 +106,19 @@ func TestParseIntIsPythonIntWithBase(t *testing.T) {
 		require.Equal(t, c.want, got, "int(%q, %d)", c.in, c.base)
 	}
 }
+
+func TestHumanToBytes(t *testing.T) {
+	for in, want := range map[string]int{"1": 1, "1K": 1024, "1KB": 1024, "1.5M": 1572864, "2 kilobyte": 2048} {
+		got, err := HumanToBytes(in, "", false)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	_, err := HumanToBytes("1Kb", "", false)
+	require.EqualError(t, err, "human_to_bytes() failed to convert 1Kb. Value is not a valid string (expect KB or K)")
+	got, err := HumanToBytes("1Kb", "", true)
+	require.NoError(t, err)
+	require.Equal(t, 1024, got)
+	got, err = HumanToBytes("2", "G", false)
+	require.NoError(t, err)
+	require.Equal(t, 2147483648, got)
+}

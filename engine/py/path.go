@@ -2,7 +2,9 @@ package py
 
 import (
 	"os"
+	"os/user"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -242,4 +244,56 @@ func Commonpath(paths []any) (string, error) {
 		prefix = "/"
 	}
 	return prefix + strings.Join(common, "/"), nil
+}
+
+// ExpandUser is os.path.expanduser: a leading ~ or ~user becomes that home
+// directory ($HOME for the current user, from getenv); anything else, or
+// an unknown user, is left as written.
+func ExpandUser(s string, getenv func(string) (string, bool)) string {
+	if !strings.HasPrefix(s, "~") {
+		return s
+	}
+	i := strings.Index(s, "/")
+	if i < 0 {
+		i = len(s)
+	}
+	var home string
+	if i == 1 {
+		h, ok := getenv("HOME")
+		if !ok {
+			u, err := user.Current()
+			if err != nil {
+				return s
+			}
+			h = u.HomeDir
+		}
+		home = h
+	} else {
+		u, err := user.Lookup(s[1:i])
+		if err != nil {
+			return s
+		}
+		home = u.HomeDir
+	}
+	home = strings.TrimRight(home, "/")
+	if home == "" && i == len(s) {
+		home = "/"
+	}
+	return home + s[i:]
+}
+
+var envVarRe = regexp.MustCompile(`\$(\w+|\{[^}]*\})`)
+
+// ExpandVars is os.path.expandvars: $NAME and ${NAME} are replaced when
+// getenv knows NAME and left as written otherwise.
+func ExpandVars(s string, getenv func(string) (string, bool)) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	return envVarRe.ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := getenv(strings.Trim(m[1:], "{}")); ok {
+			return v
+		}
+		return m
+	})
 }

@@ -47,6 +47,12 @@ type NoHostsDisplay interface {
 	NoHostsMatched()
 }
 
+// NoHostsRemainingDisplay is an optional Display method for the NO MORE
+// HOSTS LEFT banner, shown when max_fail_percentage ends a play.
+type NoHostsRemainingDisplay interface {
+	NoHostsRemaining()
+}
+
 // Stats are the PLAY RECAP counters of one host.
 type Stats struct {
 	Host                                                        string
@@ -81,6 +87,8 @@ type Warning struct {
 	Msg    string
 	Origin *value.Pos
 	Help   string
+	// Note is shown under an origin with no file (Origin: <unknown>).
+	Note string
 	// Deprecated is the ansible-core version that removes the feature;
 	// it makes the warning a deprecation.
 	Deprecated string
@@ -90,4 +98,11 @@ type Warning struct {
 // origin, help text or a deprecation version.
 type Warner interface {
 	WarnAt(w Warning)
+}
+
+// message shows a verbose message when the display supports it.
+func (r *Runner) message(level int, msg string) {
+	if m, ok := r.Display.(Messenger); ok {
+		m.Message(level, msg)
+	}
 }

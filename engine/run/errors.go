@@ -20,6 +20,9 @@ type ChainError struct {
 	Help   string
 	// Note is shown under an unknown origin (e.g. the offending value).
 	Note string
+	// Detached starts a "caused by" section of its own even without an
+	// origin or help.
+	Detached bool
 }
 
 // Error returns the brief message: every link's message joined with ": ",

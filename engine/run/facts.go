@@ -50,14 +50,7 @@ func (r *Runner) gatheringOn(p *playbook.Play) bool {
 	if p.GatherFacts == nil {
 		return strings.ToLower(os.Getenv("ANSIBLE_GATHERING")) != "explicit"
 	}
-	if s, ok := p.GatherFacts.(string); ok {
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "yes", "true", "on", "1", "y", "t":
-			return true
-		}
-		return false
-	}
-	return value.Truthy(p.GatherFacts)
+	return keywordBool(p.GatherFacts)
 }
 
 // localFacts collects the facts of this machine that a local runtime can

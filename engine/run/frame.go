@@ -18,12 +18,26 @@ type frame struct {
 	includeVars   *value.Dict
 	includeLocals *value.Dict
 	role          *playbook.RoleInstance
-	// rescue is set on the frame of a block section whose block has a
-	// rescue section: failures in it are rescued.
-	rescue bool
-	// handler is set for handler tasks.
-	handler bool
+	// rescue is set on a block's body when the block has a rescue (a
+	// failure in it is rescued); pending when a failure in the section
+	// still leaves more of the block to run for the host (a rescue or
+	// always section after it).
+	rescue, pending bool
+	// handler is set for handler tasks; flushedAt is then the frame of the
+	// flush_handlers task that runs them, whose blocks a failing handler
+	// falls back to (ansible-core restores the host's pre-flush state).
+	handler   bool
+	flushedAt *frame
 }
+
+// sectionKind tells the three sections of a block apart.
+type sectionKind int
+
+const (
+	sectionBlock sectionKind = iota
+	sectionRescue
+	sectionAlways
+)
 
 func (f *frame) child(b *playbook.Block) *frame {
 	c := &frame{parent: f, kw: &b.Keywords, includeVars: b.IncludeVars, role: f.role, handler: f.handler}
@@ -33,14 +47,51 @@ func (f *frame) child(b *playbook.Block) *frame {
 	return c
 }
 
-// rescuable reports whether a failure in this frame will be rescued.
-func (f *frame) rescuable() bool {
-	for x := f; x != nil; x = x.parent {
-		if x.rescue {
-			return true
-		}
+// sectionOf is the frame of one section of block b: whether a failure in
+// it is rescued, and whether the host still has a section of b to run.
+func (f *frame) sectionOf(b *playbook.Block, kind sectionKind, hasRescue, hasAlways bool) *frame {
+	c := f.child(b)
+	switch kind {
+	case sectionBlock:
+		c.rescue = hasRescue
+		c.pending = hasRescue || hasAlways
+	case sectionRescue:
+		c.pending = hasAlways
 	}
-	return false
+	return c
+}
+
+// outward walks the frames a failure travels through: f and its parents,
+// then, for a handler, the frames of the flush that runs it.
+func (f *frame) outward(visit func(*frame) bool) {
+	for x := f; x != nil; {
+		if visit(x) {
+			return
+		}
+		if x.flushedAt != nil {
+			x = x.flushedAt
+			continue
+		}
+		x = x.parent
+	}
+}
+
+// rescuable reports whether a failure in this frame will be rescued
+// (ansible-core's is_any_block_rescuing), which counts it as rescued.
+func (f *frame) rescuable() bool {
+	found := false
+	f.outward(func(x *frame) bool { found = x.rescue; return found })
+	return found
+}
+
+// stillRunning reports whether a host that fails in this frame has more
+// of an enclosing block to run (a rescue or always section); otherwise
+// its iteration is complete and ansible-core counts it as a failed host
+// of the batch at once.
+func (f *frame) stillRunning() bool {
+	found := false
+	f.outward(func(x *frame) bool { found = x.pending; return found })
+	return found
 }
 
 // chain lists frames from the outermost to f.
@@ -89,4 +140,11 @@ func (f *frame) tags(t *playbook.Task) []string {
 		out = append(out, t.Role.Ref.Tags...)
 	}
 	return append(out, t.Tags...)
+}
+
+// notify is the task's notify list, or the nearest block's (notify is
+// inherited, not merged).
+func (f *frame) notify(t *playbook.Task) []string {
+	v, _ := f.keyword(t, "notify", func(k *playbook.Keywords) any { return k.Notify }).([]string)
+	return v
 }

@@ -122,7 +122,12 @@ func (h *taskHost) Shared() *module.Shared { return h.tr.r.Shared }
 func (tr *taskRun) moduleFailure(err error) (*value.Dict, error) {
 	var af *module.ActionFail
 	if errors.As(err, &af) {
-		cause := chain("Task failed.", tr.t.Pos, errors.New(af.Msg))
+		var inner error = errors.New(af.Msg)
+		if af.Err != nil {
+			// The error the action failed from gets a section of its own.
+			inner = &ChainError{Msg: af.Msg, Cause: af.Err, Detached: true}
+		}
+		cause := chain("Task failed.", tr.t.Pos, inner)
 		return value.DictOf("failed", true, "msg", af.Msg, "exception", &ResultError{cause}), nil
 	}
 	var pe *module.PosError

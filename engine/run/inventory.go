@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,12 @@ type Inventory struct {
 	listHosts map[string]bool
 	// Warnings are collected for the display (unmatched patterns).
 	warn func(string)
+	// MergeHashes is hash_behaviour=merge: a host's group and host
+	// variables merge dicts of the same name.
+	MergeHashes bool
+	// PatternMismatch is what a host pattern that matches nothing causes:
+	// "warning" (the default), "error" or "ignore".
+	PatternMismatch string
 }
 
 // NewInventory returns an empty inventory with the all and ungrouped
@@ -477,6 +484,24 @@ func (inv *Inventory) matchOne(p string) []string {
 	return nil
 }
 
+// matchChecked matches one pattern, warning about (or, as configured,
+// failing on or ignoring) a pattern that matches nothing.
+func (inv *Inventory) matchChecked(p string) ([]string, error) {
+	hosts := inv.matchOne(p)
+	if _, isGroup := inv.groups[p]; len(hosts) > 0 || isGroup || p == "all" || p == "*" {
+		return hosts, nil
+	}
+	msg := "Could not match supplied host pattern, ignoring: " + p
+	switch inv.PatternMismatch {
+	case "error":
+		return nil, errors.New(msg)
+	case "ignore":
+	default:
+		inv.warning(msg)
+	}
+	return hosts, nil
+}
+
 // Match returns the hosts a play's `hosts:` pattern selects, warning
 // about patterns that match nothing.
 func (inv *Inventory) Match(pattern any) ([]string, error) {
@@ -496,9 +521,9 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 		if strings.HasPrefix(p, "!") || strings.HasPrefix(p, "&") {
 			continue
 		}
-		hosts := inv.matchOne(p)
-		if _, isGroup := inv.groups[p]; len(hosts) == 0 && !isGroup && p != "all" && p != "*" {
-			inv.warning("Could not match supplied host pattern, ignoring: " + p)
+		hosts, err := inv.matchChecked(p)
+		if err != nil {
+			return nil, err
 		}
 		for _, h := range hosts {
 			if !seen[h] {
@@ -512,7 +537,11 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 			continue
 		}
 		keep := map[string]bool{}
-		for _, h := range inv.matchOne(p[1:]) {
+		hosts, err := inv.matchChecked(p[1:])
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hosts {
 			keep[h] = true
 		}
 		var next []string
@@ -528,7 +557,11 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 			continue
 		}
 		drop := map[string]bool{}
-		for _, h := range inv.matchOne(p[1:]) {
+		hosts, err := inv.matchChecked(p[1:])
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hosts {
 			drop[h] = true
 		}
 		var next []string
@@ -597,31 +630,41 @@ func (inv *Inventory) HostVars(h string) *value.Dict {
 			others = append(others, g)
 		}
 	}
-	d.Update(inv.groups["all"].vars)
+	d = inv.combine(d, inv.groups["all"].vars)
 	for _, g := range others {
-		d.Update(g.vars)
+		d = inv.combine(d, g.vars)
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, dir := range dirs {
-			d.Update(readVarsDir(filepath.Join(dir, "group_vars"), "all"))
+			d = inv.combine(d, readVarsDir(filepath.Join(dir, "group_vars"), "all"))
 		}
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, g := range others {
 			for _, dir := range dirs {
-				d.Update(readVarsDir(filepath.Join(dir, "group_vars"), g.name))
+				d = inv.combine(d, readVarsDir(filepath.Join(dir, "group_vars"), g.name))
 			}
 		}
 	}
 	if hv, ok := inv.hostVars[h]; ok {
-		d.Update(hv)
+		d = inv.combine(d, hv)
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, dir := range dirs {
-			d.Update(readVarsDir(filepath.Join(dir, "host_vars"), h))
+			d = inv.combine(d, readVarsDir(filepath.Join(dir, "host_vars"), h))
 		}
 	}
 	inv.merged[h] = d
+	return d
+}
+
+// combine layers src over d: a copy merged under hash_behaviour=merge,
+// else d itself updated.
+func (inv *Inventory) combine(d, src *value.Dict) *value.Dict {
+	if inv.MergeHashes {
+		return playbook.CombineVars(d, src, true)
+	}
+	d.Update(src)
 	return d
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -108,6 +109,8 @@ type loopControl struct {
 	pause             time.Duration
 	extended          bool
 	allItems          bool
+	// breakWhen are the conditions that end the loop after an item.
+	breakWhen []playbook.Cond
 }
 
 func (tr *taskRun) loopControl() loopControl {
@@ -131,7 +134,25 @@ func (tr *taskRun) loopControl() loopControl {
 	if v, ok := lc.Get("extended_allitems"); ok {
 		c.allItems = tr.boolOf(v)
 	}
+	c.breakWhen = tr.t.BreakWhen
 	return c
+}
+
+// warnLoopVarInUse warns when the loop variable already has a value
+// (typically an outer loop's item reaching an included file).
+func (tr *taskRun) warnLoopVarInUse(c loopControl) {
+	if _, _, ok := tr.sc.Lookup(c.loopVar); !ok {
+		return
+	}
+	w := Warning{Msg: fmt.Sprintf("The loop variable %s is already in use.", value.Repr(c.loopVar)),
+		Help: "You should set the `loop_var` value in the `loop_control` option for the task to something else to avoid variable collisions and unexpected behavior."}
+	if p, ok := playbook.OriginOf(tr.t.LoopControl, "loop_var"); ok {
+		w.Origin = &p
+	} else {
+		// The default loop_var comes from no file.
+		w.Origin, w.Note = &value.Pos{}, c.loopVar
+	}
+	tr.r.warn(w)
 }
 
 // loopVars are the variables one loop iteration sees.
@@ -175,6 +196,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		return value.DictOf("changed", false, "skipped", true, "skipped_reason", "No items in the list", "results", []any{})
 	}
 	c := tr.loopControl()
+	tr.warnLoopVarInUse(c)
 	ignore := tr.ignoreErrors()
 	// overlay holds what earlier iterations registered or set as facts.
 	overlay := value.NewDict(2)
@@ -241,6 +263,17 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 			tr.r.Display.Result(ev)
 		}
 		results = append(results, res)
+		if len(c.breakWhen) > 0 {
+			stop, err := tr.evalConds(c.breakWhen, sc)
+			if err != nil {
+				// ansible-core's loop ends with the error; the items' results
+				// are lost with it.
+				return value.DictOf("failed", true, "exception", &ResultError{err}, "msg", err.Error())
+			}
+			if stop {
+				break
+			}
+		}
 	}
 	return aggregate(results)
 }

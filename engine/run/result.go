@@ -38,28 +38,58 @@ func errorResult(err error) *value.Dict {
 	return value.DictOf("failed", true, "exception", &ResultError{err}, "msg", err.Error(), "changed", false)
 }
 
-// normalizeFailure gives a failed module result its exception, as
-// ansible-core does for results that say failed without raising.
+// normalizeModuleFailure gives a module's failed result its exception as
+// the module returns, before changed_when and failed_when, as ansible-core's
+// action layer does (AnsibleModuleCapturedError): the error reads "Module
+// failed: " and the exception the module gave, else its msg.
+func normalizeModuleFailure(t *playbook.Task, res *value.Dict) {
+	if t.Info.Flags&module.ControllerAction == 0 {
+		captureFailure(t, res, "Module failed")
+	}
+}
+
+// normalizeFailure gives a result that is still failed without an
+// exception (a controller action's own failure, or one failed_when made)
+// its exception, "Action failed: ..." (AnsibleActionCapturedError); a
+// failed result with no msg takes the error's text as its msg.
 func normalizeFailure(t *playbook.Task, res *value.Dict) {
 	if !value.Truthy(res.Default("failed", false)) {
 		return
 	}
-	if _, ok := res.Default("exception", nil).(*ResultError); ok {
+	captureFailure(t, res, "Action failed")
+	if !res.Has("msg") {
+		if err := ExceptionOf(res); err != nil {
+			res.Set("msg", err.Error())
+		}
+	}
+}
+
+// captureFailure turns a failed result's exception into the task error
+// "Task failed: <prefix>: <text>", unless it has one already.
+func captureFailure(t *playbook.Task, res *value.Dict, prefix string) {
+	if !value.Truthy(res.Default("failed", false)) {
 		return
 	}
-	prefix := "Module failed: "
-	if t.Info.Flags&module.ControllerAction != 0 {
-		prefix = "Action failed: "
+	exc := res.Default("exception", nil)
+	if _, ok := exc.(*ResultError); ok {
+		return
 	}
-	msg := "Unknown error."
+	text := "Unknown error."
 	if m, ok := res.Get("msg"); ok {
-		msg = value.Str(m)
+		text = value.Str(m)
 	}
-	err := chain("Task failed.", t.Pos, errors.New(prefix+msg))
+	if e, ok := exc.(error); ok {
+		text = e.Error()
+	}
+	msg := prefix + "."
+	if text != "" {
+		msg = prefix + ": " + text
+	}
+	err := chain("Task failed.", t.Pos, errors.New(msg))
+	if t.UnknownOrigin != "" {
+		err.Origin, err.Note = &value.Pos{}, t.UnknownOrigin
+	}
 	res.Set("exception", &ResultError{err})
-	if !res.Has("msg") {
-		res.Set("msg", err.Error())
-	}
 }
 
 // registered is the value a result is registered as: internal keys

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -26,6 +25,9 @@ type Options struct {
 	ForceHandlers bool
 	// Limit is --limit: a host pattern every play's hosts are cut down to.
 	Limit string
+	// MergeHashes is hash_behaviour=merge: dict variables merge across
+	// precedence levels instead of replacing each other.
+	MergeHashes bool
 }
 
 // Runner executes playbooks.
@@ -51,6 +53,12 @@ type Runner struct {
 	stats map[string]*Stats
 	order []string
 	hosts map[string]*hostState
+	// failedHosts are the failed hosts of the playbook (ansible-core's
+	// TaskQueueManager._failed_hosts): they take no part in later plays.
+	// result is the exit code of the last batch that ran, which a play
+	// that matches no host leaves as it is.
+	failedHosts map[string]bool
+	result      int
 	// startReached is set once --start-at-task has matched.
 	startReached bool
 	// abort, when set, ends the run at once with this exit code (a parse
@@ -69,8 +77,18 @@ type hostState struct {
 	incVars *value.Dict
 	// gathered are the facts of the implicit setup task.
 	gathered *value.Dict
-	failed   bool
-	// ended is set by meta: end_host.
+	// failed is the host's failure state, which the exit code, later
+	// plays and meta: clear_host_errors deal with; halted is set when the
+	// host runs no more tasks of the section it is in (it failed, and may
+	// go on in a rescue or always section).
+	failed, halted bool
+	// escalated is set when a failing host is failed again before it
+	// reached its rescue or always: it skips that section.
+	escalated, skipRescue bool
+	// removed takes the host out of ansible_play_hosts and
+	// ansible_play_batch (ansible-core's play._removed_hosts).
+	removed bool
+	// ended is set by meta: end_host, end_batch and end_play.
 	ended bool
 	// endRole is set by meta: end_role until the role's block ends.
 	endRole *playbook.RoleInstance
@@ -90,6 +108,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	if r.stats == nil {
 		r.stats = map[string]*Stats{}
 		r.hosts = map[string]*hostState{}
+		r.failedHosts = map[string]bool{}
 		r.startReached = r.Opts.StartAt == ""
 	}
 	if r.Shared == nil {
@@ -101,10 +120,10 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	r.Display.PlaybookStart(pb)
 	code := 0
 	for _, play := range pb.Plays {
+		// As ansible-core's, the exit code is the last batch's: hosts that
+		// failed before stay failed unless meta: clear_host_errors cleared them.
 		c, stop := r.runPlay(pb, play)
-		if c > code {
-			code = c
-		}
+		code = c
 		if r.abort != 0 {
 			return r.abort
 		}
@@ -208,70 +227,62 @@ func (r *Runner) host(name string) *hostState {
 
 // playState is what one play execution shares between its tasks.
 type playState struct {
-	pb       *playbook.Playbook
-	play     *playbook.Play
-	name     string
-	hosts    []string
-	vars     *value.Dict // play vars
-	varsFile *value.Dict
-	roleDefs *value.Dict // defaults of every role of the play
-	roleVars *value.Dict // vars of every role of the play
+	pb    *playbook.Playbook
+	play  *playbook.Play
+	name  string
+	hosts []string
+	vars  *value.Dict // play vars
+	// varsFiles are the vars_files variables of each host (their names
+	// may use host variables).
+	varsFiles map[string]*value.Dict
+	// roles are the play's roles: `roles:`, imported and included ones.
+	roles    []*playbook.RoleInstance
+	roleDefs *value.Dict // defaults of the play's public roles
+	roleVars *value.Dict // vars of the play's public roles
 	// allHosts are the hosts the play started with.
 	allHosts []string
-	// notified maps each notified handler to the hosts that notified it.
-	notified map[*playbook.Task][]string
-	// handlers are the handlers of the play's roles (and included roles).
-	handlers []*playbook.Task
+	// staticHandlers are the handlers of the play's roles, then the play's;
+	// handlers is the batch's handler state, which include_role extends.
+	staticHandlers [][]*playbook.Task
+	handlers       *handlerState
 	// root is the frame of the play's own keywords.
 	root *frame
-	// roleSeen dedups roles by name and parameters.
-	roleSeen map[string]bool
-	// endPlay is set by meta: end_play.
-	endPlay bool
-	// flushing is set while handlers run.
-	flushing bool
+	// roleDone lists, per role (its Key), the hosts it ran on.
+	roleDone map[string]map[string]bool
+	// batch is the serial batch that runs.
+	batch []string
+	// endPlay ends the batch (meta: end_batch, end_play, or too many
+	// failed hosts); playEnded ends the play (meta: end_play) and
+	// breakPlay the playbook (max_fail_percentage).
+	endPlay, playEnded, breakPlay bool
 }
 
 func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, stopPlaybook bool) {
-	ps := &playState{pb: pb, play: play, hosts: nil, notified: map[*playbook.Task][]string{}, roleSeen: map[string]bool{},
-		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFile: value.NewDict(0)}
+	ps := &playState{pb: pb, play: play, hosts: nil, roleDone: map[string]map[string]bool{},
+		vars: play.Vars, roleDefs: value.NewDict(0), roleVars: value.NewDict(0), varsFiles: map[string]*value.Dict{}}
 	if ps.vars == nil {
 		ps.vars = value.NewDict(0)
 	}
-	// The play's hosts and name are templated with play-level variables.
-	pscope := &scope{}
-	pscope.add(ps.vars, true)
-	pscope.add(r.Opts.ExtraVars, true)
-	pscope.add(value.DictOf("playbook_dir", r.playDir(ps), "ansible_check_mode", r.Opts.Check, "omit", value.Omit{}), false)
-	pattern := play.Hosts
-	if s, ok := pattern.(string); ok && template.HasMarkers(s) {
-		if v, err := r.Engine.Render(s, pscope, template.Options{}); err == nil {
-			pattern = v
-		}
+	r.Loader.SetPlay(play)
+	for _, ri := range play.LoadedRoles() {
+		r.addPlayRole(ps, ri)
 	}
-	hosts, err := r.Inventory.Match(pattern)
-	if err != nil {
-		r.Display.Error(err)
+	if err := r.checkVarsFiles(play); err != nil {
+		r.controllerError(err)
+		return 4, true
+	}
+	// The play's hosts and name are templated with the variables known
+	// before any host is: these vars_files warn about what they lack.
+	hostless, ok := r.hostlessVarsFiles(ps)
+	if !ok {
+		return r.abort, true
+	}
+	pscope := r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)
+	hosts, ok := r.playHosts(ps, pscope)
+	if !ok {
 		return 1, true
 	}
-	if r.Opts.Limit != "" {
-		allowed, _ := r.Inventory.Match(r.Opts.Limit)
-		var kept []string
-		for _, h := range hosts {
-			if containsStr(allowed, h) {
-				kept = append(kept, h)
-			}
-		}
-		hosts = kept
-	}
-	for _, h := range hosts {
-		hs := r.host(h)
-		// meta: end_host and end_role last for one play only.
-		hs.ended, hs.endRole = false, nil
-		if !hs.failed {
-			ps.hosts = append(ps.hosts, h)
-		}
-	}
+	ps.varsFiles[""] = hostless
 	ps.name = play.Name
 	if ps.name == "" {
 		ps.name = hostsText(play.Hosts)
@@ -281,60 +292,65 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 			ps.name = value.Str(v)
 		}
 	}
-	if err := r.checkVarsFiles(play); err != nil {
-		r.controllerError(err)
-		return 4, true
+	batches, err := r.playBatches(ps, pscope, hosts)
+	if err != nil {
+		r.fatal(err, exitCodeOf(err))
+		return r.abort, true
 	}
 	r.Display.PlayStart(ps.name)
+	ps.hosts = hosts
 	if len(ps.hosts) == 0 {
 		if nh, ok := r.Display.(NoHostsDisplay); ok {
 			nh.NoHostsMatched()
 		} else {
 			r.Display.Warning("skipping: no hosts matched")
 		}
-		return 0, false
+		return r.result, false
 	}
-	if err := r.loadVarsFiles(ps); err != nil {
-		r.Display.Error(err)
-		return 1, true
+	for _, h := range ps.hosts {
+		if err := r.loadVarsFiles(ps, h); err != nil {
+			r.controllerError(err)
+			return 1, true
+		}
 	}
-	for _, ri := range append(append([]*playbook.RoleInstance{}, play.Roles...), play.StaticRoles...) {
-		r.collectRoleVars(ps, ri)
-		ps.handlers = append(ps.handlers, roleHandlers(ri)...)
+	if own := flattenTasks(play.Handlers); len(own) > 0 {
+		ps.staticHandlers = append(ps.staticHandlers, own)
 	}
 	ps.allHosts = append([]string(nil), ps.hosts...)
-	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFile, ps.roleVars, r.Opts.ExtraVars}
+	layers := []*value.Dict{ps.roleDefs, ps.vars, ps.varsFiles[ps.hosts[0]], ps.roleVars, r.Opts.ExtraVars}
 	for _, h := range ps.hosts {
 		layers = append(layers, r.Inventory.HostVars(h))
 	}
 	r.warnReserved(layers...)
-	root := &frame{kw: &play.Keywords, play: true}
-	ps.root = root
-	r.gatherFacts(ps)
-	r.runItems(ps, root, play.PreTasks)
-	r.implicitFlush(ps)
-	for _, ri := range play.Roles {
-		if ps.endPlay {
-			break
+	return r.runBatches(ps, batches)
+}
+
+// playHosts matches the play's host pattern (templated with sc) and
+// --limit; false when the pattern is an error.
+func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
+	pattern := ps.play.Hosts
+	if s, ok := pattern.(string); ok && template.HasMarkers(s) {
+		if v, err := r.Engine.Render(s, sc, template.Options{}); err == nil {
+			pattern = v
 		}
-		r.runRole(ps, root, ri)
 	}
-	r.runItems(ps, root, play.Tasks)
-	r.implicitFlush(ps)
-	r.runItems(ps, root, play.PostTasks)
-	r.implicitFlush(ps)
+	hosts, err := r.Inventory.Match(pattern)
+	if err != nil {
+		r.controllerError(err)
+		r.abort = 1
+		return nil, false
+	}
+	if r.Opts.Limit == "" {
+		return hosts, true
+	}
+	allowed, _ := r.Inventory.Match(r.Opts.Limit)
+	var kept []string
 	for _, h := range hosts {
-		if r.host(h).failed {
-			code = 2
+		if containsStr(allowed, h) {
+			kept = append(kept, h)
 		}
 	}
-	remaining := 0
-	for _, h := range hosts {
-		if !r.host(h).failed {
-			remaining++
-		}
-	}
-	return code, remaining == 0
+	return kept, true
 }
 
 func joinStr(l []any, sep string) string {
@@ -355,135 +371,4 @@ func (r *Runner) playDir(ps *playState) string {
 		return ps.play.Dir
 	}
 	return ps.pb.Dir
-}
-
-// checkVarsFiles rejects vars_files entries that are neither strings nor
-// lists of strings.
-func (r *Runner) checkVarsFiles(play *playbook.Play) error {
-	for _, vf := range play.VarsFiles {
-		switch x := vf.(type) {
-		case string:
-		case []any:
-			for _, e := range x {
-				if _, ok := e.(string); !ok {
-					return r.varsFilesErr(play, e)
-				}
-			}
-		default:
-			return r.varsFilesErr(play, vf)
-		}
-	}
-	return nil
-}
-
-func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
-	p := play.VarsFilesPos
-	return &ChainError{Msg: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p,
-		Help: "A `vars_files` value should either be a string or list of strings."}
-}
-
-// loadVarsFiles loads the play's vars_files: for a list entry, the first
-// file that exists. Files that do not exist are skipped, as ansible-core
-// does when it computes play variables.
-func (r *Runner) loadVarsFiles(ps *playState) error {
-	for _, vf := range ps.play.VarsFiles {
-		names := []any{vf}
-		if l, ok := vf.([]any); ok {
-			names = l
-		}
-		for _, n := range names {
-			name := value.Str(n)
-			if template.HasMarkers(name) {
-				v, err := r.Engine.Render(name, r.playScope(ps, ps.hosts[0]), template.Options{})
-				if err != nil {
-					return err
-				}
-				name = value.Str(v)
-			}
-			path := name
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(r.playDir(ps), "vars", name)
-				if !fileExists(path) {
-					path = filepath.Join(r.playDir(ps), name)
-				}
-			}
-			if !fileExists(path) {
-				continue
-			}
-			d, err := r.Loader.LoadVarsFile(path)
-			if err != nil {
-				return err
-			}
-			ps.varsFile.Update(d)
-			break
-		}
-	}
-	return nil
-}
-
-// collectRoleVars adds a role's (and its dependencies') defaults and vars
-// to the play, where they are visible to every later task.
-func (r *Runner) collectRoleVars(ps *playState, ri *playbook.RoleInstance) {
-	for _, d := range ri.Deps {
-		r.collectRoleVars(ps, d)
-	}
-	ps.roleDefs.Update(ri.Defaults)
-	ps.roleVars.Update(ri.Vars)
-}
-
-func roleKey(ri *playbook.RoleInstance) string {
-	return ri.Role.Path + "|" + value.JSON(ri.Params, value.JSONOptions{SortKeys: true})
-}
-
-// runRole runs a play-level role with its dependencies, once per distinct
-// parameter set unless the role allows duplicates.
-func (r *Runner) runRole(ps *playState, f *frame, ri *playbook.RoleInstance) {
-	key := roleKey(ri)
-	if ps.roleSeen[key] && !ri.Role.AllowDuplicates {
-		return
-	}
-	ps.roleSeen[key] = true
-	for _, d := range ri.Deps {
-		r.runRole(ps, f, d)
-	}
-	r.runBlock(ps, f, r.roleBlock(ri))
-}
-
-// roleBlock is the block a role's tasks run in, with the keywords of the
-// reference that brought the role in.
-func (r *Runner) roleBlock(ri *playbook.RoleInstance) *playbook.Block {
-	b := &playbook.Block{Keywords: ri.Ref.Keywords, Block: ri.Tasks, Role: ri}
-	b.Keywords.Vars = nil
-	return b
-}
-
-// implicitFlush is the flush_handlers meta task ansible-core adds after
-// each section of a play; it is tagged `always`.
-func (r *Runner) implicitFlush(ps *playState) {
-	if ps.endPlay || r.abort != 0 || !TagsSelected([]string{"always"}, r.Opts.Tags, r.Opts.SkipTags) {
-		return
-	}
-	r.flushHandlers(ps)
-}
-
-// roleHandlers lists a role's handlers after its dependencies'.
-func roleHandlers(ri *playbook.RoleInstance) []*playbook.Task {
-	var out []*playbook.Task
-	for _, d := range ri.Deps {
-		out = append(out, roleHandlers(d)...)
-	}
-	return append(out, flattenTasks(ri.Handlers)...)
-}
-
-func flattenTasks(items []playbook.Item) []*playbook.Task {
-	var out []*playbook.Task
-	for _, it := range items {
-		switch x := it.(type) {
-		case *playbook.Task:
-			out = append(out, x)
-		case *playbook.Block:
-			out = append(out, flattenTasks(x.Block)...)
-		}
-	}
-	return out
 }

@@ -25,6 +25,9 @@ type scope struct {
 	static *staticCache
 	// deprecated is told when a deprecated magic variable is read.
 	deprecated func(name string)
+	// merge is hash_behaviour=merge: a dict merges with the dicts of the
+	// same name in lower layers instead of hiding them.
+	merge bool
 }
 
 // deprecatedVars are magic variables ansible-core 2.19 deprecates, with
@@ -37,6 +40,24 @@ func (s *scope) add(d *value.Dict, templated bool) {
 	}
 }
 
+// addLevel adds dicts that ansible-core joins into one precedence level
+// by plain replacement (the vars of a task and its blocks): under
+// hash_behaviour=merge they are collapsed first, so that only different
+// levels merge.
+func (s *scope) addLevel(ds []*value.Dict, templated bool) {
+	if !s.merge {
+		for _, d := range ds {
+			s.add(d, templated)
+		}
+		return
+	}
+	level := value.NewDict(0)
+	for _, d := range ds {
+		level = playbook.CombineVars(level, d, false)
+	}
+	s.add(level, templated)
+}
+
 // Lookup implements template.Vars. A value from a playbook source that
 // holds no template at all is returned as plain data, so that large
 // static variables are not walked on every use.
@@ -47,6 +68,9 @@ func (s *scope) Lookup(name string) (any, bool, bool) {
 	for i := len(s.layers) - 1; i >= 0; i-- {
 		if v, ok := s.layers[i].d.Get(name); ok {
 			templated := s.layers[i].templated
+			if d, isDict := v.(*value.Dict); isDict && s.merge {
+				return s.mergedLookup(name, i, d)
+			}
 			if templated && s.static.static(s.layers[i].d, name, v) {
 				templated = false
 			}
@@ -62,6 +86,32 @@ func (s *scope) Lookup(name string) (any, bool, bool) {
 		}
 	}
 	return nil, false, false
+}
+
+// mergedLookup is Lookup under hash_behaviour=merge for a dict found in
+// layer top: the dicts of the same name below it, down to the first
+// value that is not a dict, merged recursively, higher layers winning.
+// The result is rendered on use if any part may hold templates.
+func (s *scope) mergedLookup(name string, top int, d *value.Dict) (any, bool, bool) {
+	parts := []*value.Dict{d}
+	templated := s.layers[top].templated
+	for i := top - 1; i >= 0; i-- {
+		v, ok := s.layers[i].d.Get(name)
+		if !ok {
+			continue
+		}
+		low, isDict := v.(*value.Dict)
+		if !isDict {
+			break
+		}
+		parts = append(parts, low)
+		templated = templated || s.layers[i].templated
+	}
+	merged := parts[len(parts)-1]
+	for i := len(parts) - 2; i >= 0; i-- {
+		merged = value.MergeHash(merged, parts[i], true, "replace")
+	}
+	return merged, templated, true
 }
 
 // Origin implements template.Origins: where the value of name (or the
@@ -103,7 +153,7 @@ func (s *scope) with(d *value.Dict, templated bool) *scope {
 	if d == nil {
 		return s
 	}
-	n := &scope{layers: make([]layer, len(s.layers), len(s.layers)+1), hostvars: s.hostvars, static: s.static, deprecated: s.deprecated}
+	n := &scope{layers: make([]layer, len(s.layers), len(s.layers)+1), hostvars: s.hostvars, static: s.static, deprecated: s.deprecated, merge: s.merge}
 	copy(n.layers, s.layers)
 	n.layers = append(n.layers, layer{d: d, templated: templated})
 	return n
@@ -113,6 +163,10 @@ func (s *scope) with(d *value.Dict, templated bool) *scope {
 func (s *scope) flatten() *value.Dict {
 	out := value.NewDict(32)
 	for _, l := range s.layers {
+		if s.merge {
+			out = playbook.CombineVars(out, l.d, true)
+			continue
+		}
 		l.d.Each(func(k string, v any) bool { out.Set(k, v); return true })
 	}
 	return out

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ func (r *Runner) activeHosts(ps *playState) []string {
 	var out []string
 	for _, h := range ps.hosts {
 		hs := r.host(h)
-		if !hs.failed && !hs.ended {
+		if !hs.halted && !hs.ended {
 			out = append(out, h)
 		}
 	}
@@ -80,12 +81,13 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 	}
 	first := r.newTaskRun(ps, f, t, r.host(hosts[0]))
 	r.Display.TaskStart(first.name, t, f.handler)
-	if isInclude(t) {
-		r.runInclude(ps, f, t, hosts)
-		return
+	if f.handler {
+		ps.handlers.ran(t, hosts, first.runOnce())
 	}
-	if first.runOnce() {
-		r.runOnceTask(first, hosts)
+	st := &step{}
+	defer r.endStep(ps, st)
+	if isInclude(t) {
+		r.runInclude(ps, f, t, hosts, st)
 		return
 	}
 	for i, h := range hosts {
@@ -93,22 +95,40 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		if i > 0 {
 			tr = r.newTaskRun(ps, f, t, r.host(h))
 		}
-		tr.process(tr.result(), nil)
-		if ps.endPlay {
+		if err := tr.throttle(); err != nil {
+			r.fatal(err, 1)
+			return
+		}
+		st.fatal = st.fatal || tr.stepFatal()
+		if tr.runOnce() {
+			r.runOnceTask(tr, hosts, st)
+			return
+		}
+		st.add(h, tr.process(tr.result(), nil))
+		if ps.endPlay || r.abort != 0 {
 			return
 		}
 	}
 }
 
-// runOnceTask runs a run_once task on the first host and gives its result
-// (registered value, facts, failure) to every host of the batch.
-func (r *Runner) runOnceTask(tr *taskRun, hosts []string) {
+// runOnceTask runs a run_once task on one host and gives its result
+// (registered value, facts, failure) to every other host of the task.
+func (r *Runner) runOnceTask(tr *taskRun, hosts []string, st *step) {
 	res := tr.result()
 	var others []*hostState
-	for _, h := range hosts[1:] {
-		others = append(others, r.host(h))
+	for _, h := range hosts {
+		if h != tr.host.name {
+			others = append(others, r.host(h))
+		}
 	}
-	tr.process(res, others)
+	st.add(tr.host.name, tr.process(res, others))
+}
+
+// fatal shows an error ansible-core does not catch while it runs a play
+// and ends the run at once with code, without a recap.
+func (r *Runner) fatal(err error, code int) {
+	r.controllerError(err)
+	r.abort = code
 }
 
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
@@ -210,11 +230,17 @@ func (tr *taskRun) boolIn(v any, sc *scope) bool {
 		}
 		v = r
 	}
-	if s, ok := v.(string); ok {
-		switch strings.ToLower(s) {
-		case "yes", "true", "on", "1", "y", "t":
-			return true
-		}
+	return keywordBool(v)
+}
+
+// keywordBool reads a keyword's rendered value as a boolean: Ansible's
+// boolean strings and 0/1, an unrecognised string is false, any other
+// value its truth.
+func keywordBool(v any) bool {
+	if b, known := py.LenientBoolean(v); known {
+		return b
+	}
+	if _, isStr := v.(string); isStr {
 		return false
 	}
 	return value.Truthy(v)
@@ -310,8 +336,8 @@ func (tr *taskRun) execute(sc *scope) *value.Dict {
 	if tr.noLogIn(sc) {
 		res.Set("_ansible_no_log", true)
 	}
-	if tr.t.Notify != nil {
-		res.Set("_ansible_notify", tr.t.Notify)
+	if n := tr.renderNotify(sc); n != nil {
+		res.Set("_ansible_notify", n)
 	}
 	return res
 }
@@ -432,6 +458,7 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if res == nil {
 		res = module.Result(false)
 	}
+	normalizeModuleFailure(t, res)
 	return res, nil
 }
 
@@ -712,8 +739,9 @@ func anyItem(res *value.Dict, key string) bool {
 
 // process handles a finished result the way ansible-core's strategy does:
 // counters, display, registration, facts and notifications. others are
-// the further hosts of a run_once task.
-func (tr *taskRun) process(res *value.Dict, others []*hostState) {
+// the further hosts of a run_once task. It reports whether the result
+// failed the host (a failure that is not ignored).
+func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 	t := tr.t
 	loop := t.HasLoop && res.Has("results")
 	ev := &Event{Host: tr.host.name, Task: t, Name: tr.name, Result: res, NoLog: tr.noLog, Loop: loop, Delegate: tr.delegate, Diff: tr.diffMode()}
@@ -736,8 +764,10 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 			}
 			break
 		}
-		for _, hs := range targets {
-			tr.markFailed(hs, res)
+		failed = true
+		tr.markFailed(tr.host, res)
+		for _, hs := range others {
+			tr.markOtherFailed(hs)
 		}
 	case isSkipped(res):
 		ev.Status = StatusSkipped
@@ -762,7 +792,10 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 				tr.applyFacts(hs, it)
 			}
 			if isChanged(res) {
-				tr.notify(it)
+				if err := tr.notify(it); err != nil {
+					tr.r.fatal(err, 1)
+					return false
+				}
 			}
 		}
 		st.OK++
@@ -783,12 +816,18 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) {
 			}
 		}
 	}
+	return failed
 }
 
 // markFailed records a host failure. Inside a block with a rescue section
-// the failure counts as rescued and sets ansible_failed_task/result.
+// the failure counts as rescued and sets ansible_failed_task/result; a
+// host with nothing of its blocks left to run is a failed host of the
+// batch at once.
 func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
-	hs.failed = true
+	hs.failed, hs.halted = true, true
+	if !tr.f.stillRunning() {
+		tr.r.failedHosts[hs.name] = true
+	}
 	st := tr.r.stat(hs.name)
 	if tr.f.rescuable() {
 		st.Rescued++
@@ -796,7 +835,17 @@ func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
 		hs.facts.Set("ansible_failed_result", registered(res))
 		return
 	}
+	hs.removed = true
 	st.Failed++
+}
+
+// markOtherFailed fails another host of a failed run_once task: it leaves
+// for its rescue or always like the host that ran it, without a counter.
+func (tr *taskRun) markOtherFailed(hs *hostState) {
+	hs.failed, hs.halted = true, true
+	if !tr.f.rescuable() {
+		hs.removed = true
+	}
 }
 
 // applyFacts stores the ansible_facts of an ok result.
@@ -810,7 +859,7 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 		return
 	}
 	if tr.t.Info.Kind == module.KindIncludeVars {
-		hs.incVars.Update(d)
+		tr.r.addIncludedVars(hs, d)
 		return
 	}
 	hs.facts.Update(d)
@@ -819,11 +868,33 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 	}
 }
 
-// notify saves the task's notifications for this host.
-func (tr *taskRun) notify(res *value.Dict) {
-	for _, n := range tr.t.Notify {
-		tr.r.notify(tr.ps, n, tr.host.name)
+// notify saves the notifications of a changed result (the task's own or
+// its blocks', templated when it ran) for this host.
+func (tr *taskRun) notify(res *value.Dict) error {
+	names, _ := res.Default("_ansible_notify", nil).([]any)
+	for _, n := range names {
+		if err := tr.r.notify(tr.ps, tr.f, value.Str(n), tr.host.name); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// renderNotify templates the task's notify list with the scope it ran in
+// (a loop item's, for a loop): handler names may depend on variables.
+func (tr *taskRun) renderNotify(sc *scope) []any {
+	names := tr.f.notify(tr.t)
+	if names == nil {
+		return nil
+	}
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+		if v, err := tr.r.Engine.Render(n, sc, tr.opt); err == nil {
+			out[i] = value.Str(v)
+		}
+	}
+	return out
 }
 
 // failedTask is the ansible_failed_task value: the task's serialised form.

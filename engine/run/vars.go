@@ -64,25 +64,18 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 // and the host.
 func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	m := r.hostMagic(r.playDir(ps), host)
-	all := make([]any, 0, len(ps.allHosts))
-	active := make([]any, 0, len(ps.allHosts))
-	for _, h := range ps.allHosts {
-		all = append(all, h)
-		if !r.host(h).failed {
-			active = append(active, h)
-		}
-	}
+	all, active, batch := r.playHostLists(ps)
 	m.Set("ansible_play_name", ps.name)
 	m.Set("ansible_play_hosts_all", all)
 	m.Set("ansible_play_hosts", active)
-	m.Set("ansible_play_batch", active)
-	m.Set("play_hosts", active)
+	m.Set("ansible_play_batch", batch)
+	m.Set("play_hosts", batch)
 	m.Set("omit", value.Omit{})
 	roles := []any{}
 	deps := []any{}
 	for _, ri := range ps.play.Roles {
 		roles = append(roles, ri.Name())
-		for _, d := range allDeps(ri) {
+		for _, d := range ri.AllDependencies() {
 			if !containsAny(deps, d.Name()) {
 				deps = append(deps, d.Name())
 			}
@@ -101,15 +94,6 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	return m
 }
 
-func allDeps(ri *playbook.RoleInstance) []*playbook.RoleInstance {
-	var out []*playbook.RoleInstance
-	for _, d := range ri.Deps {
-		out = append(out, d)
-		out = append(out, allDeps(d)...)
-	}
-	return out
-}
-
 func containsAny(l []any, s string) bool {
 	for _, x := range l {
 		if x == s {
@@ -117,6 +101,23 @@ func containsAny(l []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// addIncludedVars stores include_vars results for a host. Each variable
+// replaces the one of the same name, except that under
+// hash_behaviour=merge a dict merges into an earlier dict, as
+// ansible-core's set_host_variable does.
+func (r *Runner) addIncludedVars(hs *hostState, d *value.Dict) {
+	d.Each(func(k string, v any) bool {
+		old, had := hs.incVars.Get(k)
+		oldDict, oldIsDict := old.(*value.Dict)
+		newDict, newIsDict := v.(*value.Dict)
+		if r.Opts.MergeHashes && had && oldIsDict && newIsDict {
+			v = value.MergeHash(oldDict, newDict, true, "replace")
+		}
+		hs.incVars.Set(k, v)
+		return true
+	})
 }
 
 // hostVars builds the hostvars magic variable: for every host, its
@@ -134,28 +135,17 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 			d.SetTypeName("HostVarsVars")
 			hs := r.host(h)
 			for _, l := range []*value.Dict{r.Inventory.HostVars(h), hs.gathered, hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
+				if r.Opts.MergeHashes {
+					d = playbook.CombineVars(d, l, true).Copy()
+					continue
+				}
 				l.Each(func(k string, v any) bool { d.Set(k, v); return true })
 			}
+			d.SetTypeName("HostVarsVars")
 			built.Set(h, d)
 		}
 		return built
 	}
-}
-
-// playScope is the scope of play-level templates (play name, vars_files).
-func (r *Runner) playScope(ps *playState, host string) *scope {
-	hs := r.host(host)
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static}
-	s.add(ps.roleDefs, true)
-	s.add(r.Inventory.HostVars(host), true)
-	s.add(ps.vars, true)
-	s.add(ps.varsFile, true)
-	s.add(ps.roleVars, true)
-	s.add(hs.incVars, true)
-	s.add(hs.facts, false)
-	s.add(r.Opts.ExtraVars, true)
-	s.add(r.magicVars(ps, host), false)
-	return s
 }
 
 // taskScope builds ansible-core's precedence ladder for t on a host:
@@ -163,34 +153,37 @@ func (r *Runner) playScope(ps *playState, host string) *scope {
 // and task vars < include_vars < set_fact/register < role params <
 // include params < extra vars < magic variables.
 func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostState) *scope {
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static}
+	s := &scope{hostvars: r.hostVars(ps), static: &r.static, merge: r.Opts.MergeHashes}
 	role := t.Role
 	if role == nil {
 		role = f.role
 	}
 	var roles []*playbook.RoleInstance
+	s.add(ps.roleDefs, true)
 	if role != nil {
 		roles = roleChain(role)
-	}
-	s.add(ps.roleDefs, true)
-	for _, ri := range roles {
-		s.add(ri.Defaults, true)
+		for _, d := range roleDefaultLayers(role) {
+			s.add(d, true)
+		}
 	}
 	s.add(r.Inventory.HostVars(hs.name), true)
 	s.add(hs.gathered, false)
 	s.add(ps.vars, true)
-	s.add(ps.varsFile, true)
+	s.add(ps.varsFiles[hs.name], true)
 	s.add(ps.roleVars, true)
-	for _, ri := range roles {
-		s.add(ri.Vars, true)
-	}
-	chain := f.chain()
-	for _, x := range chain {
-		if x.kw != nil && !x.play {
-			s.add(x.kw.Vars, true)
+	if role != nil {
+		for _, d := range roleVarLayers(role) {
+			s.add(d, true)
 		}
 	}
-	s.add(t.Vars, true)
+	chain := f.chain()
+	var taskVars []*value.Dict
+	for _, x := range chain {
+		if x.kw != nil && !x.play {
+			taskVars = append(taskVars, x.kw.Vars)
+		}
+	}
+	s.addLevel(append(taskVars, t.Vars), true)
 	s.add(hs.incVars, true)
 	s.add(hs.facts, false)
 	for _, ri := range roles {
@@ -203,7 +196,7 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	s.add(r.Opts.ExtraVars, true)
 	m := r.magicVars(ps, hs.name)
 	if role != nil {
-		m.Set("role_name", role.Name())
+		m.Set("role_name", role.Role.Name)
 		m.Set("role_path", role.Role.Path)
 		m.Set("ansible_role_name", role.Name())
 		var parents, paths []any
@@ -219,15 +212,6 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	}
 	s.add(m, false)
 	return s
-}
-
-// roleChain lists a role and its parents, outermost first.
-func roleChain(ri *playbook.RoleInstance) []*playbook.RoleInstance {
-	var out []*playbook.RoleInstance
-	for x := ri; x != nil; x = x.Parent {
-		out = append([]*playbook.RoleInstance{x}, out...)
-	}
-	return out
 }
 
 func groupNames(inv *Inventory, h string) []any {

@@ -62,6 +62,10 @@ func New() *Engine {
 // RegisterFilter adds or replaces a filter.
 func (e *Engine) RegisterFilter(name string, f FilterFunc) { e.filters[name] = f }
 
+// RegisterLookup adds or replaces a lookup plugin (collections' lookups,
+// such as kubernetes.core.k8s, register from their module package).
+func (e *Engine) RegisterLookup(name string, f LookupFunc) { e.lookups[name] = f }
+
 // HasMarkers reports whether s contains Jinja2 delimiters and so needs
 // rendering.
 func HasMarkers(s string) bool {

@@ -22,71 +22,6 @@ func ansibleDataFilters() family {
 	}}
 }
 
-// mergeHash is ansible.utils.vars.merge_hash.
-func mergeHash(x, y *value.Dict, recursive bool, listMerge string) *value.Dict {
-	if x.Len() == 0 || value.Equal(x, y) {
-		return y.Copy()
-	}
-	if y.Len() == 0 {
-		return x
-	}
-	x = x.Copy()
-	if !recursive && listMerge == "replace" {
-		x.Update(y)
-		return x
-	}
-	y.Each(func(k string, yv any) bool {
-		xv, ok := x.Get(k)
-		if !ok {
-			x.Set(k, yv)
-			return true
-		}
-		xd, xIsD := xv.(*value.Dict)
-		yd, yIsD := yv.(*value.Dict)
-		if xIsD && yIsD {
-			if recursive {
-				x.Set(k, mergeHash(xd, yd, recursive, listMerge))
-			} else {
-				x.Set(k, yv)
-			}
-			return true
-		}
-		xl, xIsL := xv.([]any)
-		yl, yIsL := yv.([]any)
-		if xIsL && yIsL {
-			switch listMerge {
-			case "replace":
-				x.Set(k, yv)
-			case "keep":
-			case "append":
-				x.Set(k, append(append([]any{}, xl...), yl...))
-			case "prepend":
-				x.Set(k, append(append([]any{}, yl...), xl...))
-			case "append_rp":
-				out := []any{}
-				for _, z := range xl {
-					if ok, _ := py.Contains(yl, z); !ok {
-						out = append(out, z)
-					}
-				}
-				x.Set(k, append(out, yl...))
-			case "prepend_rp":
-				out := append([]any{}, yl...)
-				for _, z := range xl {
-					if ok, _ := py.Contains(yl, z); !ok {
-						out = append(out, z)
-					}
-				}
-				x.Set(k, out)
-			}
-			return true
-		}
-		x.Set(k, yv)
-		return true
-	})
-	return x
-}
-
 func combineDicts(terms []any, kw *value.Dict, kwErr string) (any, error) {
 	recursive, listMerge := false, any("replace")
 	if kw != nil {
@@ -126,7 +61,7 @@ func combineDicts(terms []any, kw *value.Dict, kwErr string) (any, error) {
 			}
 			return nil, Errorf("failed to combine variables, expected dicts but got a '%s' and a '%s'.", lazyTypeName(dicts[i]), resultName)
 		}
-		result = mergeHash(x, y, recursive, lm)
+		result = value.MergeHash(x, y, recursive, lm)
 	}
 	return result, nil
 }

@@ -103,7 +103,7 @@ func filterListsMergeby(_ *Ctx, in any, a *Args) (any, error) {
 			}
 			ks := value.Str(k)
 			if prev, ok := merged.Get(ks); ok {
-				merged.Set(ks, mergeHash(prev.(*value.Dict), d, recursive, listMerge))
+				merged.Set(ks, value.MergeHash(prev.(*value.Dict), d, recursive, listMerge))
 			} else {
 				merged.Set(ks, d)
 			}

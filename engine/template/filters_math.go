@@ -3,8 +3,6 @@ package template
 import (
 	"fmt"
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -126,60 +124,20 @@ func filterHumanReadable(_ *Ctx, in any, a *Args) (any, error) {
 	return fmt.Sprintf("%.2f %s", size/limit, suffix), nil
 }
 
-var humanRe = regexp.MustCompile(`^([0-9]*\.?[0-9]+)(?:\s*([A-Za-z]+))?\s*$`)
-
 func filterHumanToBytes(_ *Ctx, in any, a *Args) (any, error) {
 	v, err := py.Sig("human_to_bytes", py.OptNone("default_unit"), py.Opt("isbits", false)).Bind(a)
 	if err != nil {
 		return nil, err
 	}
-	fail := func(cause string) error {
-		return Errorf("human_to_bytes() can't interpret the input: %s", cause)
-	}
-	m := humanRe.FindStringSubmatch(value.Str(in))
-	if m == nil {
-		return nil, fail("human_to_bytes() can't interpret following string: " + value.Str(in))
-	}
-	num, _ := strconv.ParseFloat(m[1], 64)
-	unit := m[2]
-	if unit == "" && v[0] != nil {
+	unit := ""
+	if v[0] != nil {
 		unit = value.Str(v[0])
 	}
-	if unit == "" {
-		return int(py.RoundFloat(num, 0)), nil
+	n, err := py.HumanToBytes(value.Str(in), unit, value.Truthy(v[1]))
+	if err != nil {
+		return nil, Errorf("human_to_bytes() can't interpret the input: %s", err)
 	}
-	ranges := map[string]float64{"Y": 1 << 80, "Z": 1 << 70, "E": 1 << 60, "P": 1 << 50, "T": 1 << 40, "G": 1 << 30, "M": 1 << 20, "K": 1 << 10, "B": 1}
-	key := strings.ToUpper(unit[:1])
-	limit, ok := ranges[key]
-	if !ok {
-		return nil, fail(fmt.Sprintf("human_to_bytes() failed to convert %s (unit = %s). The suffix must be one of Y, Z, E, P, T, G, M, K, B", value.Str(in), unit))
-	}
-	if len(unit) > 1 {
-		names := map[string][2][2]string{
-			"B": {{"byte", "B"}, {"bit", "b"}}, "K": {{"kilobyte", "KB"}, {"kilobit", "Kb"}},
-			"M": {{"megabyte", "MB"}, {"megabit", "Mb"}}, "G": {{"gigabyte", "GB"}, {"gigabit", "Gb"}},
-			"T": {{"terabyte", "TB"}, {"terabit", "Tb"}}, "P": {{"petabyte", "PB"}, {"petabit", "Pb"}},
-			"E": {{"exabyte", "EB"}, {"exabit", "Eb"}}, "Z": {{"zetabyte", "ZB"}, {"zetabit", "Zb"}},
-			"Y": {{"yottabyte", "YB"}, {"yottabit", "Yb"}},
-		}
-		flag := 0
-		if value.Truthy(v[1]) {
-			flag = 1
-		}
-		g := names[key][flag]
-		if strings.ToLower(unit) != g[0] && unit != g[1] {
-			cls, clsName := "B", "byte"
-			if flag == 1 {
-				cls, clsName = "b", "bit"
-			}
-			expect := fmt.Sprintf("expect %s%s or %s", key, cls, key)
-			if key == "B" {
-				expect = fmt.Sprintf("expect %s or %s", cls, clsName)
-			}
-			return nil, fail(fmt.Sprintf("human_to_bytes() failed to convert %s. Value is not a valid string (%s)", value.Str(in), expect))
-		}
-	}
-	return int(py.RoundFloat(num*limit, 0)), nil
+	return n, nil
 }
 
 func filterProduct(_ *Ctx, in any, a *Args) (any, error) {

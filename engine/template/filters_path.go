@@ -2,9 +2,7 @@ package template
 
 import (
 	"os"
-	"os/user"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -52,36 +50,7 @@ func filterExpanduser(c *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(s, "~") {
-		return s, nil
-	}
-	i := strings.Index(s, "/")
-	if i < 0 {
-		i = len(s)
-	}
-	var home string
-	if i == 1 {
-		h, ok := c.Engine().Getenv("HOME")
-		if !ok {
-			u, err := user.Current()
-			if err != nil {
-				return s, nil
-			}
-			h = u.HomeDir
-		}
-		home = h
-	} else {
-		u, err := user.Lookup(s[1:i])
-		if err != nil {
-			return s, nil
-		}
-		home = u.HomeDir
-	}
-	home = strings.TrimRight(home, "/")
-	if home == "" && i == len(s) {
-		home = "/"
-	}
-	return home + s[i:], nil
+	return py.ExpandUser(s, c.Engine().Getenv), nil
 }
 
 func filterExpandvars(c *Ctx, in any, a *Args) (any, error) {
@@ -92,14 +61,7 @@ func filterExpandvars(c *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	re := regexp.MustCompile(`\$(\w+|\{[^}]*\})`)
-	return re.ReplaceAllStringFunc(s, func(m string) string {
-		name := strings.Trim(m[1:], "{}")
-		if v, ok := c.Engine().Getenv(name); ok {
-			return v
-		}
-		return m
-	}), nil
+	return py.ExpandVars(s, c.Engine().Getenv), nil
 }
 
 func filterRelpath(_ *Ctx, in any, a *Args) (any, error) {

@@ -20,6 +20,7 @@ func Scenarios() []*Scenario {
 		{ID: 3, Name: "k8s", Title: "Kubernetes modules against a real kube-apiserver", Setup: setupKube},
 		{ID: 4, Name: "operator", Title: "The operator: kube_worker and cloudflare_worker cycles at N = 10, 100, 1,000 HTTPRoutes", Setup: setupOperator},
 		{ID: 5, Name: "latency", Title: "Event latency: HTTPRoute annotation to rule in the Cloudflare simulator", Setup: setupLatency},
+		{ID: 6, Name: "command", Title: "Processes: a 1,000-item loop of command: echo", Setup: setupCommand},
 	}
 }
 
@@ -40,6 +41,18 @@ func setupStartup(_ context.Context, b *Bench) ([]Case, func(), error) {
 
 func setupEngine(_ context.Context, b *Bench) ([]Case, func(), error) {
 	return []Case{b.playbookCase("2,000-item loop + includes", filepath.Join(b.Root, "bench/scenarios/engine.yml"), nil, nil)}, nil, nil
+}
+
+// setupCommand measures the command module, which starts one process per
+// item; BENCH_COMMAND_ITEMS overrides the 1,000 items for quick runs.
+func setupCommand(_ context.Context, b *Bench) ([]Case, func(), error) {
+	items := 1000
+	if n, err := strconv.Atoi(os.Getenv("BENCH_COMMAND_ITEMS")); err == nil && n > 0 {
+		items = n
+	}
+	vars := []string{"-e", "command_items=" + strconv.Itoa(items)}
+	return []Case{b.playbookCase(fmt.Sprintf("%d-item loop of command: echo", items), filepath.Join(b.Root, "bench/scenarios/command.yml"), nil,
+		func(int) []string { return vars })}, nil, nil
 }
 
 // Sizes of the Kubernetes scenario; BENCH_K8S_CONFIGMAPS and

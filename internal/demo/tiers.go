@@ -57,7 +57,7 @@ func (d *demo) startTiers(ctx context.Context) error {
 		return fmt.Errorf("ansible/playbooks/reconcile.yml (the tier dispatcher): %w", errMissing)
 	}
 	for _, tier := range tiers {
-		cmd := exec.Command(d.h.Runner, "--watch", "--grace", "10s", playbook)
+		cmd := exec.Command(d.h.Runner, "--watch", "--interval", pollInterval, "--grace", "10s", playbook)
 		cmd.Dir = d.opts.Root
 		cmd.Env = d.tierEnv(tier)
 		w := d.logs.writer(tier)

@@ -107,7 +107,7 @@ func TestOperatorImageLayout(t *testing.T) {
 		require.Contains(t, string(out), "cfzt-runner test")
 		// Every flag of the entrypoint and of the chart's command exists.
 		usage, _ := exec.Command(exe, "-h").CombinedOutput()
-		for _, flag := range []string{"-watch", "-metrics-addr", "-log-format", "-grace"} {
+		for _, flag := range []string{"--watch", "--interval", "--metrics-addr", "--log-format", "--grace"} {
 			require.Regexp(t, `(?m)^  `+flag+`( |$)`, string(usage), "cfzt-runner has no %s flag", flag)
 		}
 	})

@@ -86,18 +86,7 @@ func Operator(opts Options) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := opts.Name
-	if name == "" {
-		name = DefaultName
-	}
-	created := opts.Created
-	if created.IsZero() {
-		created = time.Unix(0, 0).UTC()
-	}
-	version := opts.Version
-	if version == "" {
-		version = refName(name)
-	}
+	name, created, version := identity(opts.Name, DefaultName, opts.Created, opts.Version)
 	return &Image{
 		Name:     name,
 		Platform: Platform{Architecture: runtime.GOARCH, OS: "linux"},
@@ -127,6 +116,22 @@ func Operator(opts Options) (*Image, error) {
 			{CreatedBy: "cfzt image packer: ansible/ -> " + AnsibleRoot, Entries: ansible},
 		},
 	}, nil
+}
+
+// identity fills an image's name (def when empty), creation time (the
+// Unix epoch when zero, which keeps tarballs reproducible) and version
+// label (the name's tag when empty).
+func identity(name, def string, created time.Time, version string) (string, time.Time, string) {
+	if name == "" {
+		name = def
+	}
+	if created.IsZero() {
+		created = time.Unix(0, 0).UTC()
+	}
+	if version == "" {
+		version = refName(name)
+	}
+	return name, created, version
 }
 
 // passwd and group give UID and GID names, so tools that look the user up

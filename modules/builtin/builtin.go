@@ -34,6 +34,7 @@ func Entries() []module.Entry {
 		b("assert", module.KindModule, ctl, module.Func(assertModule)),
 		b("pause", module.KindModule, ctl, module.Func(pauseModule)),
 		b("set_stats", module.KindModule, ctl, module.Func(func(*module.Request) (*value.Dict, error) { return module.Result(false), nil })),
+		b("validate_argument_spec", module.KindModule, ctl, module.Func(validateArgumentSpecModule)),
 		b("meta", module.KindMeta, module.FreeForm|ctl, executorAction),
 		b("include_tasks", module.KindIncludeTasks, module.FreeForm|ctl, executorAction),
 		b("import_tasks", module.KindImportTasks, module.FreeForm|ctl, executorAction),

@@ -425,6 +425,7 @@ func (s *service) create(res *apiResource, def *value.Dict, namespace string) (a
 	if err != nil {
 		return nil, nil, failWith("Failed to create object", err)
 	}
+	s.injectOwner(res, def, ns)
 	resp, err := s.c.do(s.ctx, request{verb: "POST", path: res.path("", ns), query: s.query(), body: def})
 	if err != nil {
 		if errCode(err) == 409 {

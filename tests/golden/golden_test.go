@@ -275,6 +275,8 @@ var normalizers = []struct {
 	// Block counts and lsattr flags depend on the file system.
 	{regexp.MustCompile(`("(?:blocks|block_size)": )\d+`), "${1}<N>"},
 	{regexp.MustCompile(`"attr_flags": "[^"]*", "attributes": \[[^\]]*\]`), `"attr_flags": "<FLAGS>", "attributes": [<FLAGS>]`},
+	// The wall-clock start and end of a command's run.
+	{regexp.MustCompile(`("(?:start|end)": )"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?"`), `$1"<TIMESTAMP>"`},
 }
 
 // normalize removes what differs between machines and runs, not between

@@ -105,16 +105,3 @@ func TestEnvFallback(t *testing.T) {
 	require.Equal(t, "from-env", res.P().Str("token"))
 	require.Equal(t, []string{"from-env"}, res.NoLogValues)
 }
-
-func TestHumanToBytes(t *testing.T) {
-	for in, want := range map[string]int{"1": 1, "1K": 1024, "1KB": 1024, "1.5M": 1572864, "2 kilobyte": 2048} {
-		got, err := HumanToBytes(in, false)
-		require.NoError(t, err, in)
-		require.Equal(t, want, got, in)
-	}
-	_, err := HumanToBytes("1Kb", false)
-	require.Error(t, err)
-	got, err := HumanToBytes("1Kb", true)
-	require.NoError(t, err)
-	require.Equal(t, 1024, got)
-}

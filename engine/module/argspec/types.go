@@ -3,6 +3,7 @@ package argspec
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"math"
 	"math/big"
 	"os"
@@ -65,7 +66,7 @@ func Convert(t Type, v any) (any, error) {
 	case Int:
 		return checkInt(v)
 	case PyInt:
-		return PythonInt(v)
+		return py.Int(v)
 	case Float:
 		return checkFloat(v)
 	case List:
@@ -96,7 +97,7 @@ func Convert(t Type, v any) (any, error) {
 }
 
 // classRepr is Python's repr of type(v), as "<class 'str'>".
-func classRepr(v any) string { return "<class '" + value.TypeName(v) + "'>" }
+func classRepr(v any) string { return py.ClassRepr(value.TypeName(v)) }
 
 func checkStr(v any, convert bool) (any, error) {
 	switch x := v.(type) {
@@ -111,44 +112,12 @@ func checkStr(v any, convert bool) (any, error) {
 	return nil, fmt.Errorf("'%s' is not a string and conversion is not allowed", value.Repr(v))
 }
 
-// booleanChoices is how ansible-core lists the valid booleans. It prints a
-// set, whose order varies between Python processes; this is the order of
-// PYTHONHASHSEED=0.
-const booleanChoices = "0, 'y', 'true', 1, 'f', 'n', 'off', 't', '0', 'no', 'false', '1', 'on', 'yes'"
-
-// Boolean is ansible-core's strict boolean(): true, false, and the
-// strings and numbers of BOOLEANS_TRUE and BOOLEANS_FALSE.
-func Boolean(v any) (bool, error) {
-	if b, ok := LenientBoolean(v); ok {
-		return b, nil
-	}
-	return false, fmt.Errorf("The value '%s' is not a valid boolean. Valid booleans include: %s", value.Str(v), booleanChoices)
-}
+// Boolean is ansible-core's strict boolean() (engine/py's).
+func Boolean(v any) (bool, error) { return py.Boolean(v) }
 
 // LenientBoolean is boolean(v, strict=False) with a flag saying whether v
-// was one of the recognised values (an unrecognised one counts as false).
-func LenientBoolean(v any) (b bool, known bool) {
-	switch x := v.(type) {
-	case bool:
-		return x, true
-	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "y", "yes", "on", "1", "true", "t":
-			return true, true
-		case "n", "no", "off", "0", "false", "f":
-			return false, true
-		}
-	case int:
-		if x == 0 || x == 1 {
-			return x == 1, true
-		}
-	case float64:
-		if x == 0 || x == 1 {
-			return x == 1, true
-		}
-	}
-	return false, false
-}
+// was one of the recognised values.
+func LenientBoolean(v any) (bool, bool) { return py.LenientBoolean(v) }
 
 func checkBool(v any) (any, error) {
 	switch v.(type) {
@@ -184,31 +153,6 @@ func checkInt(v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("\"%s\" cannot be converted to an int", value.Repr(v))
-}
-
-// PythonInt is Python's int() applied to a value.
-func PythonInt(v any) (any, error) {
-	switch x := v.(type) {
-	case int, *big.Int:
-		return v, nil
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, fmt.Errorf("cannot convert float %s to integer", value.Str(v))
-		}
-		return int(math.Trunc(x)), nil
-	case string:
-		s := strings.TrimSpace(x)
-		if n, ok := new(big.Int).SetString(strings.ReplaceAll(s, "_", ""), 10); ok && !strings.HasPrefix(s, "_") && !strings.HasSuffix(s, "_") && !strings.Contains(s, "__") {
-			return value.NormInt(n), nil
-		}
-		return nil, fmt.Errorf("invalid literal for int() with base 10: %s", value.Repr(x))
-	}
-	return nil, fmt.Errorf("int() argument must be a string, a bytes-like object or a real number, not '%s'", value.TypeName(v))
 }
 
 func checkFloat(v any) (any, error) {
@@ -339,7 +283,7 @@ func checkJSONArg(v any) (any, error) {
 }
 
 func checkHuman(v any, bits bool) (any, error) {
-	n, err := HumanToBytes(value.Str(v), bits)
+	n, err := py.HumanToBytes(value.Str(v), "", bits)
 	if err != nil {
 		kind := "Byte"
 		if bits {
@@ -350,69 +294,11 @@ func checkHuman(v any, bits bool) (any, error) {
 	return n, nil
 }
 
-var humanRe = regexp.MustCompile(`^([0-9]*\.?[0-9]+)(?:\s*([A-Za-z]+))?\s*$`)
-
-var sizeRanges = map[byte]float64{'Y': 1 << 80, 'Z': 1 << 70, 'E': 1 << 60, 'P': 1 << 50, 'T': 1 << 40, 'G': 1 << 30, 'M': 1 << 20, 'K': 1 << 10, 'B': 1}
-
-var unitNames = map[byte][2][2]string{
-	'B': {{"byte", "B"}, {"bit", "b"}}, 'K': {{"kilobyte", "KB"}, {"kilobit", "Kb"}},
-	'M': {{"megabyte", "MB"}, {"megabit", "Mb"}}, 'G': {{"gigabyte", "GB"}, {"gigabit", "Gb"}},
-	'T': {{"terabyte", "TB"}, {"terabit", "Tb"}}, 'P': {{"petabyte", "PB"}, {"petabit", "Pb"}},
-	'E': {{"exabyte", "EB"}, {"exabit", "Eb"}}, 'Z': {{"zetabyte", "ZB"}, {"zetabit", "Zb"}},
-	'Y': {{"yottabyte", "YB"}, {"yottabit", "Yb"}},
-}
-
-// HumanToBytes is ansible-core's human_to_bytes: "10M" is 10485760; with
-// bits, "10Mb" is read as bits.
-func HumanToBytes(s string, bits bool) (int, error) {
-	m := humanRe.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("human_to_bytes() can't interpret following string: %s", s)
-	}
-	num, _ := strconv.ParseFloat(m[1], 64)
-	unit := m[2]
-	if unit == "" {
-		return int(math.RoundToEven(num)), nil
-	}
-	key := strings.ToUpper(unit[:1])[0]
-	limit, ok := sizeRanges[key]
-	if !ok {
-		return 0, fmt.Errorf("human_to_bytes() failed to convert %s (unit = %s). The suffix must be one of Y, Z, E, P, T, G, M, K, B", s, unit)
-	}
-	if len(unit) > 1 {
-		idx := 0
-		if bits {
-			idx = 1
-		}
-		names := unitNames[key][idx]
-		if strings.ToLower(unit) != names[0] && unit != names[1] {
-			return 0, fmt.Errorf("human_to_bytes() failed to convert %s. Value is not a valid string", s)
-		}
-	}
-	return int(math.RoundToEven(num * limit)), nil
-}
-
-// ExpandPath applies os.path.expanduser and os.path.expandvars: $NAME and
-// ${NAME} are replaced when NAME is set and left as written otherwise.
+// ExpandPath applies os.path.expanduser and os.path.expandvars, as the
+// path type does.
 func ExpandPath(s string) string {
-	if s == "~" || strings.HasPrefix(s, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			s = home + s[1:]
-		}
-	}
-	if !strings.Contains(s, "$") {
-		return s
-	}
-	return envVarRe.ReplaceAllStringFunc(s, func(m string) string {
-		name := strings.Trim(m[1:], "{}")
-		if v, ok := os.LookupEnv(name); ok {
-			return v
-		}
-		return m
-	})
+	return py.ExpandUser(py.ExpandVars(s, os.LookupEnv), os.LookupEnv)
 }
-
-var envVarRe = regexp.MustCompile(`\$(?:\w+|\{[^}]*\})`)
 
 // lookupEnv is os.LookupEnv, a variable so tests can replace it.
 var lookupEnv = os.LookupEnv

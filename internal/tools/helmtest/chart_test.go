@@ -188,7 +188,7 @@ func TestRenderDefault(t *testing.T) {
 	require.Equal(t, "RuntimeDefault", nested(t, psc, "seccompProfile", "type"))
 	c := pod["containers"].([]any)[0].(map[string]any)
 	require.Equal(t, "ghcr.io/cfzt/cfzt-operator:0.1.0", c["image"])
-	require.Equal(t, []any{"/usr/local/bin/cfzt-runner", "--watch", "--log-format=text", "--metrics-addr=:8080", "/ansible/playbooks/reconcile.yml"}, c["command"])
+	require.Equal(t, []any{"/usr/local/bin/cfzt-runner", "--watch", "--interval=$(POLL_INTERVAL_SECONDS)", "--log-format=text", "--metrics-addr=:8080", "/ansible/playbooks/reconcile.yml"}, c["command"])
 	sc := c["securityContext"].(map[string]any)
 	require.Equal(t, true, sc["readOnlyRootFilesystem"])
 	require.Equal(t, false, sc["allowPrivilegeEscalation"])

@@ -26,7 +26,9 @@ func main() {
 	name := flag.String("name", image.DefaultName, "image reference recorded in the tarball")
 	version := flag.String("version", "", "version stamped into the binary and the image label (default: the tag of -name)")
 	caBundle := flag.String("ca-bundle", "", "PEM trust store to install (default: the build machine's)")
+	base := flag.String("image", "operator", "operator (the Cloudflare Zero Trust operator) or ansible-operator (the base image for operator-sdk Ansible operators)")
 	flag.Parse()
+	sdkBase = *base == "ansible-operator"
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *out, *name, *version, *caBundle); err != nil {
@@ -52,8 +54,13 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 	if err := image.BuildBinary(ctx, root, bin, version); err != nil {
 		return err
 	}
-	img, err := image.Operator(image.Options{Name: name, Version: version, CABundle: caBundle,
-		Binary: bin, AnsibleDir: filepath.Join(root, "ansible")})
+	var img *image.Image
+	if sdkBase {
+		img, err = image.AnsibleOperator(image.SDKOptions{Name: name, Version: version, CABundle: caBundle, Binary: bin})
+	} else {
+		img, err = image.Operator(image.Options{Name: name, Version: version, CABundle: caBundle,
+			Binary: bin, AnsibleDir: filepath.Join(root, "ansible")})
+	}
 	if err != nil {
 		return err
 	}
@@ -84,6 +91,9 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 		len(l.Manifest.Layers), float64(l.CompressedSize)/(1<<20), float64(l.UncompressedSize)/(1<<20))
 	return nil
 }
+
+// sdkBase selects the ansible-operator base image (-image ansible-operator).
+var sdkBase bool
 
 // tag is the tag of an image reference, "latest" without one.
 func tag(name string) string {

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// helpOption is one option as --help shows it: its names (the first is
+// the one flag errors are reported under), the name of its value ("" for
+// a switch) and what it does.
+type helpOption struct {
+	names   []string
+	metavar string
+	text    string
+}
+
+// helpGroup is a titled group of options, as ansible-playbook's --help
+// groups them.
+type helpGroup struct {
+	title, description string
+	options            []helpOption
+}
+
+const (
+	helpUsage       = "usage: cfzt-runner [-h] [--version] [-v] [options] playbook [playbook ...]"
+	helpDescription = "Runs Ansible playbooks natively, executing the defined tasks on the targeted\n" +
+		"hosts; with the operator options, runs them as a Kubernetes operator."
+	multipleTimes = " This argument may be specified multiple times."
+)
+
+// helpGroups lists every option cfzt-runner accepts. The first group has
+// ansible-playbook's options that work here; the compatibility groups
+// those accepted so that ansible-playbook command lines run unchanged;
+// the last the operator's run modes.
+var helpGroups = []helpGroup{
+	{title: "options", options: []helpOption{
+		{[]string{"-h", "--help"}, "", "show this help message and exit"},
+		{[]string{"--version"}, "", "show program's version number and exit"},
+		{[]string{"-v", "--verbose"}, "", "Causes cfzt-runner to print more debug messages. Adding multiple -v will increase the verbosity, as with ansible-playbook (also ANSIBLE_VERBOSITY)." + multipleTimes},
+		{[]string{"-i", "--inventory", "--inventory-file"}, "INVENTORY", "specify inventory host path or comma separated host list." + multipleTimes},
+		{[]string{"-e", "--extra-vars"}, "EXTRA_VARS", "set additional variables as key=value or YAML/JSON, if filename prepend with @." + multipleTimes},
+		{[]string{"-l", "--limit"}, "SUBSET", "further limit selected hosts to an additional pattern"},
+		{[]string{"-t", "--tags"}, "TAGS", "only run plays and tasks tagged with these values." + multipleTimes},
+		{[]string{"--skip-tags"}, "SKIP_TAGS", "only run plays and tasks whose tags do not match these values." + multipleTimes},
+		{[]string{"-C", "--check"}, "", "don't make any changes; instead, try to predict some of the changes that may occur"},
+		{[]string{"-D", "--diff"}, "", "when changing (small) files and templates, show the differences in those files; works great with --check"},
+		{[]string{"--syntax-check"}, "", "perform a syntax check on the playbook, but do not execute it"},
+		{[]string{"--list-tasks"}, "", "list all tasks that would be executed"},
+		{[]string{"--list-tags"}, "", "list all available tags"},
+		{[]string{"--list-hosts"}, "", "outputs a list of matching hosts; does not execute anything else"},
+		{[]string{"--start-at-task"}, "START_AT_TASK", "start the playbook at the task matching this name"},
+		{[]string{"--force-handlers"}, "", "run handlers even if a task fails"},
+	}},
+	{title: "Connection Options", description: "accepted for compatibility; cfzt-runner runs every task on the controller", options: []helpOption{
+		{[]string{"-c", "--connection"}, "CONNECTION", "connection type to use"},
+		{[]string{"-u", "--user"}, "REMOTE_USER", "connect as this user"},
+		{[]string{"-T", "--timeout"}, "TIMEOUT", "override the connection timeout in seconds"},
+		{[]string{"--private-key", "--key-file"}, "PRIVATE_KEY_FILE", "use this file to authenticate the connection"},
+		{[]string{"-k", "--ask-pass"}, "", "ask for connection password"},
+		{[]string{"--ssh-common-args"}, "SSH_COMMON_ARGS", "specify common arguments to pass to sftp/scp/ssh"},
+		{[]string{"--ssh-extra-args"}, "SSH_EXTRA_ARGS", "specify extra arguments to pass to ssh only"},
+		{[]string{"--scp-extra-args"}, "SCP_EXTRA_ARGS", "specify extra arguments to pass to scp only"},
+		{[]string{"--sftp-extra-args"}, "SFTP_EXTRA_ARGS", "specify extra arguments to pass to sftp only"},
+	}},
+	{title: "Privilege Escalation Options", description: "accepted for compatibility; tasks run as the invoking user", options: []helpOption{
+		{[]string{"-b", "--become"}, "", "run operations with become"},
+		{[]string{"--become-method"}, "BECOME_METHOD", "privilege escalation method to use"},
+		{[]string{"--become-user"}, "BECOME_USER", "run operations as this user"},
+		{[]string{"-K", "--ask-become-pass"}, "", "ask for privilege escalation password"},
+	}},
+	{title: "Other Compatibility Options", description: "accepted so that ansible-playbook command lines run unchanged", options: []helpOption{
+		{[]string{"-f", "--forks"}, "FORKS", "specify number of parallel processes to use; hosts run in turn"},
+		{[]string{"-M", "--module-path"}, "MODULE_PATH", "prepend colon-separated path(s) to module library; modules are built in"},
+		{[]string{"--flush-cache"}, "", "clear the fact cache for every host in inventory"},
+		{[]string{"--vault-id"}, "VAULT_IDS", "the vault identity to use"},
+		{[]string{"--vault-password-file"}, "VAULT_PASSWORD_FILES", "vault password file"},
+		{[]string{"-J", "--ask-vault-password", "--ask-vault-pass"}, "", "ask for vault password"},
+	}},
+	{title: "Operator Options", description: "run the playbook as a Kubernetes operator, reloading it each cycle", options: []helpOption{
+		{[]string{"--interval"}, "SECONDS", "re-run the playbook every SECONDS (or a duration such as 90s); 0 runs once"},
+		{[]string{"--watch"}, "", "run a cycle on changes to the kinds the playbook reads with k8s_info; without --interval, resync every POLL_INTERVAL_SECONDS when set"},
+		{[]string{"--watch-kind"}, "GROUP/VERSION/KIND", "watch this kind instead of the playbook's k8s_info kinds." + multipleTimes},
+		{[]string{"--watch-status-kind"}, "KIND", "kind whose status-only updates start a cycle (default CloudflareTask)." + multipleTimes},
+		{[]string{"--debounce"}, "DURATION", "quiet window after a change before a cycle starts (default 300ms)"},
+		{[]string{"--debounce-max"}, "DURATION", "longest wait from the first change of a burst (default 1s)"},
+		{[]string{"--backoff-base"}, "DURATION", "first retry delay after a failed cycle in watch mode (default 1s)"},
+		{[]string{"--backoff-max"}, "DURATION", "longest wait after repeated failed cycles (default 5m)"},
+		{[]string{"--grace"}, "DURATION", "on SIGTERM/SIGINT, how long the running task may take to finish (default 30s)"},
+		{[]string{"--leader-elect"}, "", "run cycles only while holding a coordination.k8s.io Lease (default on when REPLICAS > 1)"},
+		{[]string{"--leader-elect-id"}, "NAME", "name of the leader Lease (default cfzt-ROLE)"},
+		{[]string{"--leader-elect-namespace"}, "NAMESPACE", "namespace of the leader Lease (default OPERATOR_NAMESPACE, else cloudflare-zero-trust)"},
+		{[]string{"--leader-elect-lease-duration"}, "DURATION", "how long followers wait before taking over an unrenewed Lease (default 15s)"},
+		{[]string{"--leader-elect-renew-deadline"}, "DURATION", "how long the leader retries renewing before it gives up (default 10s)"},
+		{[]string{"--leader-elect-retry-period"}, "DURATION", "interval between Lease attempts (default 2s)"},
+		{[]string{"--metrics-addr"}, "ADDR", "serve /healthz, /readyz and /metrics on this address (e.g. :8080)"},
+		{[]string{"--log-format"}, "FORMAT", "text (Ansible's output) or json (one event per line; a single run may use it too)"},
+	}},
+}
+
+// Layout of argparse's help formatter on an 80-column terminal.
+const (
+	helpColumn = 24
+	helpWidth  = 78
+)
+
+// writeHelp prints --help: usage, description, the playbook argument and
+// each group of options, sorted as ansible-playbook sorts them.
+func writeHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\n%s\n\npositional arguments:\n", helpUsage, helpDescription)
+	writeHelpEntry(w, "playbook", "Playbook(s)")
+	for _, g := range helpGroups {
+		fmt.Fprintf(w, "\n%s:\n", g.title)
+		if g.description != "" {
+			fmt.Fprintf(w, "  %s\n\n", g.description)
+		}
+		opts := append([]helpOption{}, g.options...)
+		sort.SliceStable(opts, func(i, j int) bool { return opts[i].names[0] < opts[j].names[0] })
+		for _, o := range opts {
+			writeHelpEntry(w, o.invocation(), o.text)
+		}
+	}
+}
+
+// invocation is how an option is shown: each name, with the value's name.
+func (o helpOption) invocation() string {
+	parts := make([]string, len(o.names))
+	for i, n := range o.names {
+		parts[i] = n
+		if o.metavar != "" {
+			parts[i] += " " + o.metavar
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeHelpEntry prints one entry: the invocation, then its text wrapped
+// at the help column, on the same line when the invocation fits.
+func writeHelpEntry(w io.Writer, invocation, text string) {
+	lines := wrapWords(text, helpWidth-helpColumn)
+	head := "  " + invocation
+	if len(head) <= helpColumn-2 && len(lines) > 0 {
+		fmt.Fprintf(w, "%-*s%s\n", helpColumn, head, lines[0])
+		lines = lines[1:]
+	} else {
+		fmt.Fprintln(w, head)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "%*s%s\n", helpColumn, "", l)
+	}
+}
+
+// wrapWords splits text into lines of at most width characters.
+func wrapWords(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// helpNames maps every option name to the invocation names argparse
+// would report it under, e.g. "-i/--inventory/--inventory-file".
+func helpNames(name string) string {
+	for _, g := range helpGroups {
+		for _, o := range g.options {
+			for _, n := range o.names {
+				if strings.TrimLeft(n, "-") == name {
+					return strings.Join(o.names, "/")
+				}
+			}
+		}
+	}
+	return "-" + name
+}
+
+// usageError prints a command-line error as ansible-playbook's argument
+// parser does: usage, the error, then the full help, on stderr.
+func usageError(w io.Writer, msg string) {
+	fmt.Fprintf(w, "%s\ncfzt-runner: error: %s\n \n", helpUsage, msg)
+	writeHelp(w)
+}

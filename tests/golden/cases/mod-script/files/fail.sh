@@ -1,0 +1,2 @@
+echo failing >&2
+exit 3
