@@ -73,9 +73,9 @@ func (f *fetchRun) run() (*value.Dict, error) {
 	remoteSum := st.checksum
 	var data []byte
 	if remoteSum == "1" || remoteSum == "" {
-		b, slurpMsg := slurpLocal(f.source)
-		if slurpMsg != "" {
-			return f.slurpFailed(res, slurpMsg), nil
+		b, slurpMsg, err := slurpLocal(f.source)
+		if err != nil {
+			return f.slurpFailed(res, slurpMsg, err), nil
 		}
 		data, remoteSum = b, digestHex("sha1", b)
 	}
@@ -113,28 +113,28 @@ func (f *fetchRun) run() (*value.Dict, error) {
 }
 
 // slurpLocal reads the source as the slurp module would, returning its
-// failure message when it cannot.
-func slurpLocal(path string) ([]byte, string) {
+// failure message and the OSError behind it when it cannot.
+func slurpLocal(path string) ([]byte, string, error) {
 	b, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		return b, ""
+		return b, "", nil
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, "File not found: " + path
+		return nil, "File not found: " + path, err
 	case errors.Is(err, fs.ErrPermission):
-		return nil, "File is not readable: " + path
+		return nil, "File is not readable: " + path, err
 	case errors.Is(err, syscall.EISDIR):
-		return nil, "Source is a directory and must be a file: " + path
+		return nil, "Source is a directory and must be a file: " + path, err
 	}
-	return nil, "Unable to slurp file: {source}"
+	return nil, "Unable to slurp file: {source}", err
 }
 
 // slurpFailed is the result when the source cannot be read: the slurp
 // failure (or, without fail_on_missing, a non-failed result) with
 // ansible-core's rewording of its message.
-func (f *fetchRun) slurpFailed(res *value.Dict, slurpMsg string) *value.Dict {
+func (f *fetchRun) slurpFailed(res *value.Dict, slurpMsg string, cause error) *value.Dict {
 	if f.failOnMissing {
-		res.Update(module.Failed(slurpMsg))
+		res.Update(module.FailedWith(slurpMsg, errors.New(slurpMsg+": "+pyOSError(cause))))
 	} else {
 		res.Set("file", f.source)
 		res.Set("changed", false)

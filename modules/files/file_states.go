@@ -23,7 +23,7 @@ func (r *fileRun) ensureAbsent() (*value.Dict, error) {
 				return nil, fail("rmtree failed: " + pyOSError(err))
 			}
 		} else if err := os.Remove(r.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fail("Unlinking failed.", "path", r.path)
+			return nil, failCause("Unlinking failed.", pyOSErrorBytes(err), "path", r.path)
 		}
 	}
 	return value.DictOf("path", r.path, "changed", true, "diff", diff, "state", "absent"), nil
@@ -42,7 +42,7 @@ func (r *fileRun) touch() (*value.Dict, error) {
 		}
 		f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
-			return nil, fail("Error, could not touch target.", "path", r.path)
+			return nil, failCause("Error, could not touch target.", pyOSErrorBytes(err), "path", r.path)
 		}
 		f.Close()
 		changed = true

@@ -91,3 +91,13 @@ func TestAddPathInfo(t *testing.T) {
 	addPathInfo(res)
 	require.False(t, res.Has("state"))
 }
+
+func TestFileFailureCauses(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "missing", "t")
+	res, err := run(t, "file", "path", path, "state", "touch")
+	require.NoError(t, err)
+	require.Equal(t, "Error, could not touch target.", res.Default("msg", nil))
+	require.EqualError(t, res.Default("exception", nil).(error),
+		"Error, could not touch target: [Errno 2] No such file or directory: b'"+path+"'")
+}

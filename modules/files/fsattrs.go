@@ -163,6 +163,11 @@ func (m *amod) setOwnership(o ownership, path string, want *string, changed bool
 		return true, nil
 	}
 	if err := o.chown(path, id); err != nil {
+		if o.kind == "user" {
+			// set_owner_if_different passes the OSError on; the group
+			// setter does not.
+			return changed, failCause(o.command+" failed", pyOSErrorBytes(err), "path", path)
+		}
 		return changed, fail(o.command+" failed", "path", path)
 	}
 	return true, nil

@@ -13,7 +13,13 @@ import (
 
 // pyOSError words an error as Python's str(OSError) does:
 // "[Errno 2] No such file or directory: '/path'".
-func pyOSError(err error) string {
+func pyOSError(err error) string { return formatOSError(err, "") }
+
+// pyOSErrorBytes is pyOSError for a call made with a bytes path, which
+// Python shows as b'/path'.
+func pyOSErrorBytes(err error) string { return formatOSError(err, "b") }
+
+func formatOSError(err error, pathPrefix string) string {
 	var en syscall.Errno
 	if !errors.As(err, &en) {
 		return err.Error()
@@ -23,9 +29,9 @@ func pyOSError(err error) string {
 	var le *os.LinkError
 	switch {
 	case errors.As(err, &le):
-		s += ": " + value.Repr(le.Old) + " -> " + value.Repr(le.New)
+		s += ": " + pathPrefix + value.Repr(le.Old) + " -> " + pathPrefix + value.Repr(le.New)
 	case errors.As(err, &pe):
-		s += ": " + value.Repr(pe.Path)
+		s += ": " + pathPrefix + value.Repr(pe.Path)
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -41,6 +42,15 @@ func fail(msg string, kv ...any) *failure {
 	res.Set("failed", true)
 	res.Set("msg", msg)
 	return &failure{res: res}
+}
+
+// failCause is fail_json(msg, exception=cause): the result's msg is msg,
+// while the task's error reads msg (without its final period) and then
+// the cause, as ansible-core chains them.
+func failCause(msg, cause string, kv ...any) *failure {
+	f := fail(msg, kv...)
+	f.res.Set("exception", errors.New(strings.TrimSuffix(msg, ".")+": "+cause))
+	return f
 }
 
 // earlyExit is an exit_json from deep inside a module: the run stops and
@@ -93,7 +103,9 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 		if errors.As(err, &af) {
 			return nil, err
 		}
-		res = module.Failed(err.Error())
+		// An error the module did not word is Python's uncaught
+		// exception: the module crashed.
+		res = module.Crashed(err)
 	}
 	if !res.Has("changed") {
 		res.Set("changed", false)
