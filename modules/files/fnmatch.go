@@ -40,7 +40,12 @@ func fnmatchRegexp(pat string) string {
 				body = body[1:]
 			}
 			body = strings.ReplaceAll(body, `\`, `\\`)
+			// A [ or a leading ^ is literal in a shell class (fnmatch
+			// escapes them); RE2 would read them as syntax.
 			body = strings.ReplaceAll(body, `[`, `\[`)
+			if !neg && strings.HasPrefix(body, "^") {
+				body = `\` + body
+			}
 			if neg {
 				b.WriteString("[^" + body + "]")
 			} else {

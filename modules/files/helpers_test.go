@@ -123,6 +123,9 @@ func TestFnmatchRegexp(t *testing.T) {
 		{"[!ab]*", "beta", false},
 		{"[!ab]*", "gamma", true},
 		{"a[", "a[", true},
+		{"[^x]", "^", true},
+		{"[^x]", "y", false},
+		{"[[]x", "[x", true},
 		{"a.b", "axb", false},
 	} {
 		re := regexp.MustCompile(fnmatchRegexp(tc.pattern))
