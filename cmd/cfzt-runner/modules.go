@@ -5,6 +5,7 @@ import (
 	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/cfzt/cfzt-runner/modules/facts"
+	"github.com/cfzt/cfzt-runner/modules/files"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
@@ -17,6 +18,7 @@ import (
 func moduleSets() [][]module.Entry {
 	return [][]module.Entry{
 		builtin.Entries(),
+		files.Entries(),
 		k8s.Entries(),
 		uri.Entries(),
 		command.Entries(), ping.Entries(), waitfor.Entries(),
