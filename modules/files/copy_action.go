@@ -56,16 +56,6 @@ func (a *copyAction) flag(k string, def bool) bool {
 	return b
 }
 
-// actionFailed is a failure the action plugin reports itself rather than
-// one of the modules it ran; ansible-core words it "Action failed".
-// The marker key is how the executor can tell the two apart (see the
-// README's deliberate differences until it does).
-func actionFailed(msg string) *value.Dict {
-	res := module.Failed(msg)
-	res.Set("_ansible_action_failure", true)
-	return res
-}
-
 func (a *copyAction) run() (*value.Dict, error) {
 	for _, internal := range []string{"_original_basename", "_diff_peek"} {
 		if a.arg(internal) != nil {
@@ -77,13 +67,13 @@ func (a *copyAction) run() (*value.Dict, error) {
 	destStr, _ := dest.(string)
 	switch {
 	case !value.Truthy(source) && content == nil:
-		return actionFailed("src (or content) is required"), nil
+		return module.ActionFailed("src (or content) is required"), nil
 	case !value.Truthy(dest):
-		return actionFailed("dest is required"), nil
+		return module.ActionFailed("dest is required"), nil
 	case value.Truthy(source) && content != nil:
-		return actionFailed("src and content are mutually exclusive"), nil
+		return module.ActionFailed("src and content are mutually exclusive"), nil
 	case content != nil && strings.HasSuffix(destStr, "/"):
-		return actionFailed("can not use content with a dir as dest"), nil
+		return module.ActionFailed("can not use content with a dir as dest"), nil
 	}
 	if content == nil && a.flag("remote_src", false) {
 		return copyModuleDef().invoke(a.req, a.args, "ansible.legacy.copy")
