@@ -72,6 +72,9 @@ type Diagnostic struct {
 	// Code is the exit status of an error that ends the run (see the Exit
 	// constants); zero for an error of one task.
 	Code int
+	// Events are sub-events shown framed below the summary: the failures
+	// an action captured from the modules it ran.
+	Events []string
 	// Version is the ansible-core version that removes a deprecated
 	// feature.
 	Version string

@@ -396,9 +396,10 @@ func (d *Default) Result(ev *run.Event) {
 	}
 	switch ev.Status {
 	case run.StatusOK, run.StatusChanged:
-		if ev.Loop || (ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole) {
+		if ev.Loop || ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole {
 			return
 		}
+		d.diff(ev)
 		word, c := "ok", colorOK
 		if ev.Status == run.StatusChanged {
 			word, c = "changed", colorChanged
@@ -411,7 +412,6 @@ func (d *Default) Result(ev *run.Event) {
 			msg += " => " + d.dump(clean())
 		}
 		d.line(c, msg)
-		d.diff(ev)
 	case run.StatusSkipped:
 		if ev.Loop {
 			clean().Delete("results")
@@ -439,13 +439,18 @@ func (d *Default) Result(ev *run.Event) {
 	}
 }
 
-// diff shows a changed result's diff with --diff.
+// diff shows a changed result's diff with --diff (v2_on_file_diff, which
+// ansible-core calls before the result line).
 func (d *Default) diff(ev *run.Event) {
-	if ev.Status != run.StatusChanged {
+	if ev.Status != run.StatusChanged || !ev.Diff {
 		return
 	}
-	df, ok := ev.Result.Get("diff")
-	if !ok || df == nil || !ev.Diff {
+	d.showDiff(ev.Result.Default("diff", nil))
+}
+
+// showDiff prints one diff value.
+func (d *Default) showDiff(df any) {
+	if df == nil {
 		return
 	}
 	text := formatDiff(df)
@@ -581,6 +586,24 @@ func (d *Default) Recap(stats []*run.Stats) {
 			d.counter("unreachable", s.Unreachable, colorUnreachable), d.counter("failed", s.Failed, colorError),
 			d.counter("skipped", s.Skipped, colorSkip), d.counter("rescued", s.Rescued, colorOK),
 			d.counter("ignored", s.Ignored, colorWarn))
+	}
+	fmt.Fprintln(d.Out)
+}
+
+// CustomStats implements run.Display: set_stats data below
+// the recap, one line per host and one for the run, each value dumped as
+// the callback's _dump_results(indent=1) without its line breaks.
+func (d *Default) CustomStats(hosts []string, perHost map[string]*value.Dict, runStats *value.Dict) {
+	d.banner("CUSTOM STATS: ")
+	flat := func(v *value.Dict) string {
+		return strings.ReplaceAll(value.JSON(v, value.JSONOptions{Indent: 1, SortKeys: true}), "\n", "")
+	}
+	for _, h := range hosts {
+		fmt.Fprintf(d.Out, "\t%s: %s\n", h, flat(perHost[h]))
+	}
+	if runStats != nil {
+		fmt.Fprintln(d.Out)
+		fmt.Fprintf(d.Out, "\tRUN: %s\n", flat(runStats))
 	}
 	fmt.Fprintln(d.Out)
 }

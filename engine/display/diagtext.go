@@ -55,7 +55,7 @@ func (t *diagText) formatError(err error) string {
 			}
 			msgs = append(msgs, c.Summary)
 		}
-		segments = append(segments, t.segment(diag.JoinMessages(msgs), seg))
+		segments = append(segments, t.segment(diag.JoinMessages(msgs), seg)+subEvents(seg.Events))
 		i = j
 	}
 	text := strings.Join(segments, "\n<<< caused by >>>\n\n")
@@ -86,6 +86,20 @@ func (t *diagText) formatWarning(w *diag.Diagnostic) string {
 		text += "\n"
 	}
 	return prefix + text
+}
+
+// subEvents renders the sub-events of a section, each framed as
+// ansible-core's format_event shows them.
+func subEvents(events []string) string {
+	var b strings.Builder
+	for i, ev := range events {
+		fmt.Fprintf(&b, "\n+--[ Sub-Event %d of %d ]---\n| \n", i+1, len(events))
+		for _, line := range strings.Split(ev, "\n") {
+			b.WriteString("| " + line + "\n")
+		}
+		b.WriteString("| \n+--[ End Sub-Event ]---\n")
+	}
+	return b.String()
 }
 
 // hasContext reports whether a link starts a section of its own.

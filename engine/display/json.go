@@ -200,6 +200,9 @@ func (j *JSON) NoHostsMatched() {
 // its results.
 func (j *JSON) NoHostsRemaining() {}
 
+// CustomStats implements run.Display: set_stats data is not logged.
+func (j *JSON) CustomStats([]string, map[string]*value.Dict, *value.Dict) {}
+
 // ControllerError implements run.Display: an error event, as Error.
 func (j *JSON) ControllerError(err error) { j.Error(err) }
 

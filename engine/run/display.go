@@ -71,6 +71,10 @@ type Display interface {
 	// that cannot be loaded.
 	ControllerError(err error)
 	Recap(stats []*Stats)
+	// CustomStats is the set_stats data of the run, shown after the recap
+	// when SHOW_CUSTOM_STATS is on: perHost by host name, run for the
+	// stats set without per_host.
+	CustomStats(hosts []string, perHost map[string]*value.Dict, run *value.Dict)
 	// Verbosity returns the -v level.
 	Verbosity() int
 }

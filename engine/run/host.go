@@ -116,9 +116,13 @@ func (tr *taskRun) moduleFailure(err error) (*value.Dict, error) {
 	var af *diag.Diagnostic
 	if errors.As(err, &af) && af.AsResult {
 		var inner error = errors.New(af.Summary)
-		if af.Cause != nil {
+		switch {
+		case af.Cause != nil:
 			// The error the action failed from gets a section of its own.
 			inner = &diag.Diagnostic{Summary: af.Summary, Cause: af.Cause, Detached: true}
+		case af.Origin != nil:
+			// So does the value the failure is about.
+			inner = &diag.Diagnostic{Summary: af.Summary, Origin: af.Origin}
 		}
 		cause := diag.Chain("Task failed.", tr.t.Pos, inner)
 		return value.DictOf("failed", true, "msg", af.Summary, "exception", &ResultError{cause}), nil

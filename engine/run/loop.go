@@ -258,7 +258,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		default:
 			ev.Status = StatusOK
 		}
-		if !isInclude(t) || ev.Status != StatusOK {
+		if (!isInclude(t) || ev.Status != StatusOK) && !deferredItem(tr, ev.Status) {
 			tr.r.report(ev)
 		}
 		results = append(results, res)

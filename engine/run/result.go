@@ -44,7 +44,7 @@ func errorResult(err error) *value.Dict {
 // action layer does (AnsibleModuleCapturedError): the error reads "Module
 // failed: " and the exception the module gave, else its msg.
 func normalizeModuleFailure(t *playbook.Task, res *value.Dict) {
-	if t.Info.Flags&module.ControllerAction == 0 {
+	if t.Info.Flags&module.ControllerAction == 0 && !module.IsActionFailure(res) {
 		captureFailure(t, res, "Module failed")
 	}
 }
@@ -87,7 +87,14 @@ func captureFailure(t *playbook.Task, res *value.Dict, prefix string) {
 		msg = prefix + ": " + text
 	}
 	err := diag.Chain("Task failed.", t.Pos, errors.New(msg))
-	if t.UnknownOrigin != "" {
+	if captured, ok := exc.(*diag.Diagnostic); ok && captured.Events != nil {
+		// The captured failures get a section of their own.
+		err.Cause = &diag.Diagnostic{Summary: prefix + ".", Cause: captured}
+	}
+	switch {
+	case t.Implicit:
+		err.Origin = nil
+	case t.UnknownOrigin != "":
 		err.Origin, err.Note = &value.Pos{}, t.UnknownOrigin
 	}
 	res.Set("exception", &ResultError{err})

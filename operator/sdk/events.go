@@ -105,6 +105,9 @@ func (d *jobDisplay) NoHostsMatched() { d.warning("skipping: no hosts matched") 
 // results.
 func (d *jobDisplay) NoHostsRemaining() {}
 
+// CustomStats implements run.Display: set_stats data is not logged.
+func (d *jobDisplay) CustomStats([]string, map[string]*value.Dict, *value.Dict) {}
+
 // Message implements run.Display: verbose messages are not logged.
 func (d *jobDisplay) Message(int, string) {}
 
