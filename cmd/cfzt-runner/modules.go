@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/cfzt/cfzt-runner/modules/facts"
@@ -24,6 +25,12 @@ func moduleSets() [][]module.Entry {
 		command.Entries(), ping.Entries(), waitfor.Entries(),
 		facts.Entries(), system.Entries(),
 	}
+}
+
+// registerPlugins registers the template plugins of module packages on
+// eng: kubernetes.core's k8s lookup, whose clients live in shared.
+func registerPlugins(eng *template.Engine, shared *module.Shared) {
+	k8s.RegisterLookups(eng, shared)
 }
 
 // newRegistry builds the module registry; wrap, when not nil, may replace

@@ -5,18 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
-	"github.com/cfzt/cfzt-runner/engine/py"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/config"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/mattn/go-isatty"
 )
 
 // version is set at build time.
@@ -181,28 +179,27 @@ func runCLI(ctx context.Context, args []string) int {
 		fmt.Printf("cfzt-runner %s [core 2.19.11 compatible]\n", version)
 		return 0
 	}
-	if v := os.Getenv("ANSIBLE_VERBOSITY"); v != "" && c.verbose == 0 {
-		fmt.Sscanf(v, "%d", &c.verbose)
+	cfg := config.Load(config.Process())
+	if cfg.VerbositySet && c.verbose == 0 {
+		c.verbose = cfg.Verbosity
 	}
 	if len(books) == 0 {
 		usageError(os.Stderr, "the following arguments are required: playbook")
 		return 2
 	}
 	if c.op.handles() {
-		return runOperator(ctx, c, c.op, books)
+		return runOperator(ctx, c, cfg, books)
 	}
 	reg, err := newRegistry(nil)
 	if err != nil {
 		return startupError(err)
 	}
-	cfg := loadConfig()
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
-	for _, w := range cfg.warnings {
+	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File}
+	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}
-	if cfg.err != nil {
-		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
-		return 1
+	if cfg.Err != nil {
+		return startupError(cfg.Err)
 	}
 	disp.Preamble()
 	for _, book := range books {
@@ -218,55 +215,35 @@ func runCLI(ctx context.Context, args []string) int {
 	if err != nil {
 		return startupError(err)
 	}
-	eng := template.New()
-	loader := cfg.newLoader(reg, eng, extra)
-	inv := loadInventory(c.inventory, disp)
-	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
-	listing := c.listTasks || c.listTags || c.listHosts
-	var loaded []*playbook.Playbook
-	for _, book := range books {
-		pb, err := loader.LoadPlaybook(book)
-		if err != nil {
-			fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
-			return diag.ExitCode(err)
-		}
-		loaded = append(loaded, pb)
+	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, c.runOptions(extra), disp)
+	if err != nil {
+		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
+		return diag.ExitCode(err)
 	}
-	if c.syntax {
-		for _, pb := range loaded {
+	disp.InventoryMsgs = r.InventoryParsed
+	switch {
+	case c.syntax:
+		for _, pb := range r.Playbooks {
 			fmt.Printf("\nplaybook: %s\n", pb.Arg)
 		}
 		return 0
-	}
-	if listing {
-		for _, pb := range loaded {
-			inv.AddVarsDir(pb.Dir)
-			run.ListPlaybook(os.Stdout, pb, inv, run.ListOptions{Tasks: c.listTasks, Tags: c.listTags, Hosts: c.listHosts,
+	case c.listTasks || c.listTags || c.listHosts:
+		for _, pb := range r.Playbooks {
+			r.Inventory.AddVarsDir(pb.Dir)
+			run.ListPlaybook(os.Stdout, pb, r.Inventory, run.ListOptions{Tasks: c.listTasks, Tags: c.listTags, Hosts: c.listHosts,
 				OnlyTags: splitTags(c.tags), SkipTags: splitTags(c.skipTags)})
 		}
 		return 0
 	}
-	// One runner for every playbook: facts and counters carry over, and a
-	// failed playbook stops the rest, as with ansible-playbook.
-	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: os.Stdout,
-		ConfigFile: cfg.pathValue(),
-		Opts:       c.runOptions(cfg, extra)}
-	code := 0
-	for _, pb := range loaded {
-		inv.AddVarsDir(pb.Dir)
-		if code = r.Run(ctx, pb); code != 0 {
-			break
-		}
-	}
-	return code
+	return r.Execute(ctx, disp, nil, nil)
 }
 
 // runOptions are the executor options the command line selects, shared by
-// the one-shot run and the operator loop.
-func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
+// the one-shot run and the operator loop; the session adds the
+// configuration's.
+func (c *cli) runOptions(extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
-		MergeHashes: cfg.mergeHashes, Gathering: cfg.gathering, NoInjectFacts: !cfg.injectFacts, ShowCustomStats: cfg.showCustomStats}
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
 }
 
 func splitTags(m multi) []string {
@@ -279,16 +256,6 @@ func splitTags(m multi) []string {
 		}
 	}
 	return out
-}
-
-func useColor() bool {
-	if os.Getenv("ANSIBLE_NOCOLOR") != "" && os.Getenv("ANSIBLE_NOCOLOR") != "0" || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	if f := os.Getenv("ANSIBLE_FORCE_COLOR"); f != "" && f != "0" && strings.ToLower(f) != "false" {
-		return true
-	}
-	return isatty.IsTerminal(os.Stdout.Fd())
 }
 
 // parseExtraVars handles k=v, JSON/YAML and @file forms of -e.
@@ -327,52 +294,4 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 		}
 	}
 	return out, nil
-}
-
-// loadInventory parses the -i sources (or ANSIBLE_INVENTORY, or
-// /etc/ansible/hosts), warning as ansible-playbook does about sources it
-// cannot parse and about an inventory without hosts.
-func loadInventory(sources []string, disp *display.Default) *run.Inventory {
-	inv := run.NewInventory()
-	if len(sources) == 0 {
-		if env := os.Getenv("ANSIBLE_INVENTORY"); env != "" {
-			sources = strings.Split(env, ",")
-		} else {
-			sources = []string{"/etc/ansible/hosts"}
-		}
-	}
-	parsed := 0
-	for _, src := range sources {
-		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
-			if src != "/etc/ansible/hosts" {
-				disp.Warn(diag.Warn("Unable to parse "+src+" as an inventory source", nil))
-			}
-			continue
-		}
-		if err := inv.AddSource(src); err != nil {
-			disp.Warn(diag.Warn("Unable to parse "+src+" as an inventory source", nil))
-			continue
-		}
-		parsed++
-		disp.InventoryMsgs = append(disp.InventoryMsgs, inv.ParsedMessage(src))
-	}
-	if parsed == 0 && envBool("ANSIBLE_INVENTORY_UNPARSED_WARNING", true) {
-		disp.Warn(diag.Warn("No inventory was parsed, only implicit localhost is available", nil))
-	}
-	if len(inv.Hosts()) == 0 && envBool("ANSIBLE_LOCALHOST_WARNING", true) {
-		disp.Warn(diag.Warn("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'", nil))
-	}
-	return inv
-}
-
-// envBool reads a boolean setting as ansible-core's config does.
-func envBool(name string, def bool) bool {
-	v, ok := os.LookupEnv(name)
-	if !ok {
-		return def
-	}
-	if b, known := py.LenientBoolean(v); known {
-		return b
-	}
-	return def
 }
