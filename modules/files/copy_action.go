@@ -1,6 +1,7 @@
 package files
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +101,7 @@ func (a *copyAction) run() (*value.Dict, error) {
 func (a *copyAction) findSource(src string) (string, error) {
 	found, searched, ok := a.req.Host.FindFile("files", src)
 	if !ok {
-		return "", module.ActionFail("Unexpected AnsibleActionFail error: "+notFoundMessage(src, searched), nil)
+		return "", module.ActionFail("Unexpected AnsibleActionFail error: "+search.NotFoundMessage(src, searched), nil)
 	}
 	if trailing := strings.HasSuffix(src, "/"); trailing != strings.HasSuffix(found, "/") {
 		if strings.HasSuffix(found, "/") {
@@ -110,18 +111,6 @@ func (a *copyAction) findSource(src string) (string, error) {
 		}
 	}
 	return found, nil
-}
-
-// notFoundMessage is ansible-core's AnsibleFileNotFound text for a file
-// looked up on the controller.
-// An absolute name is not searched for, so no paths are listed.
-func notFoundMessage(name string, searched []string) string {
-	where := ""
-	if !filepath.IsAbs(name) && len(searched) > 0 {
-		where = "\nSearched in:\n\t" + strings.Join(searched, "\n\t")
-	}
-	return "Could not find or access '" + name + "'" + where +
-		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
 }
 
 // contentTempfile writes content to a file in the local temp directory,
