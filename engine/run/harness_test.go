@@ -3,6 +3,7 @@ package run_test
 import (
 	"bytes"
 	"context"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,7 +192,7 @@ func (f *fixture) run(t *testing.T) *recorder {
 	loader := playbook.NewLoader(reg, nil)
 	pb, err := loader.LoadPlaybook(filepath.Join(f.dir, "playbook.yml"))
 	require.NoError(t, err)
-	inv := run.NewInventory()
+	inv := inventory.New()
 	for _, src := range f.inv {
 		if !strings.Contains(src, ",") {
 			src = filepath.Join(f.dir, src)

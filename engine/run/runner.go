@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"strings"
 
@@ -50,7 +51,7 @@ type Runner struct {
 	Display Display
 	// Observer, when not nil, is told of every task result.
 	Observer  Observer
-	Inventory *Inventory
+	Inventory *inventory.Inventory
 	Opts      Options
 	Stdout    io.Writer
 	Shared    *module.Shared

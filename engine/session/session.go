@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"os"
 	"strings"
@@ -53,7 +54,7 @@ type Run struct {
 	Playbooks []*playbook.Playbook
 	Engine    *template.Engine
 	Loader    *playbook.Loader
-	Inventory *run.Inventory
+	Inventory *inventory.Inventory
 	// InventoryParsed are the "Parsed ... inventory source" lines of -vvv.
 	InventoryParsed []string
 	// Options are the run's options, with the configuration's settings.
@@ -123,9 +124,9 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 // loadInventory parses the run's inventory sources, warning as
 // ansible-playbook does about sources it cannot parse and about an
 // inventory without hosts.
-func (s *Session) loadInventory(disp run.Display) (*run.Inventory, []string) {
+func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string) {
 	c := s.Config
-	inv := run.NewInventory()
+	inv := inventory.New()
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
 	var parsedMsgs []string
