@@ -280,8 +280,9 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		r.addPlayRole(ps, ri)
 	}
 	if err := r.checkVarsFiles(play); err != nil {
+		// ansible-core reports it and ends the play, with the recap.
 		r.controllerError(err)
-		return 4, true
+		return diag.ExitCode(err), true
 	}
 	// The play's hosts and name are templated with the variables known
 	// before any host is: these vars_files warn about what they lack.
@@ -292,7 +293,7 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	pscope := r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)
 	hosts, ok := r.playHosts(ps, pscope)
 	if !ok {
-		return 1, true
+		return r.abort, true
 	}
 	ps.varsFiles[""] = hostless
 	ps.name = play.Name
@@ -317,8 +318,8 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	}
 	for _, h := range ps.hosts {
 		if err := r.loadVarsFiles(ps, h); err != nil {
-			r.controllerError(err)
-			return 1, true
+			r.fatal(err)
+			return r.abort, true
 		}
 	}
 	if own := flattenTasks(play.Handlers); len(own) > 0 {
@@ -344,8 +345,7 @@ func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
 	}
 	hosts, err := r.Inventory.Match(pattern)
 	if err != nil {
-		r.controllerError(err)
-		r.abort = 1
+		r.fatal(err)
 		return nil, false
 	}
 	if r.Opts.Limit == "" {

@@ -208,7 +208,7 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 	ps.root = root
 	r.gatherFacts(ps)
 	if !r.reloadVarsFiles(ps) {
-		return 1
+		return r.abort
 	}
 	r.runSection(ps, root, func(f *frame) { r.runItems(ps, f, ps.play.PreTasks) })
 	r.runSection(ps, root, func(f *frame) {

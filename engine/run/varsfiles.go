@@ -31,7 +31,8 @@ func (r *Runner) checkVarsFiles(play *playbook.Play) error {
 
 func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
 	p := play.VarsFilesPos
-	return &diag.Diagnostic{Summary: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p, Help: "A `vars_files` value should either be a string or list of strings."}
+	return &diag.Diagnostic{Summary: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p,
+		Help: "A `vars_files` value should either be a string or list of strings.", Code: diag.ExitParse}
 }
 
 // hostlessVarsFiles loads the vars_files once without a host, as
@@ -41,8 +42,7 @@ func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
 func (r *Runner) hostlessVarsFiles(ps *playState) (*value.Dict, bool) {
 	d, err := r.resolveVarsFiles(ps, "")
 	if err != nil {
-		r.controllerError(err)
-		r.abort = diag.ExitCode(err)
+		r.fatal(err)
 		return nil, false
 	}
 	return d, true
@@ -154,8 +154,7 @@ func (r *Runner) reloadVarsFiles(ps *playState) bool {
 			continue
 		}
 		if err := r.loadVarsFiles(ps, h); err != nil {
-			r.controllerError(err)
-			r.abort = 1
+			r.fatal(err)
 			return false
 		}
 	}
