@@ -204,11 +204,9 @@ func runCLI(ctx context.Context, args []string) int {
 	disp.Preamble()
 	for _, book := range books {
 		if st, err := os.Stat(book); err != nil {
-			fmt.Fprintf(os.Stderr, "[ERROR]: the playbook: %s could not be found\n", book)
-			return 1
+			return startupError(fmt.Errorf("the playbook: %s could not be found", book))
 		} else if st.IsDir() {
-			fmt.Fprintf(os.Stderr, "[ERROR]: the playbook: %s does not appear to be a file\n", book)
-			return 1
+			return startupError(fmt.Errorf("the playbook: %s does not appear to be a file", book))
 		}
 	}
 	extra, err := parseExtraVars(c.extra)
