@@ -16,6 +16,7 @@ import (
 //	GET    /__admin/writes     {"count": CountWrites()}
 //	POST   /__admin/reset-log  empty the request log
 //	POST   /__admin/reset      restore the seeded state, clear log/faults/limits
+//	POST   /__admin/evaluate   AccessDecision for an AccessRequest (JSON body)
 //	GET    /__admin/health     {"ok": true}
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, AdminPrefix), "/")
@@ -58,6 +59,19 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case "POST reset":
 		s.Reset()
 		reply(http.StatusOK, map[string]any{"ok": true})
+	case "POST evaluate":
+		var req AccessRequest
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			fail(http.StatusBadRequest, "evaluate: "+err.Error())
+			return
+		}
+		if req.Hostname == "" && req.AppID == "" {
+			fail(http.StatusBadRequest, "evaluate: set hostname or app_id")
+			return
+		}
+		reply(http.StatusOK, s.Evaluate(req))
 	case "GET health":
 		reply(http.StatusOK, map[string]any{"ok": true})
 	default:
