@@ -1,8 +1,14 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -112,4 +118,30 @@ func randomHex(n int) string {
 		panic(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// EvaluateAccess sends req to the simulator's test-only evaluation endpoint
+// (POST /__admin/evaluate) over HTTP, as a client outside the process
+// would, and returns what Cloudflare Access would do with the request.
+func (s *Sim) EvaluateAccess(ctx context.Context, req cfsim.AccessRequest) (cfsim.AccessDecision, error) {
+	var out cfsim.AccessDecision
+	body, err := json.Marshal(req)
+	if err != nil {
+		return out, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+cfsim.AdminPrefix+"evaluate", bytes.NewReader(body))
+	if err != nil {
+		return out, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return out, fmt.Errorf("evaluate: HTTP %d: %s", resp.StatusCode, b)
+	}
+	return out, json.NewDecoder(resp.Body).Decode(&out)
 }
