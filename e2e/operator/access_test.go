@@ -27,6 +27,10 @@ func TestServiceTokenPassesAccess(t *testing.T) {
 	sec, err := h.Kube().CoreV1().Secrets(w.ns).Get(w.ctx, "api-cfzt-service-token", metav1.GetOptions{})
 	require.NoError(t, err)
 	id, secret := string(sec.Data["client_id"]), string(sec.Data["client_secret"])
+	wrong := "0" + secret[1:]
+	if secret[0] == '0' {
+		wrong = "1" + secret[1:]
+	}
 
 	apps := w.apps("api.example.com")
 	require.Len(t, apps, 1)
@@ -42,7 +46,7 @@ func TestServiceTokenPassesAccess(t *testing.T) {
 		outcome string
 	}{
 		{"the route's service token", cfsim.AccessRequest{Hostname: "api.example.com", ClientID: id, ClientSecret: secret}, cfsim.OutcomeAllowed},
-		{"a wrong secret", cfsim.AccessRequest{Hostname: "api.example.com", ClientID: id, ClientSecret: "0" + secret[1:]}, cfsim.OutcomeLoginRequired},
+		{"a wrong secret", cfsim.AccessRequest{Hostname: "api.example.com", ClientID: id, ClientSecret: wrong}, cfsim.OutcomeLoginRequired},
 		{"no credentials", cfsim.AccessRequest{Hostname: "api.example.com"}, cfsim.OutcomeLoginRequired},
 		{"the allowed person", cfsim.AccessRequest{Hostname: "api.example.com", Email: "ops@example.com"}, cfsim.OutcomeAllowed},
 		{"another person", cfsim.AccessRequest{Hostname: "api.example.com", Email: "eve@example.org"}, cfsim.OutcomeDenied},

@@ -100,11 +100,13 @@ func TestWorkerThatLostItsClaimStops(t *testing.T) {
 	}
 	p, err := h.StartPlaybook(w.ctx, cloudflareWorker, env)
 	require.NoError(t, err)
+	// Wait until the DNS call hangs (the fault is taken), then past the lease.
 	deadline := time.Now().Add(30 * time.Second)
-	for w.taskStatus("web")["phase"] != "InProgress" {
+	for len(w.sim.Faults()) > 0 {
 		require.True(t, time.Now().Before(deadline), p.Output())
 		time.Sleep(50 * time.Millisecond)
 	}
+	require.Equal(t, "InProgress", w.taskStatus("web")["phase"])
 	time.Sleep(3 * time.Second)
 	w.run(kubeWorker) // the lease expired while the DNS call hangs
 	require.Equal(t, "Pending", w.taskStatus("web")["phase"])
