@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 )
