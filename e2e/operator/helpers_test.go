@@ -57,13 +57,20 @@ type world struct {
 // watched namespaces can be added with watch.
 func newWorld(t *testing.T, ns string, opts ...cfsim.Option) *world {
 	t.Helper()
+	return newWorldWithSeed(t, ns, nil, opts...)
+}
+
+// newWorldWithSeed is newWorld with the simulator's default seed changed by
+// extend first (see e2e.StartSimWithSeed).
+func newWorldWithSeed(t *testing.T, ns string, extend func(*cfsim.Seed), opts ...cfsim.Option) *world {
+	t.Helper()
 	limit := 4 * time.Minute
 	if os.Getenv("CFZT_E2E_RUNNER") == "oracle" {
 		limit = 40 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
-	w := &world{t: t, ctx: ctx, sim: e2e.StartSim(t, opts...), ns: ns}
+	w := &world{t: t, ctx: ctx, sim: e2e.StartSimWithSeed(t, extend, opts...), ns: ns}
 	w.watch(ns)
 	require.NoError(t, h.CreateCredentialSecret(ctx, ns, credSecret, w.sim.Token))
 	w.apply(w.tenantYAML(ns, tenantName, ""))

@@ -74,8 +74,19 @@ func DefaultSeed(token string) cfsim.Seed {
 // returned IDs are looked up by the default names and may be empty).
 func StartSim(t testing.TB, opts ...cfsim.Option) *Sim {
 	t.Helper()
+	return StartSimWithSeed(t, nil, opts...)
+}
+
+// StartSimWithSeed is StartSim with DefaultSeed changed by extend (when not
+// nil) first, e.g. to add DNS records or Access groups.
+func StartSimWithSeed(t testing.TB, extend func(*cfsim.Seed), opts ...cfsim.Option) *Sim {
+	t.Helper()
 	token := "cfzt-e2e-token-" + randomHex(16)
-	all := append([]cfsim.Option{cfsim.WithSeed(DefaultSeed(token)), cfsim.WithRateLimit(0, 0)}, opts...)
+	seed := DefaultSeed(token)
+	if extend != nil {
+		extend(&seed)
+	}
+	all := append([]cfsim.Option{cfsim.WithSeed(seed), cfsim.WithRateLimit(0, 0)}, opts...)
 	srv, err := cfsim.New(all...)
 	if err != nil {
 		t.Fatalf("cfsim: %v", err)
