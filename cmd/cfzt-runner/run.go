@@ -64,8 +64,9 @@ func parseArgs(args []string) (*cli, []string, error) {
 	fs.Var(&c.skipTags, "skip-tags", "skip tags")
 	fs.BoolVar(&c.check, "C", false, "check mode")
 	fs.BoolVar(&c.check, "check", false, "check mode")
-	fs.BoolVar(&c.diff, "D", false, "diff")
-	fs.BoolVar(&c.diff, "diff", false, "diff")
+	// ANSIBLE_DIFF_ALWAYS is ansible-core's DIFF_ALWAYS: the default of --diff.
+	fs.BoolVar(&c.diff, "D", envBool("ANSIBLE_DIFF_ALWAYS", false), "diff")
+	fs.BoolVar(&c.diff, "diff", envBool("ANSIBLE_DIFF_ALWAYS", false), "diff")
 	fs.BoolVar(&c.syntax, "syntax-check", false, "syntax check")
 	fs.BoolVar(&c.listTasks, "list-tasks", false, "list tasks")
 	fs.BoolVar(&c.listTags, "list-tags", false, "list tags")

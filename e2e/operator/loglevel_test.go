@@ -71,3 +71,23 @@ func linesWith(out, s string) []string {
 	}
 	return l
 }
+
+// ANSIBLE_DEBUG, which the seed's entrypoint sets for LOG_LEVEL=DEBUG,
+// makes the global level DEBUG; without it LOG_LEVEL=ERROR names no route.
+func TestAnsibleDebugMakesTheGlobalLevelDebug(t *testing.T) {
+	w := newWorld(t, "lvl-debug")
+	w.apply(route(w.ns, "dbg", map[string]string{"enabled": "true", "hostname": "dbg.example.com"}))
+	run := func(env map[string]string) string {
+		for k, v := range w.env {
+			env[k] = v
+		}
+		o, code := h.RunPlaybook(w.ctx, kubeWorker, env)
+		require.Equal(t, 0, code, o)
+		return o
+	}
+	out := run(map[string]string{"LOG_LEVEL": "ERROR"})
+	require.Empty(t, linesWith(out, "dbg.example.com"))
+	w.patchAnnotations(w.ns, "dbg", map[string]any{"no-tls-verify": "true"})
+	out = run(map[string]string{"LOG_LEVEL": "ERROR", "ANSIBLE_DEBUG": "1"})
+	require.NotEmpty(t, linesWith(out, `Queued reconcile of lvl-debug/dbg (dbg.example.com): new route - spec: {`))
+}
