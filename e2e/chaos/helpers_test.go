@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,14 +74,7 @@ func newWorld(t *testing.T, ns string, opts ...cfsim.Option) *world {
 		routes: map[string]routeKind{}, gone: map[string]bool{},
 	}
 	require.NoError(t, h.CreateCredentialSecret(ctx, ns, credSecret, w.sim.Token))
-	require.NoError(t, h.Cluster.ApplyYAML(ctx, fmt.Sprintf(`apiVersion: cfzt.cloudflare.com/v1alpha1
-kind: CloudflareZeroTrustTenant
-metadata: {name: acme, namespace: %s}
-spec:
-  accountId: %s
-  tunnelId: %s
-  credentialRef: {name: %s}
-`, ns, w.sim.AccountID, w.sim.TunnelID, credSecret)))
+	require.NoError(t, h.Cluster.ApplyYAML(ctx, w.sim.TenantYAML(ns, "acme", credSecret, "")))
 	w.env = map[string]string{
 		"WATCH_NAMESPACES":    ns,
 		"CLOUDFLARE_API_BASE": w.sim.Base,
@@ -120,20 +112,7 @@ func (w *world) addRoutes(n int) {
 	require.NoError(w.t, h.Cluster.ApplyYAML(w.ctx, strings.Join(docs, "\n---\n")))
 }
 
-func routeYAML(ns, name string, ann map[string]string) string {
-	keys := make([]string, 0, len(ann))
-	for k := range ann {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: %s\n  namespace: %s\n  annotations:\n", name, ns)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "    %s%s: %q\n", prefix, k, ann[k])
-	}
-	fmt.Fprintf(&b, "spec:\n  parentRefs: [{name: gw}]\n  rules:\n    - backendRefs: [{name: %s, port: 8080}]\n", name)
-	return b.String()
-}
+func routeYAML(ns, name string, ann map[string]string) string { return e2e.RouteYAML(ns, name, ann) }
 
 // deleteRoute deletes route name.
 func (w *world) deleteRoute(name string) {

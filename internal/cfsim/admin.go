@@ -30,9 +30,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	switch r.Method + " " + path {
 	case "POST faults":
 		var f Fault
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
+		if err := decodeStrict(w, r, &f); err != nil {
 			fail(http.StatusBadRequest, "fault: "+err.Error())
 			return
 		}
@@ -61,9 +59,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusOK, map[string]any{"ok": true})
 	case "POST evaluate":
 		var req AccessRequest
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
+		if err := decodeStrict(w, r, &req); err != nil {
 			fail(http.StatusBadRequest, "evaluate: "+err.Error())
 			return
 		}
@@ -95,4 +91,12 @@ func filterRequests(all []RequestRecord, r *http.Request) []RequestRecord {
 		out = append(out, rec)
 	}
 	return out
+}
+
+// decodeStrict reads an admin request's JSON body into v, refusing unknown
+// fields so that a misspelt test control fails loudly.
+func decodeStrict(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
