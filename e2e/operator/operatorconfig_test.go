@@ -251,7 +251,7 @@ spec: {replicas: 2}`)
 	close(stop)
 	<-rolled
 	require.Equal(t, 0, code, out)
-	require.Contains(t, out, "applied to Deployment "+managerName+"; rolled out")
+	require.Contains(t, out, "Deployment "+managerName+" rolled out")
 	cfg := w.get(configGVR, h.Namespace, "operator-config")
 	require.Equal(t, map[string]string{"Applied": "ConfigurationApplied", "Ready": "DeploymentReady"}, conditionReasons(cfg))
 	ready, _, _ := unstructured.NestedBool(cfg.Object, "status", "deploymentReady")
