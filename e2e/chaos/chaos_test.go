@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 func TestKilledCloudflareWorkers(t *testing.T) {
 	w := newWorld(t, "chaos-kill")
 	w.addRoutes(50)
-	w.start("kube_worker")
+	kw := w.start("kube_worker")
 	cw := w.start("cloudflare_worker")
 	for kill := 0; kill < 4; kill++ {
 		time.Sleep(w.between(300*time.Millisecond, 2500*time.Millisecond))
@@ -26,6 +27,7 @@ func TestKilledCloudflareWorkers(t *testing.T) {
 	}
 	w.waitConverged(100 * time.Second)
 	w.requireEndState()
+	t.Logf("%d tasks were re-queued after their worker's lease expired", strings.Count(kw.Output(), "WARNING: re-queued "))
 }
 
 // The kube-apiserver is killed in the middle of a cycle and comes back on
