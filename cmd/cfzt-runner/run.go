@@ -34,6 +34,7 @@ type cli struct {
 	startAt                          string
 	limit                            multi
 	op                               *operatorFlags // operator runtime (operator.go)
+	cfg                              *config.Config
 }
 
 // ignoredFlag accepts an ansible-playbook option that has no effect on a
@@ -56,8 +57,10 @@ type usageErr struct{ msg string }
 
 func (e *usageErr) Error() string { return e.msg }
 
+// parseArgs reads the command line, and the configuration (ansible.cfg
+// and ANSIBLE_*) that gives some options their defaults.
 func parseArgs(args []string) (*cli, []string, error) {
-	c := &cli{}
+	c := &cli{cfg: config.Load(config.Process())}
 	fs := c.flagSet()
 	// -v, -vv, ... are counted before flag parsing.
 	var rest []string
@@ -109,9 +112,10 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.Var(&c.skipTags, "skip-tags", "")
 	fs.BoolVar(&c.check, "C", false, "")
 	fs.BoolVar(&c.check, "check", false, "")
-	// ANSIBLE_DIFF_ALWAYS is ansible-core's DIFF_ALWAYS: the default of --diff.
-	fs.BoolVar(&c.diff, "D", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
-	fs.BoolVar(&c.diff, "diff", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
+	// DIFF_ALWAYS is the default of --diff.
+	diffAlways := c.cfg != nil && c.cfg.DiffAlways
+	fs.BoolVar(&c.diff, "D", diffAlways, "")
+	fs.BoolVar(&c.diff, "diff", diffAlways, "")
 	fs.BoolVar(&c.syntax, "syntax-check", false, "")
 	fs.BoolVar(&c.listTasks, "list-tasks", false, "")
 	fs.BoolVar(&c.listTags, "list-tags", false, "")
@@ -180,7 +184,7 @@ func runCLI(ctx context.Context, args []string) int {
 		fmt.Printf("cfzt-runner %s [core 2.19.11 compatible]\n", version)
 		return 0
 	}
-	cfg := config.Load(config.Process())
+	cfg := c.cfg
 	if cfg.VerbositySet && c.verbose == 0 {
 		c.verbose = cfg.Verbosity
 	}

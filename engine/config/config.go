@@ -59,6 +59,8 @@ type Config struct {
 	// SHOW_CUSTOM_STATS.
 	Gathering                    string
 	InjectFacts, ShowCustomStats bool
+	// DiffAlways is DIFF_ALWAYS: the default of --diff.
+	DiffAlways bool
 
 	// The settings below are read from the environment only.
 
@@ -90,6 +92,7 @@ var (
 	injectFactsSetting     = setting{"ANSIBLE_INJECT_FACT_VARS", "defaults", "inject_facts_as_vars", "true"}
 	customStatsSetting     = setting{"ANSIBLE_SHOW_CUSTOM_STATS", "defaults", "show_custom_stats", "false"}
 	stdoutCallbackSetting  = setting{"ANSIBLE_STDOUT_CALLBACK", "defaults", "stdout_callback", "default"}
+	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
 )
 
 // reader reads settings from the environment, then the config file.
@@ -164,6 +167,7 @@ func Load(env Environment) *Config {
 	c.Gathering = strings.ToLower(strings.TrimSpace(r.str(gatheringSetting)))
 	c.InjectFacts = r.boolean(injectFactsSetting)
 	c.ShowCustomStats = r.boolean(customStatsSetting)
+	c.DiffAlways = r.boolean(diffAlwaysSetting)
 	c.StdoutCallback = r.str(stdoutCallbackSetting)
 	switch c.StdoutCallback {
 	case "default", "ansible.builtin.default":

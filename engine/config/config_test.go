@@ -155,6 +155,9 @@ func TestEnvironmentOnlySettings(t *testing.T) {
 			require.False(t, c.InjectFacts)
 			require.True(t, c.ShowCustomStats)
 		}},
+		{"diff always", map[string]string{"ANSIBLE_DIFF_ALWAYS": "True"}, func(t *testing.T, c *Config) {
+			require.True(t, c.DiffAlways)
+		}},
 		{"an empty stdout callback is an error", map[string]string{"ANSIBLE_STDOUT_CALLBACK": ""}, func(t *testing.T, c *Config) {
 			require.EqualError(t, c.Err, "No stdout callback name provided.")
 		}},
@@ -178,4 +181,13 @@ func TestInventorySources(t *testing.T) {
 	c = Load(fakeEnv(t, map[string]string{"ANSIBLE_INVENTORY": "env.ini"}))
 	require.Equal(t, []string{"env.ini"}, c.InventorySources(nil, fallback), "ANSIBLE_INVENTORY before the fallback")
 	require.Equal(t, []string{"hosts"}, c.InventorySources([]string{"hosts"}, fallback), "-i before ANSIBLE_INVENTORY")
+}
+
+func TestDiffAlwaysFromTheFile(t *testing.T) {
+	env := fakeEnv(t, nil)
+	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "ansible.cfg"), []byte("[diff]\nalways = yes\n"), 0o644))
+	c := Load(env)
+	require.Equal(t, filepath.Join(env.Dir, "ansible.cfg"), c.File)
+	require.True(t, c.DiffAlways)
+	require.False(t, Load(fakeEnv(t, nil)).DiffAlways)
 }
