@@ -112,11 +112,6 @@ type hostState struct {
 	endRole *playbook.RoleInstance
 }
 
-// ExitError carries ansible-playbook's exit status.
-type ExitError struct{ Code int }
-
-func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
-
 // Run executes a loaded playbook and returns the exit code. A Runner may
 // run several playbooks in turn, as ansible-playbook does with several
 // arguments: host state, facts and counters carry over, and each
