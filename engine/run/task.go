@@ -159,7 +159,14 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 // (the value being templated).
 func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	tr.at = pos
-	return template.Options{SearchPaths: searchPaths(tr.t), At: pos, Warn: tr.r.warn}
+	return template.Options{SearchPaths: searchPaths(tr.t), Warn: func(w *diag.Diagnostic, atValue bool) {
+		if atValue {
+			c := *w
+			c.Origin = &pos
+			w = &c
+		}
+		tr.r.warn(w)
+	}}
 }
 
 // warn shows a warning.

@@ -54,12 +54,9 @@ func (c *Ctx) lookupName(name string) any {
 	}
 	raw, templated, ok := c.vars.Lookup(name)
 	if d, isDep := raw.(DeprecatedVar); ok && isDep {
-		w := c.valueWarning(d.Msg)
-		if d.Version != "" {
-			w.Severity, w.Version = diag.Deprecation, d.Version
-		}
+		w := diag.Deprecate(d.Msg, d.Version, nil)
 		w.Help = d.Help
-		c.warn(w)
+		c.warnAtValue(w)
 		raw = d.Value
 	}
 	if !ok {

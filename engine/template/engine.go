@@ -102,11 +102,11 @@ type Options struct {
 	SearchPaths []string
 	// Locals are variables that shadow Vars (loop variables and the like).
 	Locals *value.Dict
-	// Warn receives the warnings of the render; nil drops them.
-	Warn func(*diag.Diagnostic)
-	// At is where the value being rendered was written: the origin of the
-	// warnings about that value (type conversions).
-	At value.Pos
+	// Warn receives the warnings of the render; nil drops them. atValue
+	// marks a warning about the value being rendered (a type conversion),
+	// which the caller shows at the position that value was written: the
+	// engine does not know it.
+	Warn func(w *diag.Diagnostic, atValue bool)
 	// Conditional evaluates as ansible-core evaluates conditionals, whose
 	// string constants keep Jinja2's backslash escapes (see parse).
 	Conditional bool
@@ -196,8 +196,7 @@ func (e *Engine) Eval(expression string, vars Vars, opt Options) (any, error) {
 	return v, err
 }
 
-// warningKey identifies a warning within one render, whose warnings about
-// the value all have the same origin.
+// warningKey identifies a warning within one render.
 type warningKey struct {
 	severity             diag.Severity
 	summary, help, since string
@@ -208,14 +207,14 @@ func (e *Engine) newCtx(vars Vars, opt Options) *Ctx {
 	if warn := opt.Warn; warn != nil {
 		// One render reports each distinct warning once.
 		var seen map[warningKey]bool
-		opt.Warn = func(w *diag.Diagnostic) {
-			k := warningKey{w.Severity, w.Summary, w.Help, w.Version, w.Origin != nil}
+		opt.Warn = func(w *diag.Diagnostic, atValue bool) {
+			k := warningKey{w.Severity, w.Summary, w.Help, w.Version, atValue}
 			if !seen[k] {
 				if seen == nil {
 					seen = map[warningKey]bool{}
 				}
 				seen[k] = true
-				warn(w)
+				warn(w, atValue)
 			}
 		}
 	}

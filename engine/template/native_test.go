@@ -89,8 +89,12 @@ func TestStorageErrors(t *testing.T) {
 }
 
 func TestConversionWarnings(t *testing.T) {
-	var warns []*diag.Diagnostic
-	opt := Options{Warn: func(w *diag.Diagnostic) { warns = append(warns, w) }}
+	type warning struct {
+		*diag.Diagnostic
+		atValue bool
+	}
+	var warns []warning
+	opt := Options{Warn: func(w *diag.Diagnostic, atValue bool) { warns = append(warns, warning{w, atValue}) }}
 	got, err := render(t, "{{ hosts | groupby('zone') }}", opt)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
@@ -101,10 +105,10 @@ func TestConversionWarnings(t *testing.T) {
 	require.NoError(t, err)
 	_, err = render(t, "{{ 'y' | bool }}", opt)
 	require.NoError(t, err)
-	require.Equal(t, []*diag.Diagnostic{
-		diag.Warn("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.", &value.Pos{}),
-		diag.Warn("Type 'Markup' is unsupported in variable storage, converting to 'str'.", &value.Pos{}),
-		diag.Deprecate("The `bool` filter coerced invalid value 'y' (str) to False.", "2.23", nil),
+	require.Equal(t, []warning{
+		{diag.Warn("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.", nil), true},
+		{diag.Warn("Type 'Markup' is unsupported in variable storage, converting to 'str'.", nil), true},
+		{diag.Deprecate("The `bool` filter coerced invalid value 'y' (str) to False.", "2.23", nil), false},
 	}, warns)
 }
 
@@ -134,7 +138,7 @@ func TestLookupMerging(t *testing.T) {
 	_, err := render(t, "{{ lookup('nonexistent', 'x') }}", Options{})
 	require.EqualError(t, err, "The lookup plugin 'nonexistent' was not found.")
 	var warns []*diag.Diagnostic
-	_, err = render(t, "{{ lookup('file', 'nope', errors='warn') }}", Options{Warn: func(w *diag.Diagnostic) { warns = append(warns, w) }})
+	_, err = render(t, "{{ lookup('file', 'nope', errors='warn') }}", Options{Warn: func(w *diag.Diagnostic, _ bool) { warns = append(warns, w) }})
 	require.NoError(t, err)
 	require.Len(t, warns, 1)
 	require.True(t, strings.HasPrefix(warns[0].Summary, "An error occurred while running the lookup plugin 'file': "), warns[0].Summary)

@@ -147,19 +147,20 @@ type DeprecatedVar struct {
 	Version   string
 }
 
-func (c *Ctx) warnValue(msg string) { c.warn(c.valueWarning(msg)) }
+func (c *Ctx) warnValue(msg string) { c.warnAtValue(diag.Warn(msg, nil)) }
 
-// valueWarning is a warning about the value being rendered, at the origin
-// (and with the source excerpt) of that value, as ansible-core shows
-// type conversion warnings.
-func (c *Ctx) valueWarning(msg string) *diag.Diagnostic {
-	p := c.opt.At
-	return diag.Warn(msg, &p)
+// warnAtValue reports a warning about the value being rendered, which the
+// caller shows at the origin (and with the source excerpt) of that value,
+// as ansible-core shows type conversion warnings.
+func (c *Ctx) warnAtValue(w *diag.Diagnostic) {
+	if c.opt.Warn != nil {
+		c.opt.Warn(w, true)
+	}
 }
 
 func (c *Ctx) warn(w *diag.Diagnostic) {
 	if c.opt.Warn != nil {
-		c.opt.Warn(w)
+		c.opt.Warn(w, false)
 	}
 }
 
