@@ -528,7 +528,11 @@ func (d *Default) Warning(msg string) {
 func (d *Default) WarnAt(w run.Warning) {
 	msg := w.Msg
 	if w.Deprecated != "" {
-		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Deprecated + "."
+		from := "ansible-core"
+		if w.Plugin != "" {
+			from = w.Plugin + " in ansible-core"
+		}
+		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from " + from + " version " + w.Deprecated + "."
 	}
 	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help, note: w.Note}))
 	prefix, c := "[WARNING]: ", colorWarn

@@ -61,7 +61,9 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		if !ok {
 			terms = []any{v}
 		}
-		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, tr.optAt(t.LoopPos))
+		opt := tr.optAt(t.LoopPos)
+		opt.LoopAction = t.Action
+		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, opt)
 		if err != nil {
 			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
 		}

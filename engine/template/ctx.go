@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -27,8 +28,8 @@ type Ctx struct {
 // Engine returns the engine of the render.
 func (c *Ctx) Engine() *Engine { return c.eng }
 
-// SearchPaths returns the directories for file lookups.
-func (c *Ctx) SearchPaths() []string { return c.opt.SearchPaths }
+// Search returns the task's search path.
+func (c *Ctx) Search() search.Path { return c.opt.Search }
 
 // Var returns a variable, rendering it if it holds templates.
 func (c *Ctx) Var(name string) (any, error) {

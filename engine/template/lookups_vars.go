@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -15,14 +16,11 @@ func varLookups() family {
 }
 
 func lookupEnv(c *Ctx, terms []any, a *Args) ([]any, error) {
-	def, hasDef := "", false
-	var defV any
-	if a.Kw != nil {
-		if v, ok := a.Kw.Get("default"); ok {
-			defV, hasDef = v, true
-		}
+	opts, err := lookupOptions(c, "env", a)
+	if err != nil {
+		return nil, err
 	}
-	_ = def
+	def := opts["default"]
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		s, ok := t.(string)
@@ -34,23 +32,33 @@ func lookupEnv(c *Ctx, terms []any, a *Args) ([]any, error) {
 			return nil, typeErrorf("list index out of range")
 		}
 		name := fields[0]
-		if v, ok := c.Engine().Getenv(name); ok {
+		switch v, set := c.Engine().Getenv(name); {
+		case set:
 			out = append(out, v)
-		} else if hasDef {
-			out = append(out, defV)
-		} else {
-			out = append(out, "")
+		case isDefaultUndef(def):
+			// default=undef(): an unset variable is undefined, with a
+			// message that names it.
+			out = append(out, value.Undefined{Msg: fmt.Sprintf("The environment variable %s is not set.", value.Repr(name))})
+		default:
+			out = append(out, def)
 		}
 	}
 	return out, nil
 }
 
+// isDefaultUndef reports whether v is what undef() returns without a hint.
+func isDefaultUndef(v any) bool {
+	u, ok := v.(value.Undefined)
+	return ok && u.Msg == defaultUndefHint
+}
+
 func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
-	kw, err := lookupOptions("vars", a, "default")
+	opts, err := lookupOptions(c, "vars", a)
 	if err != nil {
 		return nil, err
 	}
-	def, hasDef := kw.Get("default")
+	def := opts["default"]
+	hasDef := def != nil
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name, ok := t.(string)
@@ -60,7 +68,7 @@ func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
 		v := c.lookupName(name)
 		if u, isU := v.(value.Undefined); isU {
 			if _, isGlobal := c.eng.globals[name]; isGlobal || u.Msg == undefinedName(name).Msg {
-				if hasDef && def != nil {
+				if hasDef {
 					out = append(out, def)
 					continue
 				}
@@ -69,7 +77,7 @@ func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
 			return nil, undefinedErr(u)
 		}
 		if _, isGlobal := v.(globalFunc); isGlobal {
-			if hasDef && def != nil {
+			if hasDef {
 				out = append(out, def)
 				continue
 			}
