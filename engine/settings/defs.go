@@ -15,6 +15,22 @@ type Def struct {
 	Default any
 	Type    string
 	Choices []string
+	// Deprecated, when set, is shown whenever a source other than the
+	// default sets the setting.
+	Deprecated *Deprecation
+}
+
+// Deprecation says why a setting goes, in which ansible-core version, and
+// what to use instead.
+type Deprecation struct{ Why, Version, Alternatives string }
+
+// Message is the deprecation warning for the setting named name.
+func (d *Deprecation) Message(name string) string {
+	alt := d.Alternatives
+	if alt == "" {
+		alt = "none"
+	}
+	return name + " option. Reason: " + d.Why + "\nAlternatives: " + alt
 }
 
 // IniKey names an ansible.cfg entry.

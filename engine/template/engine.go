@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -44,6 +45,8 @@ type Engine struct {
 	Getenv  func(string) (string, bool)
 	Environ func() []string
 	Now     func() time.Time
+	// Stderr receives the errors of the commands pipe and lines run.
+	Stderr io.Writer
 	// Settings are the ansible.cfg and ANSIBLE_* settings that
 	// lookup('config') and lookup options read; nil means the environment
 	// alone, without a config file.
@@ -59,6 +62,7 @@ func New() *Engine {
 		globals: builtinGlobals(),
 		Getenv:  os.LookupEnv,
 		Environ: os.Environ,
+		Stderr:  os.Stderr,
 		Now:     time.Now,
 	}
 	if err := e.register(families()); err != nil {
@@ -82,19 +86,25 @@ func HasMarkers(s string) bool {
 	return strings.Contains(s, "{{") || strings.Contains(s, "{%") || strings.Contains(s, "{#")
 }
 
-// cacheKey identifies a parsed template: its source and whether string
-// constants in {{ }} are raw.
+// cacheKey identifies a parsed template: its source, whether string
+// constants in {{ }} are raw, and its delimiters.
 type cacheKey struct {
-	src string
-	raw bool
+	src     string
+	raw     bool
+	dialect syntax.Dialect
 }
 
 func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
-	key := cacheKey{src, rawVarStrings}
+	return e.parseDialect(src, rawVarStrings, syntax.Dialect{})
+}
+
+// parseDialect parses with other delimiters (the template lookup's).
+func (e *Engine) parseDialect(src string, rawVarStrings bool, d syntax.Dialect) ([]syntax.Node, error) {
+	key := cacheKey{src, rawVarStrings, d}
 	if n, ok := e.cache.Load(key); ok {
 		return n.([]syntax.Node), nil
 	}
-	nodes, err := syntax.Parse(src, rawVarStrings)
+	nodes, err := syntax.ParseDialect(src, rawVarStrings, d)
 	if err != nil {
 		if se, ok := err.(*syntax.SyntaxError); ok {
 			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
@@ -193,6 +203,18 @@ func (e *Engine) RenderValue(v any, vars Vars, opt Options) (any, error) {
 		return nil, err
 	}
 	return c.finalize(r)
+}
+
+// RenderTerms renders the terms of a with_<lookup> loop. For a lookup
+// that takes undefined values (first_found), an element that fails to
+// render becomes an undefined value the lookup can skip, as ansible-core's
+// lazy templating leaves a marker in its place; for any other lookup it is
+// RenderValue.
+func (e *Engine) RenderTerms(lookup string, v any, vars Vars, opt Options) (any, error) {
+	if !lookupsTakingUndefined[stripFQCN(lookup)] {
+		return e.RenderValue(v, vars, opt)
+	}
+	return e.newCtx(vars, opt).resolveDeep(v, true, nil)
 }
 
 // Eval evaluates a bare Jinja2 expression, as used by `when` and

@@ -13,6 +13,7 @@ package template
 import (
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/settings"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -30,9 +31,12 @@ func lookupOptions(c *Ctx, name string, a *Args) (map[string]any, error) {
 		if a.Kw != nil {
 			direct, has = a.Kw.Get(opt)
 		}
-		v, _, err := c.eng.Settings.Resolve(settings.Label("lookup", name, opt), d, direct, has)
+		v, origin, err := c.eng.Settings.Resolve(settings.Label("lookup", name, opt), d, direct, has)
 		if err != nil {
 			return nil, optionErr(err)
+		}
+		if d.Deprecated != nil && origin != "default" {
+			c.warn(Warning{Msg: d.Deprecated.Message(opt), Deprecated: d.Deprecated.Version, Plugin: "lookup plugin '" + name + "'"})
 		}
 		out[opt] = v
 	}
@@ -64,6 +68,23 @@ func (c *Ctx) findFile(subdir, needle string, quiet bool) string {
 		return ""
 	}
 	return found
+}
+
+// lookupsTakingUndefined are the lookups that receive undefined terms
+// and options as values (ansible-core's accept_args_markers): env's
+// default may be undef(), and first_found skips undefined terms of a
+// with_first_found loop.
+var lookupsTakingUndefined = map[string]bool{"env": true, "first_found": true}
+
+// lookupTakesUndefined reports whether call is lookup(), query() or q()
+// of one of lookupsTakingUndefined.
+func lookupTakesUndefined(call *syntax.Call, a *Args) bool {
+	name, ok := call.Fn.(*syntax.Name)
+	if !ok || (name.Name != "lookup" && name.Name != "query" && name.Name != "q") || len(a.Pos) == 0 {
+		return false
+	}
+	plugin, ok := a.Pos[0].(string)
+	return ok && lookupsTakingUndefined[stripFQCN(plugin)]
 }
 
 func kwGet(kw *value.Dict, k string) any {

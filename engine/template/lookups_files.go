@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -84,13 +85,24 @@ func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if tv, ok := opts["template_vars"].(*value.Dict); ok {
 			locals.Update(tv)
 		}
-		res, err := c.RenderWith(src, locals)
+		res, err := c.renderFile(src, locals, templateDialect(opts))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// templateDialect is the template lookup's delimiter and trim_blocks
+// options as the lexer takes them.
+func templateDialect(opts map[string]any) syntax.Dialect {
+	str := func(k string) string { s, _ := opts[k].(string); return s }
+	return syntax.Dialect{
+		VariableStart: str("variable_start_string"), VariableEnd: str("variable_end_string"),
+		CommentStart: str("comment_start_string"), CommentEnd: str("comment_end_string"),
+		KeepBlockNewlines: opts["trim_blocks"] == false,
+	}
 }
 
 // templateVars are the template_* variables ansible-core adds for a

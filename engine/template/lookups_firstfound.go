@@ -121,7 +121,7 @@ func (r *firstFoundRun) splitOn(target string, v any, seps string) []string {
 	case nil:
 		return nil
 	case string:
-		parts := regexp.MustCompile("[" + regexp.QuoteMeta(seps) + "]").Split(x, -1)
+		parts := regexp.MustCompile("["+regexp.QuoteMeta(seps)+"]").Split(x, -1)
 		if len(parts) > 1 {
 			r.c.warn(Warning{
 				Msg:        "Automatic splitting of " + target + " on " + value.Repr(seps) + " is deprecated.",

@@ -10,6 +10,9 @@ import "github.com/cfzt/cfzt-runner/engine/settings"
 func lookupOptionDefs() map[string]map[string]settings.Def {
 	str := func(def any) settings.Def { return settings.Def{Type: "str", Default: def} }
 	boolean := func(def bool) settings.Def { return settings.Def{Type: "bool", Default: def} }
+	unused := func(alternatives string) *settings.Deprecation {
+		return &settings.Deprecation{Why: "This option is no longer used in the Ansible Core code base.", Version: "2.23", Alternatives: alternatives}
+	}
 	return map[string]map[string]settings.Def{
 		"config": {
 			"on_missing":  {Type: "string", Default: "error", Choices: []string{"error", "warn", "skip"}},
@@ -33,8 +36,10 @@ func lookupOptionDefs() map[string]map[string]settings.Def {
 			"seed":    {Type: "str"},
 		},
 		"template": {
-			"convert_data":          boolean(true),
-			"jinja2_native":         boolean(true),
+			"convert_data": {Type: "bool", Default: true, Deprecated: unused(
+				"Jinja2 native mode is now the default and only option, which is mutually exclusive with this option.")},
+			"jinja2_native": {Type: "bool", Default: true, Deprecated: unused(
+				"Jinja2 native mode is now the default and only option.")},
 			"template_vars":         {Type: "dict"},
 			"variable_start_string": str("{{"),
 			"variable_end_string":   str("}}"),

@@ -23,6 +23,11 @@ func lookupEnv(c *Ctx, terms []any, a *Args) ([]any, error) {
 	def := opts["default"]
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
+		if u, undefined := t.(value.Undefined); undefined {
+			// An undefined term gives an undefined value.
+			out = append(out, u)
+			continue
+		}
 		s, ok := t.(string)
 		if !ok {
 			return nil, typeErrorf("'%s' object has no attribute 'split'", value.TypeName(t))

@@ -1,0 +1,29 @@
+package run
+
+import "github.com/cfzt/cfzt-runner/engine/value"
+
+// hostsByPattern is the inventory of lookup('inventory_hostnames'): as
+// ansible-core does, it rebuilds an inventory from the groups variable
+// (each group with the hosts it lists, nothing nested) and selects with
+// the host patterns there, silently; a pattern that fails selects none.
+func hostsByPattern(groups *value.Dict, patterns []string) []string {
+	inv := NewInventory()
+	inv.PatternMismatch = "ignore"
+	groups.Each(func(name string, hosts any) bool {
+		inv.group(name)
+		l, _ := hosts.([]any)
+		for _, h := range l {
+			inv.addHost(value.Str(h), name, "")
+		}
+		return true
+	})
+	pats := make([]any, len(patterns))
+	for i, p := range patterns {
+		pats[i] = p
+	}
+	hosts, err := inv.Match(pats)
+	if err != nil {
+		return nil
+	}
+	return hosts
+}
