@@ -674,7 +674,7 @@ func errLinks(err error) []errLink {
 			continue
 		}
 		for _, tl := range template.Links(e) {
-			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, detached: tl.Detached})
+			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, help: tl.Help, detached: tl.Detached})
 		}
 		break
 	}

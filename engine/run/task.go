@@ -156,7 +156,7 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	tr.at = pos
 	sp := tr.searchPath()
 	sp.InRole = tr.t.Role != nil
-	return template.Options{Search: sp, Hosts: hostsByPattern, Warn: func(w template.Warning) {
+	return template.Options{Search: sp, Hosts: tr.r.hostsByPattern, Warn: func(w template.Warning) {
 		rw := Warning{Msg: w.Msg, Deprecated: w.Deprecated, Plugin: w.Plugin, Help: w.Help}
 		if w.AtValue {
 			p := pos

@@ -94,6 +94,12 @@ func (s *Source) Resolve(label string, d Def, direct any, hasDirect bool) (any, 
 		origin = "default"
 	}
 	out, err := s.convert(v, d, origin, fromFile)
+	if err != nil && strings.HasPrefix(origin, "env:") && v == "" {
+		// An empty environment variable that does not convert leaves the
+		// setting at its default.
+		origin = "default"
+		out, err = EnsureType(d.Default, d.Type, "")
+	}
 	if err != nil {
 		return nil, "", &OptionError{Msg: "Config " + label + " from " + value.Repr(origin) + " has an invalid value.", Cause: err}
 	}
@@ -128,9 +134,8 @@ func (s *Source) raw(d Def) (v any, origin string, fromFile bool) {
 }
 
 // convert applies EnsureType with the base directory ansible-core uses
-// for relative paths (the config file's directory for its values), falls
-// back to the default for an empty environment variable that does not
-// convert, and unquotes strings from the config file.
+// for relative paths (the config file's directory for its values) and
+// unquotes strings from the config file.
 func (s *Source) convert(v any, d Def, origin string, fromFile bool) (any, error) {
 	if v == nil {
 		return nil, nil
@@ -140,9 +145,6 @@ func (s *Source) convert(v any, d Def, origin string, fromFile bool) (any, error
 		base = filepath.Dir(origin)
 	}
 	out, err := EnsureType(v, d.Type, base)
-	if err != nil && strings.HasPrefix(origin, "env:") && v == "" {
-		return EnsureType(d.Default, d.Type, "")
-	}
 	if str, ok := out.(string); ok && fromFile {
 		out = unquote(str)
 	}

@@ -37,6 +37,9 @@ type FilterError struct {
 	// exception; ansible-core then shows it as its own section below the
 	// plugin's "failed." message instead of joining the two.
 	Detached bool
+	// Help is advice ansible-core shows after the message in the error's
+	// own section, but not in the one-line summary.
+	Help string
 }
 
 func (e *FilterError) Error() string { return e.Msg }

@@ -43,11 +43,11 @@ func lookupOptions(c *Ctx, name string, a *Args) (map[string]any, error) {
 	return out, nil
 }
 
-// optionErr turns a settings error into the lookup's failure; an invalid
-// choice carries its list of valid values on a line of its own.
+// optionErr turns a settings error into the lookup's failure; ansible-core
+// shows an invalid choice in a section of its own, with the valid values.
 func optionErr(err error) error {
 	if oe, ok := err.(*settings.OptionError); ok && oe.Help != "" {
-		return Errorf("%s\n\n%s", oe.Error(), oe.Help)
+		return &FilterError{Msg: oe.Error(), Help: oe.Help, Detached: true}
 	}
 	return Errorf("%s", err.Error())
 }

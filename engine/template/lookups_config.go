@@ -44,7 +44,7 @@ func lookupConfig(c *Ctx, terms []any, a *Args) ([]any, error) {
 			case "error":
 				return nil, Errorf("%s", err.Error())
 			case "warn":
-				c.warn(Warning{Msg: "Skipping " + name + ".", Help: err.Error()})
+				c.warn(Warning{Msg: "Skipping " + name + ": " + err.Error()})
 			}
 			continue
 		case err != nil:

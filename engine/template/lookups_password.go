@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -84,8 +83,8 @@ func passwordTerm(c *Ctx, term string, a *Args) (string, map[string]any, error) 
 			}
 		}
 		if len(invalid) > 0 {
-			// ansible-core lists a set, whose order is not defined.
-			sort.Strings(invalid)
+			// ansible-core lists a set, in an order that varies between
+			// runs; the term's order is one of them.
 			return "", nil, Errorf("Unrecognized parameter(s) given to password lookup: %s", strings.Join(invalid, ", "))
 		}
 		if params.Len() > 0 {
@@ -363,5 +362,5 @@ func cryptImplicitIdent(scheme string) string {
 // does it with passlib, which the reference installation lacks; like it,
 // cfzt-runner stores the salt and then fails.
 func cryptPassword(_, _, _, _ string) (string, error) {
-	return "", Errorf("Unable to encrypt nor hash, passlib must be installed.")
+	return "", Errorf("Unable to encrypt nor hash, passlib must be installed: No module named 'passlib'")
 }
