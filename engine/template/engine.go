@@ -2,7 +2,6 @@ package template
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -45,8 +44,6 @@ type Engine struct {
 	Getenv  func(string) (string, bool)
 	Environ func() []string
 	Now     func() time.Time
-	// Stderr receives the errors of the commands pipe and lines run.
-	Stderr io.Writer
 	// Settings are the ansible.cfg and ANSIBLE_* settings that
 	// lookup('config') and lookup options read; nil means the environment
 	// alone, without a config file.
@@ -62,7 +59,6 @@ func New() *Engine {
 		globals: builtinGlobals(),
 		Getenv:  os.LookupEnv,
 		Environ: os.Environ,
-		Stderr:  os.Stderr,
 		Now:     time.Now,
 	}
 	if err := e.register(families()); err != nil {

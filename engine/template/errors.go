@@ -40,6 +40,9 @@ type FilterError struct {
 	// Help is advice ansible-core shows after the message in the error's
 	// own section, but not in the one-line summary.
 	Help string
+	// Value, when set, is the repr of the offending value, which
+	// ansible-core shows under "Origin: <unknown>" in a section of its own.
+	Value string
 }
 
 func (e *FilterError) Error() string { return e.Msg }

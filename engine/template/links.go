@@ -51,7 +51,10 @@ func Links(err error) []Link {
 		}
 		return []Link{{Msg: "Error rendering template."}, inner}
 	case *FilterError:
-		if e.Help != "" {
+		switch {
+		case e.Value != "":
+			return []Link{{Msg: e.Msg, Origin: &value.Pos{}, Note: e.Value}}
+		case e.Help != "":
 			return []Link{{Msg: e.Msg, Help: e.Help}}
 		}
 	case *recursionError:

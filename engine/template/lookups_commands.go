@@ -16,8 +16,8 @@ import (
 // on the controller: pipe (its output) and lines (its output's lines).
 // Like ansible-core, they run /bin/sh -c in the play's directory with the
 // controller's environment (a task's environment keyword is for its
-// module, not its lookups) and the runner's own user; the command's
-// stderr goes to the runner's.
+// module, not its lookups) and the runner's own user. The command's
+// stdin and stderr are /dev/null, as in ansible-core's worker processes.
 func commandLookups() family {
 	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
 		"lines": lookupLines,
@@ -63,7 +63,6 @@ func (c *Ctx) runShell(plugin, cmd string) (string, error) {
 	sh := exec.Command("/bin/sh", "-c", cmd)
 	sh.Dir = c.opt.Search.Base
 	sh.Env = c.eng.Environ()
-	sh.Stderr = c.eng.Stderr
 	var stdout bytes.Buffer
 	sh.Stdout = &stdout
 	err := sh.Run()

@@ -69,7 +69,9 @@ func (c *Ctx) configValue(ptype, pname, name string) (any, string, error) {
 	if ptype != "lookup" || !found {
 		return nil, "", Errorf("Unable to load %s plugin %s.", ptype, value.Repr(pname))
 	}
-	d, ok := lookupOptionDefs()[stripFQCN(pname)][name]
+	// ansible-core keeps a plugin's option definitions under the name it
+	// was first loaded by: its fully qualified name loads it but finds none.
+	d, ok := lookupOptionDefs()[pname][name]
 	label := settings.Label(ptype, pname, name)
 	if !ok {
 		return nil, "", &settings.UndefinedError{Label: label}

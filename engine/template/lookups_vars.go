@@ -57,36 +57,33 @@ func isDefaultUndef(v any) bool {
 	return ok && u.Msg == defaultUndefHint
 }
 
+// lookupVars returns the variables the terms name. A missing one is the
+// default option when it is set, or an undefined value that fails where
+// it is used (so that a default filter can still catch it).
 func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
 	opts, err := lookupOptions(c, "vars", a)
 	if err != nil {
 		return nil, err
 	}
 	def := opts["default"]
-	hasDef := def != nil
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name, ok := t.(string)
 		if !ok {
-			return nil, Errorf("Variable name must be 'str' not %s.", value.Repr(value.TypeName(t)))
+			return nil, &FilterError{Msg: fmt.Sprintf("Variable name must be 'str' not %s.", value.Repr(value.TypeName(t))), Value: value.Repr(t)}
 		}
 		v := c.lookupName(name)
-		if u, isU := v.(value.Undefined); isU {
-			if _, isGlobal := c.eng.globals[name]; isGlobal || u.Msg == undefinedName(name).Msg {
-				if hasDef {
-					out = append(out, def)
-					continue
-				}
-				return nil, &UndefinedError{Msg: "No variable named '" + name + "' was found."}
-			}
+		_, isGlobal := c.eng.globals[name]
+		if u, isU := v.(value.Undefined); isU && !isGlobal && u.Msg != undefinedName(name).Msg {
 			return nil, undefinedErr(u)
 		}
-		if _, isGlobal := v.(globalFunc); isGlobal {
-			if hasDef {
-				out = append(out, def)
-				continue
+		switch v.(type) {
+		case value.Undefined, globalFunc:
+			if def != nil {
+				v = def
+			} else {
+				v = value.Undefined{Msg: "No variable named '" + name + "' was found."}
 			}
-			return nil, &UndefinedError{Msg: "No variable named '" + name + "' was found."}
 		}
 		out = append(out, v)
 	}
