@@ -10,6 +10,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -144,7 +145,5 @@ func skippedAction(msg string) *value.Dict {
 // notFoundMessage is ansible-core's AnsibleFileNotFound message for a file
 // looked up on the controller's search path.
 func notFoundMessage(name string, searched []string) string {
-	return fmt.Sprintf("Could not find or access '%s'\nSearched in:\n\t%s on the Ansible Controller.\n"+
-		"If you are using a module and expect the file to exist on the remote, see the remote_src option",
-		name, strings.Join(searched, "\n\t"))
+	return (&search.NotFoundError{Name: name, Searched: searched}).Error()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -152,8 +153,7 @@ func findFile(req *module.Request, subdir, p string) (string, []string, bool) {
 
 // notFoundMessage is the action plugins' message for a missing local file.
 func notFoundMessage(p string, tried []string) string {
-	return fmt.Sprintf("Could not find or access '%s'\nSearched in:\n\t%s on the Ansible Controller.\n"+
-		"If you are using a module and expect the file to exist on the remote, see the remote_src option", p, strings.Join(tried, "\n\t"))
+	return (&search.NotFoundError{Name: p, Searched: tried}).Error()
 }
 
 // isURL tells a remote src, which the module fetches itself.
