@@ -216,7 +216,7 @@ func popSubelements(item *value.Dict, keys []string, skipMissing bool) (*value.D
 // as secrets.choice does; without terms it returns none.
 func lookupRandomChoice(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 	if len(terms) == 0 {
-		return terms, nil
+		return []any{}, nil
 	}
 	n, err := rand.Int(rand.Reader, big.NewInt(int64(len(terms))))
 	if err != nil {
