@@ -15,7 +15,6 @@ type warnings struct {
 
 func (w *warnings) Warning(msg string) { w.got = append(w.got, msg) }
 
-
 func TestHostsByPattern(t *testing.T) {
 	groups := value.DictOf(
 		"all", []any{"web1", "web2", "db1"},

@@ -52,8 +52,8 @@ func TestFileLookupsSearchPath(t *testing.T) {
 		{src: "{{ lookup('file', 'role.txt') }}", want: "role"},
 		{src: "{{ lookup('file', 'play.conf') }}", want: "play"},
 		{src: "{{ lookup('file', 'beside.txt') }}", want: "beside"},
-		{src: "{{ lookup('file', 'files') }}", err: le("file", "Unable to access the file 'files': An error occurred while trying to read the file '" +
-			filepath.Join(dir, "roles", "r", "files") + "': [Errno 21] Is a directory: '" + filepath.Join(dir, "roles", "r", "files") + "'")},
+		{src: "{{ lookup('file', 'files') }}", err: le("file", "Unable to access the file 'files': An error occurred while trying to read the file '"+
+			filepath.Join(dir, "roles", "r", "files")+"': [Errno 21] Is a directory: '"+filepath.Join(dir, "roles", "r", "files")+"'")},
 		{src: "{{ query('fileglob', '*.conf') }}", want: L(filepath.Join(dir, "files", "play.conf"))},
 		{src: "{{ query('fileglob', '*.txt') }}", want: L(filepath.Join(dir, "roles", "r", "files", "role.txt"))},
 		// The role's files/ is the directory "files" names: nothing there.
