@@ -56,7 +56,7 @@ func EnsureType(v any, typ, base string) (any, error) {
 		case string:
 			var out []any
 			for _, s := range strings.Split(x, ",") {
-				out = append(out, unquote(strings.TrimSpace(s)))
+				out = append(out, Unquote(strings.TrimSpace(s)))
 			}
 			return out, nil
 		}
@@ -96,14 +96,10 @@ func EnsureType(v any, typ, base string) (any, error) {
 // toInt accepts an int (or bool), or a float or numeric string whose
 // fractional part is zero.
 func toInt(v any) (int, bool) {
+	if n, ok := value.AsInt(v); ok {
+		return n, true
+	}
 	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case int:
-		return x, true
 	case float64:
 		if x == float64(int(x)) {
 			return int(x), true
@@ -147,8 +143,8 @@ func pathList(v any, typ string) ([]string, bool) {
 	return nil, false
 }
 
-// unquote strips one pair of matching quotes, as ansible-core's unquote.
-func unquote(s string) string {
+// Unquote strips one pair of matching quotes, as ansible-core's unquote.
+func Unquote(s string) string {
 	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
 		return s[1 : len(s)-1]
 	}

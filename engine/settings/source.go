@@ -146,7 +146,7 @@ func (s *Source) convert(v any, d Def, origin string, fromFile bool) (any, error
 	}
 	out, err := EnsureType(v, d.Type, base)
 	if str, ok := out.(string); ok && fromFile {
-		out = unquote(str)
+		out = Unquote(str)
 	}
 	return out, err
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/stretchr/testify/require"
 )
 
 func TestCommandLookups(t *testing.T) {
@@ -27,13 +26,5 @@ func TestCommandLookups(t *testing.T) {
 		{"{{ query('lines', 'true') }}", []any{}, ""},
 		{"{{ query('lines', 'exit 2') }}", nil, le("lines", "lookup_plugin.lines(exit 2) returned 2")},
 	}
-	for _, c := range cases {
-		got, err := e.Render(c.src, MapVars{D: value.NewDict(0)}, opt)
-		if c.err != "" {
-			require.EqualError(t, err, c.err, c.src)
-			continue
-		}
-		require.NoError(t, err, c.src)
-		require.Equal(t, c.want, got, c.src)
-	}
+	renderCases(t, e, MapVars{D: value.NewDict(0)}, opt, cases)
 }

@@ -36,14 +36,6 @@ func TestConfigLookup(t *testing.T) {
 		{"{{ query('config', 'x', plugin_type='lookup') }}", nil, le("config", "Both plugin_type and plugin_name are required, cannot use one without the other.")},
 		{"{{ query('config', 'x', plugin_type='shell', plugin_name='sh') }}", nil, le("config", "Unable to load shell plugin 'sh'.")},
 	}
-	for _, c := range cases {
-		got, err := e.Render(c.src, MapVars{D: value.NewDict(0)}, opt)
-		if c.err != "" {
-			require.EqualError(t, err, c.err, c.src)
-			continue
-		}
-		require.NoError(t, err, c.src)
-		require.Equal(t, c.want, got, c.src)
-	}
+	renderCases(t, e, MapVars{D: value.NewDict(0)}, opt, cases)
 	require.Equal(t, []string{"Skipping NOPE: No config definition exists for 'NOPE'."}, warnings)
 }

@@ -55,13 +55,5 @@ func TestListLookups(t *testing.T) {
 		{"{{ lookup('vars', name='users') }}", []any{}, ""},
 		{"{{ lookup('vars', 5) }}", nil, le("vars", "Variable name must be 'str' not 'int'.")},
 	}
-	for _, c := range cases {
-		got, err := e.Render(c.src, vars, Options{})
-		if c.err != "" {
-			require.EqualError(t, err, c.err, c.src)
-			continue
-		}
-		require.NoError(t, err, c.src)
-		require.Equal(t, c.want, got, c.src)
-	}
+	renderCases(t, e, vars, Options{}, cases)
 }

@@ -192,7 +192,7 @@ func passwordFor(c *Ctx, relpath string, opts map[string]any) (string, error) {
 // passwordPath is the loader's path_dwim: a path relative to the play's
 // directory, quotes removed, ~ and variables expanded.
 func passwordPath(c *Ctx, relpath string) string {
-	relpath = unquoteWord(relpath)
+	relpath = settings.Unquote(relpath)
 	if !strings.HasPrefix(relpath, "/") && !strings.HasPrefix(relpath, "~") {
 		base := c.opt.Search.Base
 		if base == "" {
@@ -201,14 +201,6 @@ func passwordPath(c *Ctx, relpath string) string {
 		relpath = filepath.Join(base, relpath)
 	}
 	return settings.ResolvePath(relpath, "")
-}
-
-// unquoteWord strips one pair of matching quotes around s.
-func unquoteWord(s string) string {
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
-	}
-	return s
 }
 
 // passwordChars expands the chars specs: a string constant's name gives

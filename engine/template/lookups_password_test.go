@@ -29,15 +29,7 @@ func TestPasswordLookup(t *testing.T) {
 		{"{{ lookup('password', 'creds/enc2', encrypt='md5_crypt') }}", nil, le("password",
 			"Unable to encrypt nor hash, passlib must be installed: No module named 'passlib'")},
 	}
-	for _, c := range cases {
-		got, err := e.Render(c.src, MapVars{D: value.NewDict(0)}, opt)
-		if c.err != "" {
-			require.EqualError(t, err, c.err, c.src)
-			continue
-		}
-		require.NoError(t, err, c.src)
-		require.Equal(t, c.want, got, c.src)
-	}
+	renderCases(t, e, MapVars{D: value.NewDict(0)}, opt, cases)
 	b, err := os.ReadFile(filepath.Join(dir, "creds", "one"))
 	require.NoError(t, err)
 	require.Equal(t, "gre_nz\n", string(b))

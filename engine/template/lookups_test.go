@@ -73,11 +73,17 @@ func TestLookups(t *testing.T) {
 		{"{{ query('fileglob', '*.txt') }}", L(filepath.Join(dir, "files", "f.txt")), ""},
 		{"{{ query('subelements', [{'n': 1, 'l': [5, 6]}], 'l') | map('last') | list }}", L(5, 6), ""},
 	}
+	renderCases(t, e, vars, Options{Search: search.Path{Base: dir}}, cases)
+}
+
+// renderCases renders each case with e, vars and opt and checks its
+// result or its error.
+func renderCases(t *testing.T, e *Engine, vars Vars, opt Options, cases []tcase) {
+	t.Helper()
 	for _, c := range cases {
-		got, err := e.Render(c.src, vars, Options{Search: search.Path{Base: dir}})
+		got, err := e.Render(c.src, vars, opt)
 		if c.err != "" {
-			require.Error(t, err, c.src)
-			require.Equal(t, c.err, err.Error(), c.src)
+			require.EqualError(t, err, c.err, c.src)
 			continue
 		}
 		require.NoError(t, err, c.src)
