@@ -3,9 +3,12 @@ package settings
 import "strings"
 
 // Def defines one setting or plugin option: where its value may come
-// from (highest first: a direct value, environment variables, the config
-// file), its default, its type for EnsureType and its allowed values.
+// from (highest first: a direct value, play variables, environment
+// variables, the config file), its default, its type for EnsureType and
+// its allowed values.
 type Def struct {
+	// Vars lists play variables; the last one defined wins.
+	Vars []string
 	// Env lists environment variables; the last one set wins.
 	Env []string
 	// Ini lists config file entries; the last one set wins.

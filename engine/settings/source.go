@@ -77,8 +77,26 @@ func (s *Source) Core(name string) (any, string, error) {
 // the environment, the config file and the default. The value is
 // converted to d's type and checked against its choices.
 func (s *Source) Resolve(label string, d Def, direct any, hasDirect bool) (any, string, error) {
+	return s.ResolveWithVars(label, d, direct, hasDirect, nil)
+}
+
+// ResolveWithVars is Resolve with the play's variables, which come after a
+// direct value and before the environment for a setting that names some
+// (Def.Vars); the last one defined wins.
+func (s *Source) ResolveWithVars(label string, d Def, direct any, hasDirect bool, vars func(string) (any, bool)) (any, string, error) {
 	v, origin, fromFile := direct, "Direct", false
 	if !hasDirect || direct == nil {
+		v = nil
+		for _, name := range d.Vars {
+			if vars == nil {
+				break
+			}
+			if x, ok := vars(name); ok && x != nil {
+				v, origin = x, "var: "+name
+			}
+		}
+	}
+	if v == nil {
 		v, origin, fromFile = s.raw(d)
 	}
 	if v == nil {

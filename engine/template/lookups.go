@@ -31,7 +31,7 @@ func lookupOptions(c *Ctx, name string, a *Args) (map[string]any, error) {
 		if a.Kw != nil {
 			direct, has = a.Kw.Get(opt)
 		}
-		v, origin, err := c.eng.Settings.Resolve(settings.Label("lookup", name, opt), d, direct, has)
+		v, origin, err := c.eng.Settings.ResolveWithVars(settings.Label("lookup", name, opt), d, direct, has, c.definedVar)
 		if err != nil {
 			return nil, optionErr(err)
 		}
@@ -50,6 +50,15 @@ func optionErr(err error) error {
 		return &FilterError{Msg: oe.Error(), Help: oe.Help, Detached: true}
 	}
 	return Errorf("%s", err.Error())
+}
+
+// definedVar returns a variable's value unless it is undefined.
+func (c *Ctx) definedVar(name string) (any, bool) {
+	v := c.lookupName(name)
+	if _, undefined := v.(value.Undefined); undefined {
+		return nil, false
+	}
+	return v, true
 }
 
 // searchPath is the path lookups search: ansible_search_path, which ends

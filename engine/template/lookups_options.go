@@ -1,6 +1,10 @@
 package template
 
-import "github.com/cfzt/cfzt-runner/engine/settings"
+import (
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/settings"
+)
 
 // lookupOptionDefs are the options each lookup declares, by lookup and
 // option name, with ansible-core 2.19's types and defaults. lookupOptions
@@ -35,6 +39,7 @@ func lookupOptionDefs() map[string]map[string]settings.Def {
 			"length":  {Type: "integer", Default: 20},
 			"seed":    {Type: "str"},
 		},
+		"url": urlOptionDefs(),
 		"template": {
 			"convert_data": {Type: "bool", Default: true, Deprecated: unused(
 				"Jinja2 native mode is now the default and only option, which is mutually exclusive with this option.")},
@@ -47,5 +52,34 @@ func lookupOptionDefs() map[string]map[string]settings.Def {
 			"comment_end_string":    str("#}"),
 			"trim_blocks":           boolean(true),
 		},
+	}
+}
+
+// urlOptionDefs are the url lookup's options; most may also come from a
+// variable, an ANSIBLE_LOOKUP_URL_* environment variable or the
+// [url_lookup] section of ansible.cfg.
+func urlOptionDefs() map[string]settings.Def {
+	configurable := func(typ string, def any, name, key string) settings.Def {
+		return settings.Def{Type: typ, Default: def, Vars: []string{"ansible_lookup_url_" + name},
+			Env: []string{"ANSIBLE_LOOKUP_URL_" + strings.ToUpper(name)}, Ini: []settings.IniKey{{Section: "url_lookup", Key: key}}}
+	}
+	return map[string]settings.Def{
+		"validate_certs":       {Type: "boolean", Default: true},
+		"split_lines":          {Type: "boolean", Default: true},
+		"use_proxy":            {Type: "boolean", Default: true},
+		"username":             {Type: "string"},
+		"password":             {Type: "string"},
+		"headers":              {Type: "dictionary"},
+		"force":                configurable("boolean", false, "force", "force"),
+		"timeout":              configurable("float", 10, "timeout", "timeout"),
+		"http_agent":           configurable("string", "ansible-httpget", "agent", "agent"),
+		"force_basic_auth":     configurable("boolean", false, "force_basic_auth", "force_basic_auth"),
+		"follow_redirects":     configurable("string", "urllib2", "follow_redirects", "follow_redirects"),
+		"use_gssapi":           configurable("boolean", false, "use_gssapi", "use_gssapi"),
+		"use_netrc":            configurable("boolean", true, "use_netrc", "use_netrc"),
+		"unix_socket":          configurable("string", nil, "unix_socket", "unix_socket"),
+		"ca_path":              configurable("string", nil, "ca_path", "ca_path"),
+		"unredirected_headers": configurable("list", nil, "unredir_headers", "unredirected_headers"),
+		"ciphers":              configurable("list", nil, "ciphers", "ciphers"),
 	}
 }
