@@ -38,8 +38,8 @@ func TestURLLookup(t *testing.T) {
 		{"{{ lookup('url', u ~ '/data', split_lines=false) }}", "one\r\ntwo\n", ""},
 		{"{{ lookup('url', u ~ '/private', username='me', password='pw') }}", "secret", ""},
 		{"{{ lookup('url', u ~ '/moved') }}", "one,two", ""},
-		{"{{ lookup('url', u ~ '/moved', follow_redirects='none') }}", nil, le("url", "Received HTTP error for " + srv.URL + "/moved : HTTP Error 302: Found")},
-		{"{{ lookup('url', u ~ '/missing') }}", nil, le("url", "Received HTTP error for " + srv.URL + "/missing : HTTP Error 404: Not Found")},
+		{"{{ lookup('url', u ~ '/moved', follow_redirects='none') }}", nil, le("url", "Received HTTP error for "+srv.URL+"/moved : HTTP Error 302: Found")},
+		{"{{ lookup('url', u ~ '/missing') }}", nil, le("url", "Received HTTP error for "+srv.URL+"/missing : HTTP Error 404: Not Found")},
 		{"{{ lookup('url', 'http://127.0.0.1:1/') }}", nil, le("url", "Failed lookup url for http://127.0.0.1:1/ : <urlopen error [Errno 111] Connection refused>")},
 		{"{{ lookup('url', 'nourl') }}", nil, le("url", "unknown url type: 'nourl'")},
 	}
