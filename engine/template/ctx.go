@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -30,9 +29,6 @@ type Ctx struct {
 
 // Engine returns the engine of the render.
 func (c *Ctx) Engine() *Engine { return c.eng }
-
-// Search returns the task's search path.
-func (c *Ctx) Search() search.Path { return c.opt.Search }
 
 // Var returns a variable, rendering it if it holds templates.
 func (c *Ctx) Var(name string) (any, error) {
@@ -221,11 +217,6 @@ func (c *Ctx) Render(src string) (any, error) {
 		return nil, err
 	}
 	return sub.finalize(v)
-}
-
-// RenderWith renders a template file's text with extra local variables.
-func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
-	return c.renderFile(src, locals, syntax.Dialect{})
 }
 
 // renderFile renders a template file's text with extra local variables
