@@ -107,13 +107,7 @@ type NotFoundError struct {
 	Searched []string
 }
 
-func (e *NotFoundError) Error() string {
-	msg := "Could not find or access '" + e.Name + "'"
-	if len(e.Searched) > 0 {
-		msg += "\nSearched in:\n\t" + strings.Join(e.Searched, "\n\t")
-	}
-	return msg + " on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
-}
+func (e *NotFoundError) Error() string { return NotFoundMessage(e.Name, e.Searched) }
 
 // Resolve is Find that reports a missing file as a *NotFoundError.
 func (p Path) Resolve(subdir, source string) (string, error) {
@@ -170,4 +164,16 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// NotFoundMessage is ansible-core's AnsibleFileNotFound text for a file
+// looked up on the controller: the candidates searched are listed unless
+// the name was absolute.
+func NotFoundMessage(name string, searched []string) string {
+	where := ""
+	if !filepath.IsAbs(name) && len(searched) > 0 {
+		where = "\nSearched in:\n\t" + strings.Join(searched, "\n\t")
+	}
+	return "Could not find or access '" + name + "'" + where +
+		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
 }
