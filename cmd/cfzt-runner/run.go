@@ -219,6 +219,7 @@ func runCLI(ctx context.Context, args []string) int {
 		return exitCode(err)
 	}
 	eng := template.New()
+	eng.Settings = cfg.settings()
 	loader := cfg.newLoader(reg, eng, extra)
 	inv := loadInventory(c.inventory, disp)
 	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes

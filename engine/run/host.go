@@ -87,10 +87,23 @@ func (h *taskHost) FindFile(subdir, name string) (string, []string, bool) {
 	return h.tr.searchPath().Find(subdir, name)
 }
 
-// searchPath is the task's search path: its role, the file it was
-// written in, then the play's directory.
+// searchPath is the task's search path (Task.get_search_path): the roles
+// of its dependency chain, innermost first, the directory of the file it
+// was written in, then the play's directory. It is the search of action
+// plugins, which leave the role test to the directories themselves;
+// lookups set InRole (see optAt).
 func (tr *taskRun) searchPath() search.Path {
-	return search.Path{Dirs: searchPaths(tr.t), Base: tr.r.playDir(tr.ps), InRole: tr.t.Role != nil}
+	var dirs []string
+	if tr.t.Role != nil {
+		chain := roleChain(tr.t.Role)
+		for i := len(chain) - 1; i >= 0; i-- {
+			dirs = append(dirs, chain[i].Role.Path)
+		}
+	}
+	if !containsStr(dirs, tr.t.Dir) {
+		dirs = append(dirs, tr.t.Dir)
+	}
+	return search.Path{Dirs: dirs, Base: tr.r.playDir(tr.ps)}
 }
 
 func (h *taskHost) RenderFile(path string, opt module.FileTemplate) (string, error) {

@@ -22,13 +22,13 @@ type Ctx struct {
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
 	jinjaEscapes bool
+	// dialect is the template's own delimiters (the template lookup's
+	// options); templates inside variables keep the default ones.
+	dialect syntax.Dialect
 }
 
 // Engine returns the engine of the render.
 func (c *Ctx) Engine() *Engine { return c.eng }
-
-// SearchPaths returns the directories for file lookups.
-func (c *Ctx) SearchPaths() []string { return c.opt.SearchPaths }
 
 // Var returns a variable, rendering it if it holds templates.
 func (c *Ctx) Var(name string) (any, error) {
@@ -168,7 +168,7 @@ func errUndefined(err error) value.Undefined {
 // lost are added back.
 func (c *Ctx) render(src string) (any, error) {
 	body := strings.TrimSuffix(src, "\n")
-	nodes, err := c.eng.parse(body, !c.jinjaEscapes)
+	nodes, err := c.eng.parseDialect(body, !c.jinjaEscapes, c.dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -219,9 +219,10 @@ func (c *Ctx) Render(src string) (any, error) {
 	return sub.finalize(v)
 }
 
-// RenderWith renders a template file's text with extra local variables.
-func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
+// renderFile renders a template file's text with extra local variables
+// and the given delimiters.
+func (c *Ctx) renderFile(src string, locals *value.Dict, d syntax.Dialect) (any, error) {
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true, dialect: d}
 	sub.scopes = []*value.Dict{locals}
 	v, err := sub.render(src)
 	if err != nil {

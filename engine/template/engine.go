@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/search"
+	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -36,9 +38,16 @@ type Engine struct {
 	globals map[string]any
 	cache   sync.Map // cacheKey -> []syntax.Node
 
-	// Getenv reads the environment for lookup('env'); Now gives the time.
-	Getenv func(string) (string, bool)
-	Now    func() time.Time
+	// Getenv reads the environment for lookup('env'); Environ is the
+	// whole environment, which the commands of lookup('pipe') and
+	// lookup('lines') run with. Now gives the time.
+	Getenv  func(string) (string, bool)
+	Environ func() []string
+	Now     func() time.Time
+	// Settings are the ansible.cfg and ANSIBLE_* settings that
+	// lookup('config') and lookup options read; nil means the environment
+	// alone, without a config file.
+	Settings *settings.Source
 }
 
 // New returns an engine with every built-in filter, test and lookup.
@@ -49,6 +58,7 @@ func New() *Engine {
 		lookups: map[string]LookupFunc{},
 		globals: builtinGlobals(),
 		Getenv:  os.LookupEnv,
+		Environ: os.Environ,
 		Now:     time.Now,
 	}
 	if err := e.register(families()); err != nil {
@@ -72,19 +82,25 @@ func HasMarkers(s string) bool {
 	return strings.Contains(s, "{{") || strings.Contains(s, "{%") || strings.Contains(s, "{#")
 }
 
-// cacheKey identifies a parsed template: its source and whether string
-// constants in {{ }} are raw.
+// cacheKey identifies a parsed template: its source, whether string
+// constants in {{ }} are raw, and its delimiters.
 type cacheKey struct {
-	src string
-	raw bool
+	src     string
+	raw     bool
+	dialect syntax.Dialect
 }
 
 func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
-	key := cacheKey{src, rawVarStrings}
+	return e.parseDialect(src, rawVarStrings, syntax.Dialect{})
+}
+
+// parseDialect parses with other delimiters (the template lookup's).
+func (e *Engine) parseDialect(src string, rawVarStrings bool, d syntax.Dialect) ([]syntax.Node, error) {
+	key := cacheKey{src, rawVarStrings, d}
 	if n, ok := e.cache.Load(key); ok {
 		return n.([]syntax.Node), nil
 	}
-	nodes, err := syntax.Parse(src, rawVarStrings)
+	nodes, err := syntax.ParseDialect(src, rawVarStrings, d)
 	if err != nil {
 		if se, ok := err.(*syntax.SyntaxError); ok {
 			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
@@ -97,8 +113,16 @@ func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
 
 // Options adjust one render.
 type Options struct {
-	// SearchPaths are the directories for lookup('file'), lookup('template').
-	SearchPaths []string
+	// Search is the task's search path, where lookups find files; its
+	// Base (the play's directory) is where pipe and lines run commands.
+	Search search.Path
+	// Hosts selects inventory hostnames by host pattern for
+	// lookup('inventory_hostnames'), from the groups variable as
+	// ansible-core rebuilds an inventory from it; nil selects none.
+	Hosts func(groups *value.Dict, patterns []string) []string
+	// LoopAction is the task's action when a with_<lookup> loop runs the
+	// lookup (Query): first_found chooses its subdirectory from it.
+	LoopAction string
 	// Locals are variables that shadow Vars (loop variables and the like).
 	Locals *value.Dict
 	// Warn receives the warnings of the render; nil drops them.
@@ -175,6 +199,18 @@ func (e *Engine) RenderValue(v any, vars Vars, opt Options) (any, error) {
 		return nil, err
 	}
 	return c.finalize(r)
+}
+
+// RenderTerms renders the terms of a with_<lookup> loop. For a lookup
+// that takes undefined values (first_found), an element that fails to
+// render becomes an undefined value the lookup can skip, as ansible-core's
+// lazy templating leaves a marker in its place; for any other lookup it is
+// RenderValue.
+func (e *Engine) RenderTerms(lookup string, v any, vars Vars, opt Options) (any, error) {
+	if !lookupsTakingUndefined[stripFQCN(lookup)] {
+		return e.RenderValue(v, vars, opt)
+	}
+	return e.newCtx(vars, opt).resolveDeep(v, true, nil)
 }
 
 // Eval evaluates a bare Jinja2 expression, as used by `when` and

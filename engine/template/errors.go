@@ -37,6 +37,12 @@ type FilterError struct {
 	// exception; ansible-core then shows it as its own section below the
 	// plugin's "failed." message instead of joining the two.
 	Detached bool
+	// Help is advice ansible-core shows after the message in the error's
+	// own section, but not in the one-line summary.
+	Help string
+	// Value, when set, is the repr of the offending value, which
+	// ansible-core shows under "Origin: <unknown>" in a section of its own.
+	Value string
 }
 
 func (e *FilterError) Error() string { return e.Msg }

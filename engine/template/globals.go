@@ -134,10 +134,13 @@ func globalLipsum(_ *Ctx, a *Args) (any, error) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
+// defaultUndefHint is the message of undef() without a hint.
+const defaultUndefHint = "Mandatory variable has not been overridden"
+
 func globalUndef(_ *Ctx, a *Args) (any, error) {
 	hint := a.String(0, "hint", "")
 	if hint == "" {
-		hint = "Mandatory variable has not been overridden"
+		hint = defaultUndefHint
 	}
 	return value.Undefined{Msg: hint}, nil
 }

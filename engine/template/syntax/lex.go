@@ -8,14 +8,35 @@ import (
 	"github.com/nikolalohinski/gonja/v2/tokens"
 )
 
-func lexerConfig() *config.Config {
-	c := config.New()
-	c.TrimBlocks = true
-	c.KeepTrailingNewline = true
-	return c
+// Dialect changes the lexer's delimiters and block trimming, as the
+// template lookup's options do; an empty delimiter keeps Jinja2's, and the
+// zero Dialect is ansible-core's default.
+type Dialect struct {
+	VariableStart, VariableEnd string
+	BlockStart, BlockEnd       string
+	CommentStart, CommentEnd   string
+	// KeepBlockNewlines turns trim_blocks off.
+	KeepBlockNewlines bool
 }
 
-var lexCfg = lexerConfig()
+// config returns gonja's lexer configuration for the dialect.
+func (d Dialect) config() *config.Config {
+	c := config.New()
+	c.TrimBlocks = !d.KeepBlockNewlines
+	c.KeepTrailingNewline = true
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&c.VariableStartString, d.VariableStart)
+	set(&c.VariableEndString, d.VariableEnd)
+	set(&c.BlockStartString, d.BlockStart)
+	set(&c.BlockEndString, d.BlockEnd)
+	set(&c.CommentStartString, d.CommentStart)
+	set(&c.CommentEndString, d.CommentEnd)
+	return c
+}
 
 // tokenText is Jinja2's describe_token: a name or operator is itself,
 // other tokens are named by their type.

@@ -28,8 +28,13 @@ type parser struct {
 // in {% %} statements they always are. A template that does not parse
 // fails with a *SyntaxError.
 func Parse(src string, rawVarStrings bool) ([]Node, error) {
+	return ParseDialect(src, rawVarStrings, Dialect{})
+}
+
+// ParseDialect is Parse with other delimiters or block trimming.
+func ParseDialect(src string, rawVarStrings bool, d Dialect) ([]Node, error) {
 	norm := strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
-	st := tokens.LexAll(maskEscapedBackslashes(norm), lexCfg)
+	st := tokens.LexAll(maskEscapedBackslashes(norm), d.config())
 	p := &parser{src: norm, rawVarStrings: rawVarStrings}
 	for {
 		t := st.Current()
