@@ -22,6 +22,9 @@ type Ctx struct {
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
 	jinjaEscapes bool
+	// syntax is the environment of the template being rendered, nil for
+	// ansible-core's default (see Options.Syntax).
+	syntax *syntax.Config
 }
 
 // Engine returns the engine of the render.
@@ -163,12 +166,22 @@ func errUndefined(err error) value.Undefined {
 	return value.Undefined{Msg: err.Error(), Err: err}
 }
 
-// render evaluates a template in this context. As in ansible-core, Jinja2
-// drops one trailing newline of the source, and the newlines a text result
-// lost are added back.
+// render evaluates a template in this context. As in ansible-core, a
+// #jinja2: first line sets the template's own options, Jinja2 drops one
+// trailing newline of the source, and the newlines a text result lost are
+// added back in the newline sequence of the render's options (not of the
+// header's).
 func (c *Ctx) render(src string) (any, error) {
-	body := strings.TrimSuffix(src, "\n")
-	nodes, err := c.eng.parse(body, !c.jinjaEscapes)
+	cfg := syntax.Default()
+	if c.syntax != nil {
+		cfg = *c.syntax
+	}
+	newline := cfg.NewlineSequence
+	body, cfg, err := splitHeader(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := c.eng.parseConfig(body, !c.jinjaEscapes, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -184,9 +197,9 @@ func (c *Ctx) render(src string) (any, error) {
 		}
 		v = b.concat()
 	}
-	if s, ok := v.(string); ok && len(body) < len(src) {
+	if s, ok := v.(string); ok {
 		if missing := trailingNewlines(src) - trailingNewlines(s); missing > 0 {
-			v = s + strings.Repeat("\n", missing)
+			v = s + strings.Repeat(newline, missing)
 		}
 	}
 	return v, nil

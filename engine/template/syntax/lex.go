@@ -4,18 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nikolalohinski/gonja/v2/config"
 	"github.com/nikolalohinski/gonja/v2/tokens"
 )
-
-func lexerConfig() *config.Config {
-	c := config.New()
-	c.TrimBlocks = true
-	c.KeepTrailingNewline = true
-	return c
-}
-
-var lexCfg = lexerConfig()
 
 // tokenText is Jinja2's describe_token: a name or operator is itself,
 // other tokens are named by their type.
@@ -62,7 +52,7 @@ func (p *parser) decodeString(t *tokens.Token) string {
 			case '\\':
 				i++
 			case q:
-				return s[:i]
+				return p.newlines(s[:i])
 			}
 		}
 		return t.Val
@@ -71,6 +61,10 @@ func (p *parser) decodeString(t *tokens.Token) string {
 		c := s[i]
 		if c == q {
 			return b.String()
+		}
+		if c == '\n' {
+			b.WriteString(p.cfg.NewlineSequence)
+			continue
 		}
 		if c != '\\' || i+1 >= len(s) {
 			b.WriteByte(c)
@@ -121,11 +115,11 @@ func (p *parser) decodeString(t *tokens.Token) string {
 }
 
 // maskEscapedBackslashes hides escaped backslashes inside the string
-// constants of {{ }} and {% %} tags from gonja's lexer, which ends a string
-// at the quote of '\\' as if it were escaped. The masked text has the same
-// length, so token positions stay valid; string constants are re-read from
-// the original source (decodeString).
-func maskEscapedBackslashes(src string) string {
+// constants of variable and block tags from gonja's lexer, which ends a
+// string at the quote of '\\' as if it were escaped. The masked text has
+// the same length, so token positions stay valid; string constants are
+// re-read from the original source (decodeString).
+func maskEscapedBackslashes(src string, cfg Config) string {
 	if !strings.Contains(src, `\\`) {
 		return src
 	}
@@ -146,16 +140,28 @@ func maskEscapedBackslashes(src string) string {
 				quote = 0
 			}
 		case !inTag:
-			if c == '{' && i+1 < len(b) && (b[i+1] == '{' || b[i+1] == '%') {
+			if n := prefixLen(src[i:], cfg.VariableStart, cfg.BlockStart); n > 0 {
 				inTag = true
-				i++
+				i += n - 1
 			}
 		case c == '\'' || c == '"':
 			quote = c
-		case (c == '}' || c == '%') && i+1 < len(b) && b[i+1] == '}':
-			inTag = false
-			i++
+		default:
+			if n := prefixLen(src[i:], cfg.VariableEnd, cfg.BlockEnd); n > 0 {
+				inTag = false
+				i += n - 1
+			}
 		}
 	}
 	return string(b)
+}
+
+// prefixLen is the length of the first of delims that s starts with, or 0.
+func prefixLen(s string, delims ...string) int {
+	for _, d := range delims {
+		if d != "" && strings.HasPrefix(s, d) {
+			return len(d)
+		}
+	}
+	return 0
 }

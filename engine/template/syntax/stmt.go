@@ -32,7 +32,11 @@ func (p *parser) parseRaw(start Pos) (Node, error) {
 			p.next()
 			return &Text{Pos: start, Text: b.String()}, p.endBlock()
 		}
-		b.WriteString(t.Val)
+		if t.Type == tokens.Data {
+			b.WriteString(p.dataText())
+		} else {
+			b.WriteString(t.Val)
+		}
 		p.next()
 	}
 }
