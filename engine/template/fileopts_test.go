@@ -14,12 +14,12 @@ import (
 // template file's text, the template module's options, the variables and
 // what ansible-core rendered (Out) or the error it raised (Err).
 type fileOptsCase struct {
-	Name string         `json:"name"`
-	Src  string         `json:"src"`
-	Opts map[string]any `json:"opts"`
+	Name string          `json:"name"`
+	Src  string          `json:"src"`
+	Opts map[string]any  `json:"opts"`
 	Vars json.RawMessage `json:"vars"`
-	Out  any            `json:"out"`
-	Err  *string        `json:"err"`
+	Out  any             `json:"out"`
+	Err  *string         `json:"err"`
 }
 
 // templatedVars holds variables from a playbook: string values are
