@@ -220,27 +220,35 @@ func trailingNewlines(s string) int {
 
 // Render renders a template file's text for a filter or lookup; as in
 // ansible-core's template lookup, backslash escapes are Jinja2's.
-func (c *Ctx) Render(src string) (any, error) {
-	if !HasMarkers(src) {
-		return src, nil
-	}
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
-	v, err := sub.render(src)
-	if err != nil {
-		return nil, err
-	}
-	return sub.finalize(v)
-}
+func (c *Ctx) Render(src string) (any, error) { return c.RenderWith(src, nil) }
 
 // RenderWith renders a template file's text with extra local variables.
 func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
-	sub.scopes = []*value.Dict{locals}
-	v, err := sub.render(src)
-	if err != nil {
-		return nil, err
+	return c.renderFile("", src, locals, nil)
+}
+
+// renderFile renders the text of the template file at path (empty when
+// unknown) with locals (nil for none) on top of the variables and the
+// environment options cfg (nil for the default). An error without an
+// origin of its own gets the file as its origin.
+func (c *Ctx) renderFile(path, src string, locals *value.Dict, cfg *syntax.Config) (any, error) {
+	if !isTemplate(src, cfg) {
+		return src, nil
 	}
-	return sub.finalize(v)
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true, syntax: cfg}
+	if locals != nil && locals.Len() > 0 {
+		// Locals may shadow variables already resolved in this render.
+		sub.resolved = map[string]any{}
+		sub.scopes = []*value.Dict{locals}
+	}
+	v, err := sub.render(src)
+	if err == nil {
+		v, err = sub.finalize(v)
+	}
+	if err != nil && path != "" {
+		return nil, AtFile(path, err)
+	}
+	return v, err
 }
 
 func (c *Ctx) pushScope() *value.Dict {

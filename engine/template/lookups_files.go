@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -54,20 +55,26 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 	return out, nil
 }
 
+// lookupTemplate renders template files as ansible-core's template lookup
+// does: with the lookup's delimiter and trim_blocks options, the
+// template_* variables and the template_vars option on top of the task's
+// variables. Options it does not know are ignored, as ansible-core's
+// set_options ignores them; the deprecated convert_data and jinja2_native
+// are accepted and have no effect.
 func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
-	kw, err := lookupOptions("template", a, "convert_data", "template_vars", "jinja2_native",
-		"variable_start_string", "variable_end_string", "comment_start_string", "comment_end_string", "trim_blocks")
-	if err != nil {
-		return nil, err
+	kw := a.Kw
+	if kw == nil {
+		kw = value.NewDict(0)
 	}
-	locals := value.NewDict(0)
+	extra := value.NewDict(0)
 	if tv, ok := kw.Get("template_vars"); ok {
 		d, isD := tv.(*value.Dict)
 		if !isD {
 			return nil, Errorf("Invalid type for configuration option template_vars: expected dictionary")
 		}
-		locals.Update(d)
+		extra = d
 	}
+	cfg := lookupSyntax(kw)
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
@@ -79,18 +86,38 @@ func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if err != nil {
 			return nil, Errorf("the template file %s could not be found for the lookup", name)
 		}
-		var res any
-		if locals.Len() > 0 {
-			res, err = c.RenderWith(string(b), locals)
-		} else {
-			res, err = c.Render(string(b))
-		}
+		_, _, userManaged := c.vars.Lookup("ansible_managed")
+		locals, err := FileVars(name, p, nil, c.eng.Now(), !userManaged)
 		if err != nil {
-			return nil, err
+			return nil, Errorf("the template file %s could not be found for the lookup", name)
+		}
+		locals.Update(extra)
+		res, err := c.renderFile(p, string(b), locals, &cfg)
+		if err != nil {
+			// ansible-core's template inside a lookup yields a marker, which
+			// no lookup error handling catches.
+			return nil, &passThrough{err}
 		}
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// lookupSyntax is the environment of the template lookup's options.
+func lookupSyntax(kw *value.Dict) syntax.Config {
+	cfg := syntax.Default()
+	for key, field := range map[string]*string{
+		"variable_start_string": &cfg.VariableStart, "variable_end_string": &cfg.VariableEnd,
+		"comment_start_string": &cfg.CommentStart, "comment_end_string": &cfg.CommentEnd,
+	} {
+		if v, ok := kw.Get(key); ok && v != nil {
+			*field = value.Str(v)
+		}
+	}
+	if v, ok := kw.Get("trim_blocks"); ok {
+		cfg.TrimBlocks, _ = py.LenientBoolean(v)
+	}
+	return cfg
 }
 
 func lookupFileglob(c *Ctx, terms []any, _ *Args) ([]any, error) {
