@@ -266,7 +266,7 @@ func runCLI(ctx context.Context, args []string) int {
 func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
 		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
-		MergeHashes: cfg.mergeHashes}
+		MergeHashes: cfg.mergeHashes, Gathering: cfg.gathering, NoInjectFacts: !cfg.injectFacts, ShowCustomStats: cfg.showCustomStats}
 }
 
 // loadErr turns a LoadError into the chain the display prints.

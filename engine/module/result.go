@@ -33,10 +33,12 @@ func Crashed(err error) *value.Dict {
 // ActionFail is an action plugin's own failure (ansible-core's
 // AnsibleActionFail): the task fails with Msg as the result's message and
 // the error is shown below "Task failed.". Err, when set, is the error it
-// was raised from, shown in a "caused by" section.
+// was raised from, shown in a "caused by" section; Pos, when set, is the
+// value the failure is about (AnsibleActionFail's obj).
 type ActionFail struct {
 	Msg string
 	Err error
+	Pos value.Pos
 }
 
 func (e *ActionFail) Error() string { return e.Msg }
@@ -63,3 +65,14 @@ func (e *PosError) Error() string {
 
 // Unwrap returns the cause.
 func (e *PosError) Unwrap() error { return e.Err }
+
+// CapturedErrors is the exception of a failed result in which an action
+// reports the failures of the modules it ran (gather_facts' failed
+// modules): the display shows each as a sub-event, as ansible-core's
+// result_dict_from_captured_errors does.
+type CapturedErrors struct {
+	Msg    string
+	Events []string
+}
+
+func (e *CapturedErrors) Error() string { return e.Msg }
