@@ -410,8 +410,9 @@ func (d *Default) Result(ev *run.Event) {
 		if verbose(ev, d.Verbose) {
 			msg += " => " + d.dump(clean())
 		}
-		d.line(c, msg)
+		// ansible-core sends v2_on_file_diff before v2_runner_on_ok.
 		d.diff(ev)
+		d.line(c, msg)
 	case run.StatusSkipped:
 		if ev.Loop {
 			clean().Delete("results")

@@ -110,7 +110,7 @@ func (a *copyAction) run() (*value.Dict, error) {
 func (a *copyAction) findSource(src string) (string, error) {
 	found, searched, ok := a.req.Host.FindFile("files", src)
 	if !ok {
-		return "", &module.ActionFail{Msg: "Unexpected AnsibleActionFail error: " + notFoundMessage(src, searched)}
+		return "", &module.ActionFail{Msg: "Unexpected AnsibleActionFail error: " + NotFoundMessage(src, searched)}
 	}
 	if trailing := strings.HasSuffix(src, "/"); trailing != strings.HasSuffix(found, "/") {
 		if strings.HasSuffix(found, "/") {
@@ -122,10 +122,10 @@ func (a *copyAction) findSource(src string) (string, error) {
 	return found, nil
 }
 
-// notFoundMessage is ansible-core's AnsibleFileNotFound text for a file
+// NotFoundMessage is ansible-core's AnsibleFileNotFound text for a file
 // looked up on the controller.
 // An absolute name is not searched for, so no paths are listed.
-func notFoundMessage(name string, searched []string) string {
+func NotFoundMessage(name string, searched []string) string {
 	where := ""
 	if !filepath.IsAbs(name) && len(searched) > 0 {
 		where = "\nSearched in:\n\t" + strings.Join(searched, "\n\t")

@@ -41,3 +41,14 @@ func WriteRendered(req *module.Request, args *value.Dict, name string, content [
 	copyReq.Args = copyArgs
 	return RunCopy(&copyReq)
 }
+
+// PreservedMode is what "mode: preserve" stands for with the file at
+// path as the source: its permission bits as '0%03o' (the template action
+// resolves it before it hands over to the copy).
+func PreservedMode(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	return octalMode(permOf(st)), nil
+}
