@@ -105,7 +105,8 @@ func (h *taskHost) RenderFile(path string, opt module.FileTemplate) (string, err
 		return "", err
 	}
 	if !utf8.Valid(src) {
-		h.Deprecate(fmt.Sprintf("File %s could not be decoded as 'utf-8'. Invalid content has been escaped.", value.Repr(path)), "2.23", value.Pos{})
+		h.tr.r.warn(Warning{Msg: fmt.Sprintf("File %s could not be decoded as 'utf-8'. Invalid content has been escaped.", value.Repr(path)),
+			Deprecated: "2.23", Help: "This file must be UTF-8 encoded."})
 	}
 	sc := h.sc
 	if opt.Vars != nil {

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,16 +71,20 @@ func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 	if tv, ok := kw.Get("template_vars"); ok {
 		d, isD := tv.(*value.Dict)
 		if !isD {
-			return nil, Errorf("Invalid type for configuration option template_vars: expected dictionary")
+			return nil, Errorf("Config 'template_vars' for 'template' lookup plugin from 'Direct' has an invalid value: Invalid value provided for 'dict': %s", value.Repr(tv))
 		}
 		extra = d
 	}
 	cfg := lookupSyntax(kw)
+	if !cfg.DistinctStarts() {
+		return nil, Errorf(syntax.ErrSameStart)
+	}
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
 		p, ok := findInSearchPath(c, "templates", name)
 		if !ok {
+			c.warn(Warning{Msg: fmt.Sprintf("Unable to find '%s' in expected paths (use -vvvvv to see paths)", name)})
 			return nil, Errorf("the template file %s could not be found for the lookup", name)
 		}
 		b, err := os.ReadFile(p)

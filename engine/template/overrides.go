@@ -129,8 +129,8 @@ func splitHeader(src string, cfg syntax.Config) (string, syntax.Config, error) {
 			return "", cfg, headerError("TemplateOverrides.%s %s", key, err.Error())
 		}
 	}
-	if cfg.BlockStart == cfg.VariableStart || cfg.VariableStart == cfg.CommentStart || cfg.CommentStart == cfg.BlockStart {
-		return "", cfg, headerError("Block, variable and comment start strings must be different.")
+	if !cfg.DistinctStarts() {
+		return "", cfg, headerError(syntax.ErrSameStart)
 	}
 	return body, cfg, nil
 }

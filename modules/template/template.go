@@ -13,6 +13,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/files"
 )
@@ -84,6 +85,9 @@ func Run(req *module.Request) (*value.Dict, error) {
 // variables (and ansible_managed, unless the task has a variable of that
 // name) and encodes the text in encoding.
 func render(req *module.Request, src, found string, dest any, opts module.FileTemplate, encoding string) ([]byte, error) {
+	if !opts.Syntax().DistinctStarts() {
+		return nil, errors.New(syntax.ErrSameStart)
+	}
 	_, userManaged := req.Host.Var("ansible_managed")
 	vars, err := template.FileVars(src, found, dest, time.Now(), !userManaged)
 	if err != nil {

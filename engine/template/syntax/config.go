@@ -52,3 +52,13 @@ func (c Config) lexer() *config.Config {
 	lc.KeepTrailingNewline = true
 	return lc
 }
+
+// ErrSameStart is why a Config whose block, variable and comment start
+// strings are not all different cannot be used, in ansible-core's words.
+const ErrSameStart = "Block, variable and comment start strings must be different."
+
+// DistinctStarts reports whether the block, variable and comment start
+// strings all differ, as ansible-core requires of its overrides.
+func (c Config) DistinctStarts() bool {
+	return c.BlockStart != c.VariableStart && c.VariableStart != c.CommentStart && c.CommentStart != c.BlockStart
+}

@@ -162,7 +162,7 @@ func (p *parser) parseBody(ends ...string) ([]Node, string, error) {
 		case tokens.BlockBegin:
 			start := p.next()
 			name := p.cur()
-			if name.Type != tokens.Name {
+			if name.Type != tokens.Name || name.Val == "" {
 				return nil, "", p.errf("tag name expected")
 			}
 			for _, e := range ends {

@@ -140,6 +140,14 @@ func (p *parser) parseTargets() ([]string, error) {
 
 func (p *parser) parseFor(start Pos) (Node, error) {
 	n := &For{Pos: start}
+	// Jinja2 reads the target as a tuple that ends at the block's end or
+	// at "in", and an empty one is no expression.
+	if p.is(tokens.In) {
+		return nil, p.errf("Expected an expression, got 'in'")
+	}
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
 	var err error
 	if n.Targets, err = p.parseTargets(); err != nil {
 		return nil, err
