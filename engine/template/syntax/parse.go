@@ -9,7 +9,9 @@ import (
 
 // parser turns gonja's token stream into nodes.
 type parser struct {
-	cfg  Config
+	cfg Config
+	// lex is cfg as the lexer sees it (see maskSignedCommentEnds).
+	lex  Config
 	src  string
 	toks []*tokens.Token
 	i    int
@@ -41,8 +43,9 @@ func ParseConfig(src string, rawVarStrings bool, cfg Config) ([]Node, error) {
 	if !cfg.KeepTrailingNewline {
 		norm = strings.TrimSuffix(norm, "\n")
 	}
-	st := tokens.LexAll(maskEscapedBackslashes(norm, cfg), cfg.lexer())
-	p := &parser{cfg: cfg, src: norm, rawVarStrings: rawVarStrings}
+	input, lex := maskSignedCommentEnds(maskEscapedBackslashes(norm, cfg), cfg)
+	st := tokens.LexAll(input, lex.lexer())
+	p := &parser{cfg: cfg, lex: lex, src: norm, rawVarStrings: rawVarStrings}
 	for {
 		t := st.Current()
 		p.toks = append(p.toks, t)

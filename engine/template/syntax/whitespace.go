@@ -48,7 +48,7 @@ func (p *parser) trimAfter(i int, text string) (string, bool) {
 	case tokens.BlockEnd:
 		delim = p.cfg.BlockEnd
 	case tokens.CommentEnd:
-		delim = p.cfg.CommentEnd
+		delim = p.lex.CommentEnd
 	default:
 		return text, false
 	}
