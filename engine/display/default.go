@@ -396,9 +396,10 @@ func (d *Default) Result(ev *run.Event) {
 	}
 	switch ev.Status {
 	case run.StatusOK, run.StatusChanged:
-		if ev.Loop || (ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole) {
+		if ev.Loop || ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole {
 			return
 		}
+		d.diff(ev)
 		word, c := "ok", colorOK
 		if ev.Status == run.StatusChanged {
 			word, c = "changed", colorChanged
@@ -410,8 +411,6 @@ func (d *Default) Result(ev *run.Event) {
 		if verbose(ev, d.Verbose) {
 			msg += " => " + d.dump(clean())
 		}
-		// ansible-core sends v2_on_file_diff before v2_runner_on_ok.
-		d.diff(ev)
 		d.line(c, msg)
 	case run.StatusSkipped:
 		if ev.Loop {
@@ -440,13 +439,18 @@ func (d *Default) Result(ev *run.Event) {
 	}
 }
 
-// diff shows a changed result's diff with --diff.
+// diff shows a changed result's diff with --diff (v2_on_file_diff, which
+// ansible-core calls before the result line).
 func (d *Default) diff(ev *run.Event) {
-	if ev.Status != run.StatusChanged {
+	if ev.Status != run.StatusChanged || !ev.Diff {
 		return
 	}
-	df, ok := ev.Result.Get("diff")
-	if !ok || df == nil || !ev.Diff {
+	d.showDiff(ev.Result.Default("diff", nil))
+}
+
+// showDiff prints one diff value.
+func (d *Default) showDiff(df any) {
+	if df == nil {
 		return
 	}
 	text := formatDiff(df)

@@ -16,6 +16,26 @@ func Failed(msg any) *value.Dict {
 	return value.DictOf("changed", false, "msg", msg, "failed", true)
 }
 
+// actionFailureKey marks a failed result an action plugin reports itself
+// rather than one of the modules it ran (see ActionFailed). Keys starting
+// with _ansible_ never reach registered results or the display.
+const actionFailureKey = "_ansible_action_failure"
+
+// ActionFailed is a failure an action plugin that runs modules (copy,
+// fetch, template) reports itself: ansible-core words it "Action failed"
+// where a failure of the module it ran reads "Module failed".
+func ActionFailed(msg any) *value.Dict {
+	res := Failed(msg)
+	res.Set(actionFailureKey, true)
+	return res
+}
+
+// IsActionFailure reports a result made by ActionFailed.
+func IsActionFailure(res *value.Dict) bool {
+	b, _ := res.Default(actionFailureKey, false).(bool)
+	return b
+}
+
 // FailedWith is fail_json(msg, exception=cause): the task's error reads
 // cause's text (which usually starts with msg) after "Module failed: ",
 // while the result's msg stays msg.

@@ -55,7 +55,10 @@ func charClass(seq string) string {
 		seq = seq[1:]
 	}
 	seq = strings.ReplaceAll(seq, `\`, `\\`)
-	if strings.HasPrefix(seq, "^") || strings.HasPrefix(seq, "[") {
+	// A [ inside a shell class is literal; RE2 would read [: as a POSIX
+	// class.
+	seq = strings.ReplaceAll(seq, `[`, `\[`)
+	if strings.HasPrefix(seq, "^") {
 		seq = `\` + seq
 	}
 	if neg {

@@ -43,7 +43,7 @@ func errorResult(err error) *value.Dict {
 // action layer does (AnsibleModuleCapturedError): the error reads "Module
 // failed: " and the exception the module gave, else its msg.
 func normalizeModuleFailure(t *playbook.Task, res *value.Dict) {
-	if t.Info.Flags&module.ControllerAction == 0 {
+	if t.Info.Flags&module.ControllerAction == 0 && !module.IsActionFailure(res) {
 		captureFailure(t, res, "Module failed")
 	}
 }

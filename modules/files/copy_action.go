@@ -1,6 +1,7 @@
 package files
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,16 +57,6 @@ func (a *copyAction) flag(k string, def bool) bool {
 	return b
 }
 
-// actionFailed is a failure the action plugin reports itself rather than
-// one of the modules it ran; ansible-core words it "Action failed".
-// The marker key is how the executor can tell the two apart (see the
-// README's deliberate differences until it does).
-func actionFailed(msg string) *value.Dict {
-	res := module.Failed(msg)
-	res.Set("_ansible_action_failure", true)
-	return res
-}
-
 func (a *copyAction) run() (*value.Dict, error) {
 	for _, internal := range []string{"_original_basename", "_diff_peek"} {
 		if a.arg(internal) != nil {
@@ -77,13 +68,13 @@ func (a *copyAction) run() (*value.Dict, error) {
 	destStr, _ := dest.(string)
 	switch {
 	case !value.Truthy(source) && content == nil:
-		return actionFailed("src (or content) is required"), nil
+		return module.ActionFailed("src (or content) is required"), nil
 	case !value.Truthy(dest):
-		return actionFailed("dest is required"), nil
+		return module.ActionFailed("dest is required"), nil
 	case value.Truthy(source) && content != nil:
-		return actionFailed("src and content are mutually exclusive"), nil
+		return module.ActionFailed("src and content are mutually exclusive"), nil
 	case content != nil && strings.HasSuffix(destStr, "/"):
-		return actionFailed("can not use content with a dir as dest"), nil
+		return module.ActionFailed("can not use content with a dir as dest"), nil
 	}
 	if content == nil && a.flag("remote_src", false) {
 		return copyModuleDef().invoke(a.req, a.args, "ansible.legacy.copy")
@@ -110,7 +101,7 @@ func (a *copyAction) run() (*value.Dict, error) {
 func (a *copyAction) findSource(src string) (string, error) {
 	found, searched, ok := a.req.Host.FindFile("files", src)
 	if !ok {
-		return "", &module.ActionFail{Msg: "Unexpected AnsibleActionFail error: " + NotFoundMessage(src, searched)}
+		return "", &module.ActionFail{Msg: "Unexpected AnsibleActionFail error: " + search.NotFoundMessage(src, searched)}
 	}
 	if trailing := strings.HasSuffix(src, "/"); trailing != strings.HasSuffix(found, "/") {
 		if strings.HasSuffix(found, "/") {
@@ -120,18 +111,6 @@ func (a *copyAction) findSource(src string) (string, error) {
 		}
 	}
 	return found, nil
-}
-
-// NotFoundMessage is ansible-core's AnsibleFileNotFound text for a file
-// looked up on the controller.
-// An absolute name is not searched for, so no paths are listed.
-func NotFoundMessage(name string, searched []string) string {
-	where := ""
-	if !filepath.IsAbs(name) && len(searched) > 0 {
-		where = "\nSearched in:\n\t" + strings.Join(searched, "\n\t")
-	}
-	return "Could not find or access '" + name + "'" + where +
-		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
 }
 
 // contentTempfile writes content to a file in the local temp directory,

@@ -58,7 +58,7 @@ func (a *copyAction) copyFile(sourceFull, sourceRel, contentFile, dest string, f
 	ds := remoteStat(destFile, follow, force)
 	if ds.exists && ds.isDir {
 		if contentFile != "" {
-			return actionFailed("can not use content with a dir as dest"), nil
+			return module.ActionFailed("can not use content with a dir as dest"), nil
 		}
 		destFile = py.Join([]string{dest, sourceRel})
 		ds = remoteStat(destFile, follow, force)

@@ -99,7 +99,7 @@ func TestCopyActionFailures(t *testing.T) {
 		res, err := runOn(t, h, "copy", tc.args...)
 		require.NoError(t, err)
 		require.Equal(t, tc.msg, res.Default("msg", nil))
-		require.Equal(t, true, res.Default("_ansible_action_failure", nil))
+		require.True(t, module.IsActionFailure(res))
 	}
 	res, err := runOn(t, h, "copy", "content", "x", "dest", filepath.Join(dir, "v"), "validate", "false %s")
 	require.NoError(t, err)

@@ -68,7 +68,7 @@ func (f *fetchRun) run() (*value.Dict, error) {
 		if !f.failOnMissing {
 			return value.DictOf("msg", msg+", not transferring, ignored"), nil
 		}
-		return actionFailed(msg), nil
+		return module.ActionFailed(msg), nil
 	}
 	remoteSum := st.checksum
 	var data []byte

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func (f *finder) parseFilters() error {
 	f.excludes = f.p.Strs("excludes")
 	translate := func(p string) string { return p }
 	if !f.p.Bool("use_regex") {
-		translate = fnmatchRegexp
+		translate = func(p string) string { return py.FnmatchRegexp(p).String() }
 	}
 	var err error
 	if f.regexes, err = compileAll(f.patterns, translate); err != nil {

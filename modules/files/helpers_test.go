@@ -1,9 +1,9 @@
 package files
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"os"
 	"path/filepath"
-	"regexp"
 	"syscall"
 	"testing"
 
@@ -128,7 +128,7 @@ func TestFnmatchRegexp(t *testing.T) {
 		{"[[]x", "[x", true},
 		{"a.b", "axb", false},
 	} {
-		re := regexp.MustCompile(fnmatchRegexp(tc.pattern))
+		re := py.FnmatchRegexp(tc.pattern)
 		require.Equal(t, tc.match, re.MatchString(tc.name), "%s ~ %s", tc.pattern, tc.name)
 	}
 }

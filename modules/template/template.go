@@ -12,6 +12,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -59,7 +60,7 @@ func Run(req *module.Request) (*value.Dict, error) {
 	}
 	found, searched, ok := req.Host.FindFile("templates", source.(string))
 	if !ok {
-		msg := files.NotFoundMessage(source.(string), searched)
+		msg := search.NotFoundMessage(source.(string), searched)
 		return nil, &module.ActionFail{Msg: msg, Err: errors.New(msg)}
 	}
 	copyArgs := args.Copy()
