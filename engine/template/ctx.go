@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
@@ -25,6 +26,9 @@ type Ctx struct {
 	// syntax is the environment of the template being rendered, nil for
 	// ansible-core's default (see Options.Syntax).
 	syntax *syntax.Config
+	// includePaths is where {% include %} finds template files; only the
+	// render of a template file has one.
+	includePaths []string
 }
 
 // Engine returns the engine of the render.
@@ -236,6 +240,11 @@ func (c *Ctx) renderFile(path, src string, locals *value.Dict, cfg *syntax.Confi
 		return src, nil
 	}
 	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true, syntax: cfg}
+	if path != "" {
+		// ansible-core's template lookup searches the file's directory
+		// first, then the task's search path.
+		sub.includePaths = includePaths(append([]string{filepath.Dir(path)}, c.opt.SearchPaths...))
+	}
 	if locals != nil && locals.Len() > 0 {
 		// Locals may shadow variables already resolved in this render.
 		sub.resolved = map[string]any{}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -187,6 +188,9 @@ func (e *Engine) RenderFile(path, src string, vars Vars, opt Options) (any, erro
 	}
 	c := e.newCtx(vars, opt)
 	c.jinjaEscapes = true
+	// The template action searches the task's search path, then the
+	// file's own directory.
+	c.includePaths = includePaths(append(append([]string(nil), opt.SearchPaths...), filepath.Dir(path)))
 	v, err := c.render(src)
 	if err == nil {
 		v, err = c.finalize(v)

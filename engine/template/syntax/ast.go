@@ -96,6 +96,15 @@ type (
 		Filters []*FilterCall
 		Body    []Node
 	}
+	// Include is {% include template [ignore missing] [with|without
+	// context] %}; Template evaluates to a name or a list of names, the
+	// first found of which is rendered in place.
+	Include struct {
+		Pos
+		Template      Expr
+		IgnoreMissing bool
+		WithContext   bool
+	}
 )
 
 // The expression nodes.
@@ -228,6 +237,7 @@ func (*Macro) node()       {}
 func (*CallBlock) node()   {}
 func (*With) node()        {}
 func (*FilterBlock) node() {}
+func (*Include) node()     {}
 
 func (*Literal) expr() {}
 func (*Name) expr()    {}

@@ -225,7 +225,8 @@ func (p *parser) failUnknownTag(name string) error {
 
 // parseStatement parses the statement a block tag opens at start; only
 // Jinja2's statements and the extensions ansible-core enables are known
-// (not do, break or continue).
+// (not do, break or continue), and of the template loading statements
+// only include.
 func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 	var parse func(Pos) (Node, error)
 	switch name {
@@ -247,6 +248,8 @@ func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 		parse = p.parseRaw
 	case "print":
 		parse = p.parsePrint
+	case "include":
+		parse = p.parseInclude
 	default:
 		return nil, p.failUnknownTag(name)
 	}

@@ -14,6 +14,29 @@ func (p *parser) parsePrint(start Pos) (Node, error) {
 	return &Output{Pos: start, Expr: e}, p.endBlock()
 }
 
+// parseInclude parses {% include template [ignore missing] [with|without
+// context] %}, with Jinja2's defaults (the context is passed).
+func (p *parser) parseInclude(start Pos) (Node, error) {
+	n := &Include{Pos: start, WithContext: true}
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	var err error
+	if n.Template, err = p.parseExpr(); err != nil {
+		return nil, err
+	}
+	if p.isName("ignore") && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "missing" {
+		p.next()
+		p.next()
+		n.IgnoreMissing = true
+	}
+	if p.isName("with", "without") && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "context" {
+		n.WithContext = p.next().Val == "with"
+		p.next()
+	}
+	return n, p.endBlock()
+}
+
 // parseRaw keeps the text up to {% endraw %} as it is.
 func (p *parser) parseRaw(start Pos) (Node, error) {
 	if err := p.endBlock(); err != nil {
