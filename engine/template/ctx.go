@@ -185,7 +185,7 @@ func (c *Ctx) render(src string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, err := c.eng.parseConfig(body, !c.jinjaEscapes, cfg)
+	nodes, err := c.eng.parseConfig(body, !c.jinjaEscapes, &cfg)
 	if err != nil {
 		return nil, err
 	}

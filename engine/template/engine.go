@@ -35,7 +35,7 @@ type Engine struct {
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
 	globals map[string]any
-	cache   sync.Map // cacheKey -> []syntax.Node
+	cache   sync.Map // cacheKey or configKey -> []syntax.Node
 
 	// Getenv reads the environment for lookup('env'); Now gives the time.
 	Getenv func(string) (string, bool)
@@ -72,33 +72,58 @@ func (e *Engine) RegisterLookup(name string, f LookupFunc) { e.lookups[name] = f
 // (ansible-core's is_possibly_template).
 func HasMarkers(s string) bool { return isTemplate(s, nil) }
 
-// cacheKey identifies a parsed template: its source, whether string
-// constants in {{ }} are raw, and the environment options it was parsed
-// with.
+// cacheKey identifies a template parsed with the default environment: its
+// source and whether string constants in {{ }} are raw.
 type cacheKey struct {
 	src string
 	raw bool
+}
+
+// configKey identifies a template parsed with other environment options;
+// it is kept apart so that the common key stays small.
+type configKey struct {
+	cacheKey
 	cfg syntax.Config
 }
 
+// parse parses src with the default environment.
 func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
-	return e.parseConfig(src, rawVarStrings, syntax.Default())
+	return e.parseConfig(src, rawVarStrings, nil)
 }
 
-func (e *Engine) parseConfig(src string, rawVarStrings bool, cfg syntax.Config) ([]syntax.Node, error) {
-	key := cacheKey{src, rawVarStrings, cfg}
+// parseConfig parses src with the environment cfg (nil for the default).
+func (e *Engine) parseConfig(src string, rawVarStrings bool, cfg *syntax.Config) ([]syntax.Node, error) {
+	if cfg == nil || *cfg == syntax.Default() {
+		// The key is converted for Load and Store apart: the conversion
+		// for Load does not escape, so the common hit allocates nothing.
+		key := cacheKey{src, rawVarStrings}
+		if n, ok := e.cache.Load(key); ok {
+			return n.([]syntax.Node), nil
+		}
+		nodes, err := parseSyntax(src, rawVarStrings, syntax.Default())
+		if err == nil {
+			e.cache.Store(key, nodes)
+		}
+		return nodes, err
+	}
+	key := configKey{cacheKey{src, rawVarStrings}, *cfg}
 	if n, ok := e.cache.Load(key); ok {
 		return n.([]syntax.Node), nil
 	}
-	nodes, err := syntax.ParseConfig(src, rawVarStrings, cfg)
-	if err != nil {
-		if se, ok := err.(*syntax.SyntaxError); ok {
-			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
-		}
-		return nil, err
+	nodes, err := parseSyntax(src, rawVarStrings, *cfg)
+	if err == nil {
+		e.cache.Store(key, nodes)
 	}
-	e.cache.Store(key, nodes)
-	return nodes, nil
+	return nodes, err
+}
+
+// parseSyntax parses a template, its syntax errors as the engine's.
+func parseSyntax(src string, rawVarStrings bool, cfg syntax.Config) ([]syntax.Node, error) {
+	nodes, err := syntax.ParseConfig(src, rawVarStrings, cfg)
+	if se, ok := err.(*syntax.SyntaxError); ok {
+		return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
+	}
+	return nodes, err
 }
 
 // Options adjust one render.

@@ -85,11 +85,7 @@ func (c *Ctx) renderInclude(x *syntax.Include, path string, b *sink) error {
 	if err != nil {
 		return &RuntimeError{Msg: err.Error()}
 	}
-	cfg := syntax.Default()
-	if c.syntax != nil {
-		cfg = *c.syntax
-	}
-	nodes, err := c.eng.parseConfig(string(src), false, cfg)
+	nodes, err := c.eng.parseConfig(string(src), false, c.syntax)
 	if err != nil {
 		return err
 	}

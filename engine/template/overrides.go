@@ -103,6 +103,12 @@ func splitHeader(src string, cfg syntax.Config) (string, syntax.Config, error) {
 	if !strings.HasPrefix(src, HeaderPrefix) {
 		return src, cfg, nil
 	}
+	return applyHeader(src, cfg)
+}
+
+// applyHeader is splitHeader for a template that has a header; it is
+// apart so that the common case does not move cfg to the heap.
+func applyHeader(src string, cfg syntax.Config) (string, syntax.Config, error) {
 	eol := strings.IndexByte(src, '\n')
 	if eol < 0 {
 		return "", cfg, headerError("Missing newline after '%s' override.", HeaderPrefix)
