@@ -16,7 +16,8 @@ import (
 // what the diff's after header and the copy module's _original_basename
 // show). args are the template task's arguments without the
 // template-only options (newline_sequence, the *_string delimiters,
-// trim_blocks, lstrip_blocks, output_encoding); src is replaced.
+// trim_blocks, lstrip_blocks, output_encoding); src is replaced, and a
+// content argument stays for the copy action to refuse, as it does.
 func WriteRendered(req *module.Request, args *value.Dict, name string, content []byte) (*value.Dict, error) {
 	base, err := localTmpDir()
 	if err != nil {
@@ -33,7 +34,6 @@ func WriteRendered(req *module.Request, args *value.Dict, name string, content [
 	}
 	copyArgs := args.Copy()
 	copyArgs.Set("src", src)
-	copyArgs.Delete("content")
 	if !copyArgs.Has("follow") {
 		copyArgs.Set("follow", false)
 	}
