@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,9 +48,23 @@ func (c *Ctx) findInclude(name string) (string, bool) {
 // names into b: with the context, it sees the variables and the local
 // names of the including template; its own assignments stay its own.
 func (c *Ctx) execInclude(x *syntax.Include, b *sink) error {
-	v, err := c.evalDefined(x.Template)
-	if err != nil {
+	nodes, sub, err := c.loadTemplate(x.Template, x.WithContext, x.IgnoreMissing)
+	if err != nil || nodes == nil {
 		return err
+	}
+	return sub.execBody(nodes, b)
+}
+
+// loadTemplate finds and parses the template (a name or a list of names,
+// the first found wins) that a tag loads, and makes the context it runs
+// in: with the context, the loading template's variables and local names;
+// without, none. It is parsed in the loading template's environment (its
+// options, not a #jinja2: header of its own) and with Jinja2's escapes. A
+// missing template is nil when ignoreMissing is set.
+func (c *Ctx) loadTemplate(name syntax.Expr, withContext, ignoreMissing bool) ([]syntax.Node, *Ctx, error) {
+	v, err := c.evalDefined(name)
+	if err != nil {
+		return nil, nil, err
 	}
 	var names []string
 	if s, ok := v.(string); ok {
@@ -57,44 +72,41 @@ func (c *Ctx) execInclude(x *syntax.Include, b *sink) error {
 	} else {
 		items, err := iterate(v)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		for _, it := range items {
 			names = append(names, value.Str(it))
 		}
 	}
-	for _, name := range names {
-		if p, ok := c.findInclude(name); ok {
-			return c.renderInclude(x, p, b)
+	for _, n := range names {
+		if p, ok := c.findInclude(n); ok {
+			return c.parseLoaded(p, withContext)
 		}
 	}
 	switch {
-	case x.IgnoreMissing:
-		return nil
+	case ignoreMissing:
+		return nil, nil, nil
 	case len(names) == 1:
-		return &RuntimeError{Msg: names[0]}
+		return nil, nil, &RuntimeError{Msg: names[0]}
 	}
-	return &RuntimeError{Msg: "none of the templates given were found: " + strings.Join(names, ", ")}
+	return nil, nil, &RuntimeError{Msg: "none of the templates given were found: " + strings.Join(names, ", ")}
 }
 
-// renderInclude renders the template file at path into b, in the
-// including template's environment (its options, not a #jinja2: header of
-// its own) and with Jinja2's escapes.
-func (c *Ctx) renderInclude(x *syntax.Include, path string, b *sink) error {
+func (c *Ctx) parseLoaded(path string, withContext bool) ([]syntax.Node, *Ctx, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return &RuntimeError{Msg: err.Error()}
+		return nil, nil, &RuntimeError{Msg: err.Error()}
 	}
 	nodes, err := c.eng.parseConfig(string(src), false, c.syntax)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1,
 		jinjaEscapes: true, syntax: c.syntax, includePaths: c.includePaths}
 	if sub.depth > 200 {
-		return &recursionError{}
+		return nil, nil, &recursionError{}
 	}
-	if !x.WithContext {
+	if !withContext {
 		sub.vars, sub.resolved = MapVars{D: value.NewDict(0)}, map[string]any{}
 	} else if len(c.scopes) > 0 {
 		locals := value.NewDict(8)
@@ -103,5 +115,68 @@ func (c *Ctx) renderInclude(x *syntax.Include, path string, b *sink) error {
 		}
 		sub.scopes = []*value.Dict{locals}
 	}
-	return sub.execBody(nodes, b)
+	return nodes, sub, nil
+}
+
+// templateModule is what {% import %} binds: the names a template sets
+// and the macros it defines at its top level (but those starting with an
+// underscore), and its output as its str().
+type templateModule struct {
+	exports *value.Dict
+	output  string
+}
+
+func (m *templateModule) String() string { return m.output }
+
+// PyType is the module's type name in error messages.
+func (m *templateModule) PyType() string { return "TemplateModule" }
+
+// loadModule runs the template an import names and collects its exports.
+func (c *Ctx) loadModule(name syntax.Expr, withContext bool) (*templateModule, error) {
+	nodes, sub, err := c.loadTemplate(name, withContext, false)
+	if err != nil {
+		return nil, err
+	}
+	top := sub.pushScope()
+	var b sink
+	if err := sub.execBody(nodes, &b); err != nil {
+		return nil, err
+	}
+	m := &templateModule{exports: value.NewDict(top.Len()), output: concatText(b.concat())}
+	top.Each(func(k string, v any) bool {
+		if !strings.HasPrefix(k, "_") {
+			m.exports.Set(k, v)
+		}
+		return true
+	})
+	return m, nil
+}
+
+// execImport binds the module of {% import %} to its name.
+func (c *Ctx) execImport(x *syntax.Import) error {
+	m, err := c.loadModule(x.Template, x.WithContext)
+	if err != nil {
+		return err
+	}
+	c.assign(x.Name, m)
+	return nil
+}
+
+// execFromImport binds the names {% from %} imports; a name the template
+// does not export is an undefined value that fails where it is used.
+func (c *Ctx) execFromImport(x *syntax.FromImport) error {
+	m, err := c.loadModule(x.Template, x.WithContext)
+	if err != nil {
+		return err
+	}
+	tmpl, _ := c.eval(x.Template)
+	for i, name := range x.Names {
+		v, ok := m.exports.Get(name)
+		if !ok {
+			v = value.Undefined{Msg: fmt.Sprintf("the template %s (imported on line %d) does not export the requested name %s",
+				value.Repr(tmpl), x.Pos.Line, value.Repr(name))}
+		}
+		c.assign(x.Aliases[i], v)
+	}
+	return nil
 }

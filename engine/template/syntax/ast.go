@@ -105,6 +105,21 @@ type (
 		IgnoreMissing bool
 		WithContext   bool
 	}
+	// Import is {% import template as name [with|without context] %}.
+	Import struct {
+		Pos
+		Template    Expr
+		Name        string
+		WithContext bool
+	}
+	// FromImport is {% from template import name [as alias], ...
+	// [with|without context] %}: Names and Aliases are parallel.
+	FromImport struct {
+		Pos
+		Template       Expr
+		Names, Aliases []string
+		WithContext    bool
+	}
 )
 
 // The expression nodes.
@@ -238,6 +253,8 @@ func (*CallBlock) node()   {}
 func (*With) node()        {}
 func (*FilterBlock) node() {}
 func (*Include) node()     {}
+func (*Import) node()      {}
+func (*FromImport) node()  {}
 
 func (*Literal) expr() {}
 func (*Name) expr()    {}

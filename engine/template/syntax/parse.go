@@ -226,7 +226,7 @@ func (p *parser) failUnknownTag(name string) error {
 // parseStatement parses the statement a block tag opens at start; only
 // Jinja2's statements and the extensions ansible-core enables are known
 // (not do, break or continue), and of the template loading statements
-// only include.
+// include, import and from (not extends).
 func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 	var parse func(Pos) (Node, error)
 	switch name {
@@ -250,6 +250,10 @@ func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 		parse = p.parsePrint
 	case "include":
 		parse = p.parseInclude
+	case "import":
+		parse = p.parseImport
+	case "from":
+		parse = p.parseFrom
 	default:
 		return nil, p.failUnknownTag(name)
 	}

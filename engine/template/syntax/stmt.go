@@ -30,9 +30,99 @@ func (p *parser) parseInclude(start Pos) (Node, error) {
 		p.next()
 		n.IgnoreMissing = true
 	}
-	if p.isName("with", "without") && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "context" {
-		n.WithContext = p.next().Val == "with"
+	n.WithContext = p.parseContext(true)
+	return n, p.endBlock()
+}
+
+// isContext reports whether "with context" or "without context" follows.
+func (p *parser) isContext() bool {
+	return p.isName("with", "without") && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "context"
+}
+
+// parseContext reads an optional "with context" or "without context" and
+// returns whether the context is passed (def when neither is written).
+func (p *parser) parseContext(def bool) bool {
+	if p.isContext() {
+		with := p.next().Val == "with"
 		p.next()
+		return with
+	}
+	return def
+}
+
+// parseImport parses {% import template as name [with|without context] %};
+// an import does not pass the context unless asked to.
+func (p *parser) parseImport(start Pos) (Node, error) {
+	n := &Import{Pos: start}
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	var err error
+	if n.Template, err = p.parseExpr(); err != nil {
+		return nil, err
+	}
+	if !p.isName("as") {
+		return nil, p.errf("expected token 'as', got '%s'", tokenText(p.cur()))
+	}
+	p.next()
+	t, err := p.expect(tokens.Name, "name")
+	if err != nil {
+		return nil, err
+	}
+	n.Name = t.Val
+	n.WithContext = p.parseContext(false)
+	return n, p.endBlock()
+}
+
+// parseFrom parses {% from template import name [as alias], ...
+// [with|without context] %}.
+func (p *parser) parseFrom(start Pos) (Node, error) {
+	n := &FromImport{Pos: start}
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	var err error
+	if n.Template, err = p.parseExpr(); err != nil {
+		return nil, err
+	}
+	if !p.isName("import") {
+		return nil, p.errf("expected token 'import', got '%s'", tokenText(p.cur()))
+	}
+	p.next()
+	for {
+		if len(n.Names) > 0 {
+			if _, err := p.expect(tokens.Comma, ","); err != nil {
+				return nil, err
+			}
+		}
+		if p.isContext() {
+			n.WithContext = p.parseContext(false)
+			break
+		}
+		name, err := p.expect(tokens.Name, "name")
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(name.Val, "_") {
+			return nil, &SyntaxError{Msg: "names starting with an underline can not be imported", Line: name.Line, Col: name.Col}
+		}
+		alias := name.Val
+		if p.isName("as") {
+			p.next()
+			t, err := p.expect(tokens.Name, "name")
+			if err != nil {
+				return nil, err
+			}
+			alias = t.Val
+		}
+		n.Names, n.Aliases = append(n.Names, name.Val), append(n.Aliases, alias)
+		if p.isContext() {
+			n.WithContext = p.parseContext(false)
+			break
+		}
+		if !p.is(tokens.Comma) {
+			break
+		}
 	}
 	return n, p.endBlock()
 }
