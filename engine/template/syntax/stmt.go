@@ -50,21 +50,31 @@ func (p *parser) parseContext(def bool) bool {
 	return def
 }
 
+// parseLoaded parses the template name of an import or from tag and the
+// keyword that must follow it.
+func (p *parser) parseLoaded(keyword string) (Expr, error) {
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	e, err := p.parseExpr()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isName(keyword) {
+		return nil, p.errf("expected token '%s', got '%s'", keyword, tokenText(p.cur()))
+	}
+	p.next()
+	return e, nil
+}
+
 // parseImport parses {% import template as name [with|without context] %};
 // an import does not pass the context unless asked to.
 func (p *parser) parseImport(start Pos) (Node, error) {
 	n := &Import{Pos: start}
-	if err := p.expectExpression(); err != nil {
-		return nil, err
-	}
 	var err error
-	if n.Template, err = p.parseExpr(); err != nil {
+	if n.Template, err = p.parseLoaded("as"); err != nil {
 		return nil, err
 	}
-	if !p.isName("as") {
-		return nil, p.errf("expected token 'as', got '%s'", tokenText(p.cur()))
-	}
-	p.next()
 	t, err := p.expect(tokens.Name, "name")
 	if err != nil {
 		return nil, err
@@ -78,17 +88,10 @@ func (p *parser) parseImport(start Pos) (Node, error) {
 // [with|without context] %}.
 func (p *parser) parseFrom(start Pos) (Node, error) {
 	n := &FromImport{Pos: start}
-	if err := p.expectExpression(); err != nil {
-		return nil, err
-	}
 	var err error
-	if n.Template, err = p.parseExpr(); err != nil {
+	if n.Template, err = p.parseLoaded("import"); err != nil {
 		return nil, err
 	}
-	if !p.isName("import") {
-		return nil, p.errf("expected token 'import', got '%s'", tokenText(p.cur()))
-	}
-	p.next()
 	for {
 		if len(n.Names) > 0 {
 			if _, err := p.expect(tokens.Comma, ","); err != nil {

@@ -41,15 +41,8 @@ func (p *parser) dataText() string {
 // then starts a line.
 func (p *parser) trimAfter(i int, text string) (string, bool) {
 	end := p.toks[i]
-	var delim string
-	switch end.Type {
-	case tokens.VariableEnd:
-		delim = p.cfg.VariableEnd
-	case tokens.BlockEnd:
-		delim = p.cfg.BlockEnd
-	case tokens.CommentEnd:
-		delim = p.lex.CommentEnd
-	default:
+	delim, ok := p.delimiter(end.Type)
+	if !ok {
 		return text, false
 	}
 	sign, isTag := strings.CutSuffix(end.Val, delim)
@@ -77,15 +70,8 @@ func (p *parser) trimAfter(i int, text string) (string, bool) {
 // token next to the text before it; lineStart reports whether the text
 // starts a line.
 func (p *parser) trimBefore(next *tokens.Token, text string, lineStart bool) string {
-	var delim string
-	switch next.Type {
-	case tokens.VariableBegin:
-		delim = p.cfg.VariableStart
-	case tokens.BlockBegin:
-		delim = p.cfg.BlockStart
-	case tokens.CommentBegin:
-		delim = p.cfg.CommentStart
-	default:
+	delim, ok := p.delimiter(next.Type)
+	if !ok {
 		return text
 	}
 	if !strings.HasPrefix(next.Val, delim) {
@@ -106,6 +92,26 @@ func (p *parser) trimBefore(next *tokens.Token, text string, lineStart bool) str
 		return text[:lineAt]
 	}
 	return text
+}
+
+// delimiter is the string the lexer matched for a tag's begin or end
+// token, false for other tokens.
+func (p *parser) delimiter(t tokens.Type) (string, bool) {
+	switch t {
+	case tokens.VariableBegin:
+		return p.lex.VariableStart, true
+	case tokens.VariableEnd:
+		return p.lex.VariableEnd, true
+	case tokens.BlockBegin:
+		return p.lex.BlockStart, true
+	case tokens.BlockEnd:
+		return p.lex.BlockEnd, true
+	case tokens.CommentBegin:
+		return p.lex.CommentStart, true
+	case tokens.CommentEnd:
+		return p.lex.CommentEnd, true
+	}
+	return "", false
 }
 
 // isRawBegin reports whether the block end at index i closes a
