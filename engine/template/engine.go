@@ -1,9 +1,10 @@
 package template
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"strings"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -36,7 +37,7 @@ type Engine struct {
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
 	globals map[string]any
-	cache   sync.Map // cacheKey -> []syntax.Node
+	cache   sync.Map // cacheKey or configKey -> []syntax.Node
 
 	// Getenv reads the environment for lookup('env'); Environ is the
 	// whole environment, which the commands of lookup('pipe') and
@@ -76,39 +77,63 @@ func (e *Engine) RegisterFilter(name string, f FilterFunc) { e.filters[name] = f
 // such as kubernetes.core.k8s, register from their module package).
 func (e *Engine) RegisterLookup(name string, f LookupFunc) { e.lookups[name] = f }
 
-// HasMarkers reports whether s contains Jinja2 delimiters and so needs
-// rendering.
-func HasMarkers(s string) bool {
-	return strings.Contains(s, "{{") || strings.Contains(s, "{%") || strings.Contains(s, "{#")
-}
+// HasMarkers reports whether s may be a template and so needs rendering:
+// it contains Jinja2's start delimiters or starts with a #jinja2: header
+// (ansible-core's is_possibly_template).
+func HasMarkers(s string) bool { return isTemplate(s, nil) }
 
-// cacheKey identifies a parsed template: its source, whether string
-// constants in {{ }} are raw, and its delimiters.
+// cacheKey identifies a template parsed with the default environment: its
+// source and whether string constants in {{ }} are raw.
 type cacheKey struct {
-	src     string
-	raw     bool
-	dialect syntax.Dialect
+	src string
+	raw bool
 }
 
+// configKey identifies a template parsed with other environment options;
+// it is kept apart so that the common key stays small.
+type configKey struct {
+	cacheKey
+	cfg syntax.Config
+}
+
+// parse parses src with the default environment.
 func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
-	return e.parseDialect(src, rawVarStrings, syntax.Dialect{})
+	return e.parseConfig(src, rawVarStrings, nil)
 }
 
-// parseDialect parses with other delimiters (the template lookup's).
-func (e *Engine) parseDialect(src string, rawVarStrings bool, d syntax.Dialect) ([]syntax.Node, error) {
-	key := cacheKey{src, rawVarStrings, d}
+// parseConfig parses src with the environment cfg (nil for the default).
+func (e *Engine) parseConfig(src string, rawVarStrings bool, cfg *syntax.Config) ([]syntax.Node, error) {
+	if cfg == nil || *cfg == syntax.Default() {
+		// The key is converted for Load and Store apart: the conversion
+		// for Load does not escape, so the common hit allocates nothing.
+		key := cacheKey{src, rawVarStrings}
+		if n, ok := e.cache.Load(key); ok {
+			return n.([]syntax.Node), nil
+		}
+		nodes, err := parseSyntax(src, rawVarStrings, syntax.Default())
+		if err == nil {
+			e.cache.Store(key, nodes)
+		}
+		return nodes, err
+	}
+	key := configKey{cacheKey{src, rawVarStrings}, *cfg}
 	if n, ok := e.cache.Load(key); ok {
 		return n.([]syntax.Node), nil
 	}
-	nodes, err := syntax.ParseDialect(src, rawVarStrings, d)
-	if err != nil {
-		if se, ok := err.(*syntax.SyntaxError); ok {
-			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
-		}
-		return nil, err
+	nodes, err := parseSyntax(src, rawVarStrings, *cfg)
+	if err == nil {
+		e.cache.Store(key, nodes)
 	}
-	e.cache.Store(key, nodes)
-	return nodes, nil
+	return nodes, err
+}
+
+// parseSyntax parses a template, its syntax errors as the engine's.
+func parseSyntax(src string, rawVarStrings bool, cfg syntax.Config) ([]syntax.Node, error) {
+	nodes, err := syntax.ParseConfig(src, rawVarStrings, cfg)
+	if se, ok := err.(*syntax.SyntaxError); ok {
+		return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
+	}
+	return nodes, err
 }
 
 // Options adjust one render.
@@ -133,6 +158,11 @@ type Options struct {
 	// Markers, when set, replaces failing outputs with placeholders instead
 	// of failing the render (see Markers).
 	Markers *Markers
+	// Syntax, when set, replaces ansible-core's default environment for
+	// the template itself (the delimiters and whitespace options of the
+	// template module and lookup). As in ansible-core, the templates held
+	// by the variables it uses keep the default.
+	Syntax *syntax.Config
 }
 
 // Markers implements ansible-core's ReplacingMarkerBehavior, used for task
@@ -177,7 +207,7 @@ func (m *Markers) Warning() string {
 // keeps the expression's type (ansible-core 2.19 native typing); anything
 // else is a string. A string without delimiters is returned unchanged.
 func (e *Engine) Render(src string, vars Vars, opt Options) (any, error) {
-	if !HasMarkers(src) {
+	if !isTemplate(src, opt.Syntax) {
 		return src, nil
 	}
 	c := e.newCtx(vars, opt)
@@ -189,6 +219,40 @@ func (e *Engine) Render(src string, vars Vars, opt Options) (any, error) {
 		return s, nil
 	}
 	return v, err
+}
+
+// RenderFile renders the text of the template file at path as the
+// template module and lookup do: string constants keep Jinja2's backslash
+// escapes, opt.Syntax holds the file's environment options, and an error
+// without an origin of its own has the file as its origin.
+func (e *Engine) RenderFile(path, src string, vars Vars, opt Options) (any, error) {
+	if !isTemplate(src, opt.Syntax) {
+		return src, nil
+	}
+	c := e.newCtx(vars, opt)
+	c.jinjaEscapes = true
+	// The template action searches the task's search path, then the
+	// file's own directory.
+	c.includePaths = includePaths(append(searchDirs(opt), filepath.Dir(path)))
+	v, err := c.render(src)
+	if err == nil {
+		v, err = c.finalize(v)
+	}
+	if err != nil {
+		return nil, AtFile(path, err)
+	}
+	return v, nil
+}
+
+// AtFile gives err the template file at path as its origin, unless it
+// already has one (an error in a variable's template keeps that
+// variable's origin).
+func AtFile(path string, err error) error {
+	var ve *VarError
+	if errors.As(err, &ve) {
+		return err
+	}
+	return &VarError{Pos: value.Pos{File: path}, Err: err}
 }
 
 // RenderValue renders every string inside v (lists and dicts recursively).
@@ -242,7 +306,9 @@ func (e *Engine) newCtx(vars Vars, opt Options) *Ctx {
 			}
 		}
 	}
-	c := &Ctx{eng: e, vars: vars, opt: opt, resolved: map[string]any{}, resolving: map[string]bool{}, jinjaEscapes: opt.Conditional}
+	c := &Ctx{eng: e, vars: vars, opt: opt, resolved: map[string]any{}, resolving: map[string]bool{}, jinjaEscapes: opt.Conditional, syntax: opt.Syntax}
+	// Only the top-level template has these options (see Options.Syntax).
+	c.opt.Syntax = nil
 	if opt.Locals != nil && opt.Locals.Len() > 0 {
 		c.scopes = []*value.Dict{opt.Locals}
 	}

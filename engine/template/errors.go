@@ -142,6 +142,17 @@ func (e *VarError) Error() string { return e.Err.Error() }
 // Unwrap returns the template's error.
 func (e *VarError) Unwrap() error { return e.Err }
 
+// passThrough is an error a lookup returns in place of a result: the
+// failure of a template it rendered, which ansible-core carries as a
+// marker value, so lookup() neither wraps it in its plugin error nor
+// lets errors=ignore hide it.
+type passThrough struct{ err error }
+
+func (e *passThrough) Error() string { return e.err.Error() }
+
+// Unwrap returns the template's error.
+func (e *passThrough) Unwrap() error { return e.err }
+
 // recursionError is a variable whose template refers back to itself.
 type recursionError struct{}
 

@@ -181,6 +181,9 @@ func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
 		}
 	}
 	res, err := fn(c, append([]any(nil), a.Pos[1:]...), &Args{Kw: kw})
+	if pt, ok := err.(*passThrough); ok {
+		return nil, pt.err
+	}
 	if err != nil {
 		err = fromPy(err)
 		if IsUndefined(err) || errorsMode == "strict" || (errorsMode != "warn" && errorsMode != "ignore") {

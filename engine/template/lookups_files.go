@@ -2,11 +2,8 @@ package template
 
 import (
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
@@ -63,12 +60,17 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 }
 
 // lookupTemplate renders template files found under templates/ on the
-// search path, with the task's variables, the template_* variables and
-// template_vars on top.
+// search path as ansible-core's template lookup does: with the lookup's
+// delimiter and trim_blocks options, the template_* variables and the
+// template_vars option on top of the task's variables.
 func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 	opts, err := lookupOptions(c, "template", a)
 	if err != nil {
 		return nil, err
+	}
+	cfg := lookupSyntax(opts)
+	if !cfg.DistinctStarts() {
+		return nil, Errorf(syntax.ErrSameStart)
 	}
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
@@ -81,72 +83,40 @@ func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
-		locals := templateVars(c, name, p)
+		_, _, userManaged := c.vars.Lookup("ansible_managed")
+		locals, err := FileVars(name, p, nil, c.eng.Now(), !userManaged)
+		if err != nil {
+			return nil, Errorf("the template file %s could not be found for the lookup", name)
+		}
 		if tv, ok := opts["template_vars"].(*value.Dict); ok {
 			locals.Update(tv)
 		}
-		res, err := c.renderFile(src, locals, templateDialect(opts))
+		res, err := c.renderFile(p, src, locals, &cfg)
 		if err != nil {
-			return nil, err
+			// ansible-core's template inside a lookup yields a marker, which
+			// no lookup error handling catches.
+			return nil, &passThrough{err}
 		}
 		out = append(out, res)
 	}
 	return out, nil
 }
 
-// templateDialect is the template lookup's delimiter and trim_blocks
-// options as the lexer takes them.
-func templateDialect(opts map[string]any) syntax.Dialect {
-	str := func(k string) string { s, _ := opts[k].(string); return s }
-	return syntax.Dialect{
-		VariableStart: str("variable_start_string"), VariableEnd: str("variable_end_string"),
-		CommentStart: str("comment_start_string"), CommentEnd: str("comment_end_string"),
-		KeepBlockNewlines: opts["trim_blocks"] == false,
-	}
-}
-
-// templateVars are the template_* variables ansible-core adds for a
-// template file (generate_ansible_template_vars), and ansible_managed
-// unless the task's variables set it.
-func templateVars(c *Ctx, name, path string) *value.Dict {
-	d := value.NewDict(8)
-	d.Set("template_path", name)
-	d.Set("template_fullpath", path)
-	d.Set("template_destpath", nil)
-	host, _ := os.Hostname()
-	d.Set("template_host", host)
-	st, err := os.Stat(path)
-	if err != nil {
-		return d
-	}
-	d.Set("template_mtime", &py.Datetime{Time: st.ModTime()})
-	d.Set("template_uid", fileOwner(st))
-	d.Set("template_run_date", &py.Datetime{Time: c.eng.Now()})
-	if _, set, _ := c.vars.Lookup("ansible_managed"); !set {
-		managed, _, err := c.eng.Settings.Core("DEFAULT_MANAGED_STR")
-		if err == nil {
-			// The setting may name {host}, {uid} and {file}, which become
-			// templates over the template_* variables, and strftime fields
-			// for the file's modification time.
-			s := strings.NewReplacer("{host}", "{{ template_host }}", "{uid}", "{{ template_uid }}", "{file}", "{{ template_path }}").Replace(value.Str(managed))
-			d.Set("ansible_managed", py.Strftime(st.ModTime(), s))
+// lookupSyntax is the environment of the template lookup's options.
+func lookupSyntax(opts map[string]any) syntax.Config {
+	cfg := syntax.Default()
+	for key, field := range map[string]*string{
+		"variable_start_string": &cfg.VariableStart, "variable_end_string": &cfg.VariableEnd,
+		"comment_start_string": &cfg.CommentStart, "comment_end_string": &cfg.CommentEnd,
+	} {
+		if v, ok := opts[key].(string); ok {
+			*field = v
 		}
 	}
-	return d
-}
-
-// fileOwner is the name of a file's owner, or its uid when the user is
-// unknown.
-func fileOwner(st os.FileInfo) any {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
+	if b, ok := opts["trim_blocks"].(bool); ok {
+		cfg.TrimBlocks = b
 	}
-	uid := strconv.FormatUint(uint64(sys.Uid), 10)
-	if u, err := user.LookupId(uid); err == nil {
-		return u.Username
-	}
-	return int(sys.Uid)
+	return cfg
 }
 
 // lookupFileglob lists the files matching each pattern. A pattern with a

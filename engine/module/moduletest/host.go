@@ -118,8 +118,11 @@ func (h *Host) RenderFile(path string, opt module.FileTemplate) (string, error) 
 		vars = h.Vars.Copy()
 		vars.Update(opt.Vars)
 	}
-	v, err := h.engine.Render(string(src), template.MapVars{D: vars}, h.opt())
-	if err != nil {
+	ropt := h.opt()
+	cfg := opt.Syntax()
+	ropt.Syntax = &cfg
+	v, err := h.engine.RenderFile(path, string(src), template.MapVars{D: vars}, ropt)
+	if err != nil || v == nil {
 		return "", err
 	}
 	return value.Str(v), nil
