@@ -10,6 +10,7 @@ import (
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
+	templatemod "github.com/cfzt/cfzt-runner/modules/template"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
@@ -24,6 +25,7 @@ func moduleSets() [][]module.Entry {
 		uri.Entries(),
 		command.Entries(), ping.Entries(), waitfor.Entries(),
 		facts.Entries(), system.Entries(),
+		templatemod.Entries(),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/settings"
 )
 
 // Environment is what the configuration is read from.
@@ -75,6 +76,11 @@ type Config struct {
 	// NoColor is ANSIBLE_NOCOLOR (or NO_COLOR), ForceColor
 	// ANSIBLE_FORCE_COLOR.
 	NoColor, ForceColor bool
+
+	// ini is the config file's contents and lookup the environment, which
+	// the config lookup reads any setting from (Settings).
+	ini    settings.File
+	lookup func(string) (string, bool)
 }
 
 // setting is one setting that ansible.cfg and the environment may set.
@@ -98,7 +104,7 @@ var (
 // reader reads settings from the environment, then the config file.
 type reader struct {
 	env Environment
-	ini iniFile
+	ini settings.File
 	// base is the config file's directory, which relative paths in the
 	// file are relative to.
 	base string
@@ -110,7 +116,7 @@ func (r *reader) get(s setting) (v string, set, fromFile bool) {
 	if v, ok := r.env.Lookup(s.env); ok {
 		return v, true, false
 	}
-	if v, ok := r.ini[s.section][s.key]; ok {
+	if v, ok := r.ini.Get(s.section, s.key); ok {
 		return v, true, true
 	}
 	return s.def, false, false
@@ -145,16 +151,17 @@ func (r *reader) paths(s setting) []string {
 // (ANSIBLE_CONFIG, ./ansible.cfg unless the directory is world-writable,
 // ~/.ansible.cfg, /etc/ansible/ansible.cfg) and applies the environment.
 func Load(env Environment) *Config {
-	c := &Config{}
-	r := &reader{env: env, ini: iniFile{}}
+	c := &Config{lookup: env.Lookup}
+	r := &reader{env: env, ini: settings.File{}}
 	c.File, c.Warnings = findFile(env)
 	if c.File != "" {
 		if data, err := os.ReadFile(c.File); err == nil {
-			r.ini = parseINI(string(data))
+			r.ini = settings.ParseINI(string(data))
 		} else {
 			c.File = ""
 		}
 	}
+	c.ini = r.ini
 	r.base = filepath.Dir(c.File)
 	c.RolesPath = r.paths(rolesPathSetting)
 	c.CollectionsPaths = r.paths(collectionsSetting)
@@ -225,6 +232,12 @@ func leadingInt(v string) int {
 	}
 	n, _ := strconv.Atoi(v[:end])
 	return n
+}
+
+// Settings is where the config lookup and lookup options read settings
+// from: the environment and the config file in use.
+func (c *Config) Settings() *settings.Source {
+	return &settings.Source{Path: c.File, File: c.ini, Getenv: c.lookup}
 }
 
 // Message is the line -v shows about the config file.

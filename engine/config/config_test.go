@@ -90,11 +90,6 @@ func TestConfigIgnoredInWorldWritableDirectory(t *testing.T) {
 	require.Contains(t, c.Warnings[0], "Ansible is being run in a world writable directory ("+dir+"), ignoring it as an ansible.cfg source.")
 }
 
-func TestParseINI(t *testing.T) {
-	ini := parseINI("# comment\n[defaults]\nroles_path = a:b\n; other\nforks: 3\n[inventory]\n host_pattern_mismatch=error \n")
-	require.Equal(t, iniFile{"defaults": {"roles_path": "a:b", "forks": "3"}, "inventory": {"host_pattern_mismatch": "error"}}, ini)
-}
-
 // fakeEnv is an Environment with the given variables and no config file
 // in its directories.
 func fakeEnv(t *testing.T, vars map[string]string) Environment {

@@ -7,9 +7,6 @@ import (
 	"strings"
 )
 
-// iniFile is an ansible.cfg: section -> key -> value.
-type iniFile map[string]map[string]string
-
 // findFile returns the config file ansible-core would use, and the
 // warning it gives for an ansible.cfg it ignores in a world-writable
 // working directory.
@@ -64,32 +61,6 @@ func fileReadable(p string) bool {
 	}
 	f.Close()
 	return true
-}
-
-// parseINI reads an ansible.cfg: [section] headers and key = value (or
-// key: value) lines; # and ; start comments.
-func parseINI(src string) iniFile {
-	out := iniFile{}
-	section := ""
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			section = strings.TrimSpace(line[1 : len(line)-1])
-			continue
-		}
-		i := strings.IndexAny(line, "=:")
-		if i < 0 {
-			continue
-		}
-		if out[section] == nil {
-			out[section] = map[string]string{}
-		}
-		out[section][strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
-	}
-	return out
 }
 
 // splitPaths splits a pathspec list, expanding ~ and making relative

@@ -76,8 +76,9 @@ type Diagnostic struct {
 	// an action captured from the modules it ran.
 	Events []string
 	// Version is the ansible-core version that removes a deprecated
-	// feature.
-	Version string
+	// feature, and Plugin the plugin it belongs to ("lookup plugin
+	// 'first_found'"; empty for ansible-core's own features).
+	Version, Plugin string
 	// AsResult marks a module's own failure (ansible-core's
 	// AnsibleActionFail): the executor reports it as a failed result whose
 	// msg is Summary rather than as a raised error.

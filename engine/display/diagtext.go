@@ -78,7 +78,11 @@ func (t *diagText) formatWarning(w *diag.Diagnostic) string {
 	msg := w.Summary
 	prefix := warningPrefix
 	if w.Severity == diag.Deprecation {
-		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Version + "."
+		from := "ansible-core"
+		if w.Plugin != "" {
+			from = w.Plugin + " in ansible-core"
+		}
+		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from " + from + " version " + w.Version + "."
 		prefix = deprecationPrefix
 	}
 	text := strings.TrimSpace(t.segment(msg, *w))

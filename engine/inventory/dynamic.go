@@ -91,3 +91,19 @@ func (inv *Inventory) AddDynamicGroup(host, name string, parents []string) bool 
 	inv.merged = nil
 	return changed
 }
+
+// FromGroups builds an inventory from a groups variable (each group with
+// the hosts it lists, nothing nested), as ansible-core's
+// inventory_hostnames lookup rebuilds one to select hosts with patterns.
+func FromGroups(groups *value.Dict) *Inventory {
+	inv := New()
+	groups.Each(func(name string, hosts any) bool {
+		inv.group(name)
+		l, _ := hosts.([]any)
+		for _, h := range l {
+			inv.addHost(value.Str(h), name, "")
+		}
+		return true
+	})
+	return inv
+}

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
@@ -26,7 +27,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		}
 		v = r
 	} else {
-		r, err := tr.r.Engine.RenderValue(v, tr.sc, tr.optAt(t.LoopPos))
+		r, err := tr.r.Engine.RenderTerms(strings.TrimPrefix(t.LoopKind, "with_"), v, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
 			return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 		}
@@ -62,7 +63,15 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		if !ok {
 			terms = []any{v}
 		}
-		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, tr.optAt(t.LoopPos))
+		opt := tr.optAt(t.LoopPos)
+		opt.LoopAction = t.Action
+		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, opt)
+		var pe *template.PluginError
+		if errors.As(err, &pe) {
+			// ansible-core reports a failing with_<lookup> plugin without
+			// the task's context, from its invoke_lookup().
+			return nil, &diag.Diagnostic{Summary: pe.Error(), Origin: &value.Pos{}, Note: "invoke_lookup()"}
+		}
 		if err != nil {
 			return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 		}

@@ -159,7 +159,9 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 // (the value being templated).
 func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	tr.at = pos
-	return template.Options{SearchPaths: searchPaths(tr.t), Warn: func(w *diag.Diagnostic, atValue bool) {
+	sp := tr.searchPath()
+	sp.InRole = tr.t.Role != nil
+	return template.Options{Search: sp, Hosts: tr.r.hostsByPattern, Warn: func(w *diag.Diagnostic, atValue bool) {
 		if atValue {
 			c := *w
 			c.Origin = &pos
@@ -171,14 +173,6 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 
 // warn shows a warning.
 func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
-
-func searchPaths(t *playbook.Task) []string {
-	var out []string
-	if t.Role != nil {
-		out = append(out, t.Role.Role.Path)
-	}
-	return append(out, t.Dir)
-}
 
 // renderName renders the task name for the banner, as Ansible does when
 // every variable it needs is available.

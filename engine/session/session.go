@@ -68,6 +68,7 @@ type Run struct {
 // lookups keep their clients in shared.
 func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
 	eng := template.New()
+	eng.Settings = s.Config.Settings()
 	if s.Plugins != nil {
 		s.Plugins(eng, shared)
 	}

@@ -2,6 +2,7 @@ package template
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/diag"
+
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 )
 
@@ -53,6 +54,19 @@ func (e *RuntimeError) Diagnose() *diag.Diagnostic {
 		inner.Origin, inner.Note = diag.Unknown(), e.Value
 	}
 	return &diag.Diagnostic{Summary: "Error rendering template.", Cause: inner}
+}
+
+// Diagnose implements diag.Diagnoser: the plugin's message, with the
+// offending value under an unknown origin, or its help.
+func (e *FilterError) Diagnose() *diag.Diagnostic {
+	d := &diag.Diagnostic{Summary: e.Msg}
+	switch {
+	case e.Value != "":
+		d.Origin, d.Note = diag.Unknown(), e.Value
+	case e.Help != "":
+		d.Help = e.Help
+	}
+	return d
 }
 
 // Diagnose implements diag.Diagnoser.
