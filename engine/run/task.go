@@ -163,8 +163,10 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	sp.InRole = tr.t.Role != nil
 	return template.Options{Search: sp, Hosts: tr.r.hostsByPattern, Warn: func(w *diag.Diagnostic, atValue bool) {
 		if atValue {
-			c := *w
-			c.Origin = &pos
+			// A copy, so that pos itself does not escape: each render
+			// makes these options.
+			c, p := *w, pos
+			c.Origin = &p
 			w = &c
 		}
 		tr.r.warn(w)
