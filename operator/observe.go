@@ -11,41 +11,20 @@ import (
 	"k8s.io/client-go/tools/metrics"
 )
 
-// CountingDisplay passes every event to the wrapped display and counts task
-// results by module and status. It forwards the optional display methods
-// the executor looks for (run.Messenger, run.NoHostsDisplay) with the
-// executor's own fallbacks, so wrapping changes no output.
-type CountingDisplay struct {
-	run.Display
-	Metrics *Metrics
-}
-
-// Message implements run.Messenger.
-func (d *CountingDisplay) Message(level int, msg string) {
-	if m, ok := d.Display.(run.Messenger); ok {
-		m.Message(level, msg)
-	}
-}
-
-// NoHostsMatched implements run.NoHostsDisplay.
-func (d *CountingDisplay) NoHostsMatched() {
-	if nh, ok := d.Display.(run.NoHostsDisplay); ok {
-		nh.NoHostsMatched()
-		return
-	}
-	d.Display.Warning("skipping: no hosts matched")
-}
-
 var statusNames = map[run.Status]string{run.StatusOK: "ok", run.StatusChanged: "changed", run.StatusSkipped: "skipped", run.StatusFailed: "failed"}
 
-// Result implements run.Display.
-func (d *CountingDisplay) Result(ev *run.Event) {
+var _ run.Observer = (*Metrics)(nil)
+
+// Observe implements run.Observer: it counts task results by module and
+// status (an ignored failure as "ignored"). The runner tells it of every
+// result beside its display, so the display is the one it would be
+// without metrics.
+func (m *Metrics) Observe(ev *run.Event) {
 	status := statusNames[ev.Status]
 	if ev.Status == run.StatusFailed && ev.Ignored {
 		status = "ignored"
 	}
-	d.Metrics.TaskResult(ev.Task.Module, status)
-	d.Display.Result(ev)
+	m.TaskResult(ev.Task.Module, status)
 }
 
 // sink is where client-go's request hook reports; client-go accepts one

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,7 +20,11 @@ import (
 // separate process (its own stdout, stderr and exit code).
 func TestMain(m *testing.M) {
 	if os.Getenv("CFZT_TEST_CLI") == "1" {
-		os.Exit(runCLI(context.Background(), os.Args[1:]))
+		// As main: the first SIGINT or SIGTERM asks for a stop.
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := runCLI(ctx, os.Args[1:])
+		stop()
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

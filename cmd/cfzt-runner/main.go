@@ -3,13 +3,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 )
 
 func main() {
@@ -21,12 +20,10 @@ func main() {
 	os.Exit(code)
 }
 
-// exitCode maps an error to ansible-playbook's exit status.
-func exitCode(err error) int {
-	var le *playbook.LoadError
-	if errors.As(err, &le) {
-		return le.Code
-	}
+// startupError reports an error found before anything runs (a module
+// registry, extra vars or configuration that does not load) and returns
+// its exit status.
+func startupError(err error) int {
 	fmt.Fprintln(os.Stderr, "[ERROR]:", err)
-	return 1
+	return diag.ExitCode(err)
 }

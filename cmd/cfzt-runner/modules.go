@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/cfzt/cfzt-runner/modules/facts"
@@ -9,7 +10,7 @@ import (
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
-	"github.com/cfzt/cfzt-runner/modules/template"
+	templatemod "github.com/cfzt/cfzt-runner/modules/template"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
@@ -24,8 +25,14 @@ func moduleSets() [][]module.Entry {
 		uri.Entries(),
 		command.Entries(), ping.Entries(), waitfor.Entries(),
 		facts.Entries(), system.Entries(),
-		template.Entries(),
+		templatemod.Entries(),
 	}
+}
+
+// registerPlugins registers the template plugins of module packages on
+// eng: kubernetes.core's k8s lookup, whose clients live in shared.
+func registerPlugins(eng *template.Engine, shared *module.Shared) {
+	k8s.RegisterLookups(eng, shared)
 }
 
 // newRegistry builds the module registry; wrap, when not nil, may replace

@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"os/signal"
@@ -15,11 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/config"
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/module"
-	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/session"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/operator"
@@ -152,7 +152,8 @@ func logLevelVerbosity(level string) int {
 
 // runOperator runs books under the operator runtime: once with the JSON
 // display, or in a loop with --interval/--watch.
-func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) int {
+func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string) int {
+	f := c.op
 	interval, err := parseInterval(f.intervalSetting())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "[ERROR]:", err)
@@ -172,15 +173,13 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 		return 2
 	}
 	// ansible.cfg is read once: a restart picks up its changes.
-	cfg := loadConfig()
-	for _, w := range cfg.warnings {
+	for _, w := range cfg.Warnings {
 		fmt.Fprintln(os.Stderr, "[WARNING]:", w)
 	}
-	if cfg.err != nil {
-		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
-		return 1
+	if cfg.Err != nil {
+		return startupError(cfg.Err)
 	}
-	if c.verbose == 0 && os.Getenv("ANSIBLE_VERBOSITY") == "" {
+	if c.verbose == 0 && !cfg.VerbositySet {
 		c.verbose = logLevelVerbosity(os.Getenv("LOG_LEVEL"))
 	}
 	// k8s_info calls are recorded: watch mode watches what they read.
@@ -192,11 +191,11 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 		return e.Module
 	})
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
 	metrics := operator.NewMetrics()
 	operator.ObserveRequests(metrics)
@@ -209,23 +208,20 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 		j := &display.JSON{Out: os.Stdout, Verbose: c.verbose}
 		disp, log, direct = j, jsonLogger(j), os.Stderr
 	} else {
-		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
+		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File}
 		log = textLogger(os.Stderr)
 	}
-	disp = &operator.CountingDisplay{Display: disp, Metrics: metrics}
+	sess := newSession(cfg, reg, c.inventory, direct)
+	opts := c.runOptions(extra)
 	cycle := func(ctx context.Context, stop <-chan struct{}) operator.CycleResult {
-		res := runCycle(ctx, stop, c, cfg, books, reg, extra, disp, direct)
+		res := runCycle(ctx, stop, sess, books, opts, disp, metrics)
 		res.Targets = append(res.Targets, reads.Take()...)
 		return res
 	}
 	if interval == 0 && !f.watch {
 		res := cycle(ctx, nil)
 		if res.Err != nil {
-			var le *playbook.LoadError
-			if errors.As(res.Err, &le) {
-				return le.Code
-			}
-			return 1
+			return diag.ExitCode(res.Err)
 		}
 		return res.Code
 	}
@@ -250,52 +246,23 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 	return op.Run(ctx)
 }
 
-// runCycle loads every playbook with a fresh loader, template engine and
-// inventory, so edited YAML takes effect, and runs them. Its Targets are
-// the kinds the playbooks read with literal names (ScanKinds).
-func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *module.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
-	eng := template.New()
-	eng.Settings = cfg.settings()
-	loader := cfg.newLoader(reg, eng, extra)
+// runCycle loads the playbooks with a fresh loader, template engine and
+// inventory, so edited YAML takes effect, and runs them as a one-shot run
+// does. Its Targets are the kinds the playbooks read with literal names
+// (ScanKinds).
+func runCycle(ctx context.Context, stop <-chan struct{}, sess *session.Session, books []string, opts run.Options, disp run.Display, observer run.Observer) operator.CycleResult {
 	res := operator.CycleResult{}
-	for _, book := range books {
-		if stop != nil && isClosed(stop) {
-			break
-		}
-		pb, err := loader.LoadPlaybook(book)
-		if err != nil {
-			disp.Error(loadErr(err))
-			res.Err = err
-			return res
-		}
-		res.Targets = append(res.Targets, operator.ScanKinds(loader, pb, eng, extra)...)
-		inv := run.NewInventory()
-		inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
-		for _, src := range c.inventory {
-			if err := inv.AddSource(src); err != nil {
-				disp.Error(err)
-				res.Err = err
-				return res
-			}
-		}
-		inv.AddVarsDir(pb.Dir)
-		r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: direct, Stop: stop,
-			ConfigFile: cfg.pathValue(),
-			Opts:       c.runOptions(cfg, extra)}
-		if rc := r.Run(ctx, pb); rc > res.Code {
-			res.Code = rc
-		}
+	r, err := sess.Load(books, opts, disp)
+	if err != nil {
+		disp.ControllerError(err)
+		res.Err = err
+		return res
 	}
+	for _, pb := range r.Playbooks {
+		res.Targets = append(res.Targets, operator.ScanKinds(r.Loader, pb, r.Engine, r.Options.ExtraVars)...)
+	}
+	res.Code = r.Execute(ctx, disp, observer, stop)
 	return res
-}
-
-func isClosed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // watchNamespaces reads WATCH_NAMESPACES (comma-separated; empty: all).

@@ -5,17 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/py"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/config"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/mattn/go-isatty"
 )
 
 // version is set at build time.
@@ -35,6 +34,7 @@ type cli struct {
 	startAt                          string
 	limit                            multi
 	op                               *operatorFlags // operator runtime (operator.go)
+	cfg                              *config.Config
 }
 
 // ignoredFlag accepts an ansible-playbook option that has no effect on a
@@ -57,8 +57,10 @@ type usageErr struct{ msg string }
 
 func (e *usageErr) Error() string { return e.msg }
 
+// parseArgs reads the command line, and the configuration (ansible.cfg
+// and ANSIBLE_*) that gives some options their defaults.
 func parseArgs(args []string) (*cli, []string, error) {
-	c := &cli{}
+	c := &cli{cfg: config.Load(config.Process())}
 	fs := c.flagSet()
 	// -v, -vv, ... are counted before flag parsing.
 	var rest []string
@@ -110,9 +112,10 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.Var(&c.skipTags, "skip-tags", "")
 	fs.BoolVar(&c.check, "C", false, "")
 	fs.BoolVar(&c.check, "check", false, "")
-	// ANSIBLE_DIFF_ALWAYS is ansible-core's DIFF_ALWAYS: the default of --diff.
-	fs.BoolVar(&c.diff, "D", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
-	fs.BoolVar(&c.diff, "diff", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
+	// DIFF_ALWAYS is the default of --diff.
+	diffAlways := c.cfg != nil && c.cfg.DiffAlways
+	fs.BoolVar(&c.diff, "D", diffAlways, "")
+	fs.BoolVar(&c.diff, "diff", diffAlways, "")
 	fs.BoolVar(&c.syntax, "syntax-check", false, "")
 	fs.BoolVar(&c.listTasks, "list-tasks", false, "")
 	fs.BoolVar(&c.listTags, "list-tags", false, "")
@@ -181,107 +184,69 @@ func runCLI(ctx context.Context, args []string) int {
 		fmt.Printf("cfzt-runner %s [core 2.19.11 compatible]\n", version)
 		return 0
 	}
-	if v := os.Getenv("ANSIBLE_VERBOSITY"); v != "" && c.verbose == 0 {
-		fmt.Sscanf(v, "%d", &c.verbose)
+	cfg := c.cfg
+	if cfg.VerbositySet && c.verbose == 0 {
+		c.verbose = cfg.Verbosity
 	}
 	if len(books) == 0 {
 		usageError(os.Stderr, "the following arguments are required: playbook")
 		return 2
 	}
 	if c.op.handles() {
-		return runOperator(ctx, c, c.op, books)
+		return runOperator(ctx, c, cfg, books)
 	}
 	reg, err := newRegistry(nil)
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
-	cfg := loadConfig()
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(), ConfigMsg: cfg.message, ConfigFile: cfg.path}
-	for _, w := range cfg.warnings {
-		disp.Warning(w)
+	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File}
+	for _, w := range cfg.Warnings {
+		disp.Warn(diag.Warn(w, nil))
 	}
-	if cfg.err != nil {
-		fmt.Fprintln(os.Stderr, "[ERROR]:", cfg.err)
-		return 1
+	if cfg.Err != nil {
+		return startupError(cfg.Err)
 	}
 	disp.Preamble()
 	for _, book := range books {
 		if st, err := os.Stat(book); err != nil {
-			fmt.Fprintf(os.Stderr, "[ERROR]: the playbook: %s could not be found\n", book)
-			return 1
+			return startupError(fmt.Errorf("the playbook: %s could not be found", book))
 		} else if st.IsDir() {
-			fmt.Fprintf(os.Stderr, "[ERROR]: the playbook: %s does not appear to be a file\n", book)
-			return 1
+			return startupError(fmt.Errorf("the playbook: %s does not appear to be a file", book))
 		}
 	}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
-		return exitCode(err)
+		return startupError(err)
 	}
-	eng := template.New()
-	eng.Settings = cfg.settings()
-	loader := cfg.newLoader(reg, eng, extra)
-	inv := loadInventory(c.inventory, disp)
-	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
-	listing := c.listTasks || c.listTags || c.listHosts
-	var loaded []*playbook.Playbook
-	for _, book := range books {
-		pb, err := loader.LoadPlaybook(book)
-		if err != nil {
-			errDisp := &display.Default{Out: os.Stderr, Verbose: c.verbose}
-			fmt.Fprint(os.Stderr, errDisp.FormatError(loadErr(err)))
-			return exitCode(err)
-		}
-		loaded = append(loaded, pb)
+	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, c.runOptions(extra), disp)
+	if err != nil {
+		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
+		return diag.ExitCode(err)
 	}
-	if c.syntax {
-		for _, pb := range loaded {
+	disp.InventoryMsgs = r.InventoryParsed
+	switch {
+	case c.syntax:
+		for _, pb := range r.Playbooks {
 			fmt.Printf("\nplaybook: %s\n", pb.Arg)
 		}
 		return 0
-	}
-	if listing {
-		for _, pb := range loaded {
-			inv.AddVarsDir(pb.Dir)
-			run.ListPlaybook(os.Stdout, pb, inv, run.ListOptions{Tasks: c.listTasks, Tags: c.listTags, Hosts: c.listHosts,
+	case c.listTasks || c.listTags || c.listHosts:
+		for _, pb := range r.Playbooks {
+			r.Inventory.AddVarsDir(pb.Dir)
+			run.ListPlaybook(os.Stdout, pb, r.Inventory, run.ListOptions{Tasks: c.listTasks, Tags: c.listTags, Hosts: c.listHosts,
 				OnlyTags: splitTags(c.tags), SkipTags: splitTags(c.skipTags)})
 		}
 		return 0
 	}
-	// One runner for every playbook: facts and counters carry over, and a
-	// failed playbook stops the rest, as with ansible-playbook.
-	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: disp, Inventory: inv, Stdout: os.Stdout,
-		ConfigFile: cfg.pathValue(),
-		Opts:       c.runOptions(cfg, extra)}
-	code := 0
-	for _, pb := range loaded {
-		inv.AddVarsDir(pb.Dir)
-		if code = r.Run(ctx, pb); code != 0 {
-			break
-		}
-	}
-	return code
+	return r.Execute(ctx, disp, nil, nil)
 }
 
 // runOptions are the executor options the command line selects, shared by
-// the one-shot run and the operator loop.
-func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
+// the one-shot run and the operator loop; the session adds the
+// configuration's.
+func (c *cli) runOptions(extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
-		MergeHashes: cfg.mergeHashes, Gathering: cfg.gathering, NoInjectFacts: !cfg.injectFacts, ShowCustomStats: cfg.showCustomStats}
-}
-
-// loadErr turns a LoadError into the chain the display prints.
-func loadErr(err error) error {
-	le, ok := err.(*playbook.LoadError)
-	if ok && le.Note != "" {
-		return &run.ChainError{Msg: le.Msg, Origin: &value.Pos{}, Note: le.Note, Help: le.Help}
-	}
-	if !ok || le.Pos.IsZero() {
-		return err
-	}
-	p := le.Pos
-	return &run.ChainError{Msg: le.Msg, Origin: &p, Help: le.Help}
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
 }
 
 func splitTags(m multi) []string {
@@ -294,16 +259,6 @@ func splitTags(m multi) []string {
 		}
 	}
 	return out
-}
-
-func useColor() bool {
-	if os.Getenv("ANSIBLE_NOCOLOR") != "" && os.Getenv("ANSIBLE_NOCOLOR") != "0" || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	if f := os.Getenv("ANSIBLE_FORCE_COLOR"); f != "" && f != "0" && strings.ToLower(f) != "false" {
-		return true
-	}
-	return isatty.IsTerminal(os.Stdout.Fd())
 }
 
 // parseExtraVars handles k=v, JSON/YAML and @file forms of -e.
@@ -342,52 +297,4 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 		}
 	}
 	return out, nil
-}
-
-// loadInventory parses the -i sources (or ANSIBLE_INVENTORY, or
-// /etc/ansible/hosts), warning as ansible-playbook does about sources it
-// cannot parse and about an inventory without hosts.
-func loadInventory(sources []string, disp *display.Default) *run.Inventory {
-	inv := run.NewInventory()
-	if len(sources) == 0 {
-		if env := os.Getenv("ANSIBLE_INVENTORY"); env != "" {
-			sources = strings.Split(env, ",")
-		} else {
-			sources = []string{"/etc/ansible/hosts"}
-		}
-	}
-	parsed := 0
-	for _, src := range sources {
-		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
-			if src != "/etc/ansible/hosts" {
-				disp.Warning("Unable to parse " + src + " as an inventory source")
-			}
-			continue
-		}
-		if err := inv.AddSource(src); err != nil {
-			disp.Warning("Unable to parse " + src + " as an inventory source")
-			continue
-		}
-		parsed++
-		disp.InventoryMsgs = append(disp.InventoryMsgs, inv.ParsedMessage(src))
-	}
-	if parsed == 0 && envBool("ANSIBLE_INVENTORY_UNPARSED_WARNING", true) {
-		disp.Warning("No inventory was parsed, only implicit localhost is available")
-	}
-	if len(inv.Hosts()) == 0 && envBool("ANSIBLE_LOCALHOST_WARNING", true) {
-		disp.Warning("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'")
-	}
-	return inv
-}
-
-// envBool reads a boolean setting as ansible-core's config does.
-func envBool(name string, def bool) bool {
-	v, ok := os.LookupEnv(name)
-	if !ok {
-		return def
-	}
-	if b, known := py.LenientBoolean(v); known {
-		return b
-	}
-	return def
 }

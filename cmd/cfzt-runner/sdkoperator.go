@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/config"
 	"github.com/cfzt/cfzt-runner/engine/module"
-	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/operator"
@@ -132,38 +133,39 @@ func runSDKOperator(ctx context.Context, args []string, stdout, stderr io.Writer
 	return 0
 }
 
-// sdkEnv composes the engine as the command line does (module registry
-// with the operator_sdk.util modules, ansible.cfg, a shared template
-// engine) and the controllers' shared environment.
+// sdkEnv composes the engine as the command line does (newSession: the
+// configuration, the module registry with the operator_sdk.util modules
+// and their plugins), with one template engine shared by every reconcile
+// and the generated localhost inventory, and the controllers' shared
+// environment.
 func sdkEnv(f *sdkFlags, log *sdk.Logger, level sdk.LogLevel) (*sdk.Env, *sdk.EngineRunner, error) {
 	metrics := sdk.NewMetrics(version, "unknown")
 	reg, err := module.NewRegistry(append(moduleSets(), sdk.ModuleEntries(metrics))...)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := loadConfig()
-	if cfg.err != nil {
-		return nil, nil, cfg.err
+	cfg := config.Load(config.Process())
+	if cfg.Err != nil {
+		return nil, nil, cfg.Err
 	}
+	// roles/ beside the working directory, as the base image's ansible.cfg
+	// (roles_path = /opt/ansible/roles) has it.
 	cwd, _ := os.Getwd()
+	cfg.RolesPath = append(cfg.RolesPath, filepath.Join(cwd, "roles"))
 	work, err := os.MkdirTemp("", "cfzt-operator-")
 	if err != nil {
 		return nil, nil, err
 	}
-	eng := template.New()
-	eng.Settings = cfg.settings()
-	shared := module.NewShared()
-	k8s.RegisterLookups(eng, shared)
-	runner := &sdk.EngineRunner{Modules: reg, Engine: eng, Shared: shared, Stdout: os.Stderr, WorkDir: work,
-		// roles/ beside the working directory, as the base image's
-		// ansible.cfg (roles_path = /opt/ansible/roles) has it.
-		RolesPath:   append(cfg.rolesPath, filepath.Join(cwd, "roles")),
-		GatherFacts: !strings.EqualFold(os.Getenv("ANSIBLE_GATHERING"), "explicit"),
-		ConfigFile:  cfg.pathValue(),
+	local, err := sdk.LocalInventory(work)
+	if err != nil {
+		return nil, nil, err
 	}
-	if inv := os.Getenv("ANSIBLE_INVENTORY"); inv != "" {
-		runner.Inventory = strings.Split(inv, ",")
-	}
+	// One template engine and one module state for every reconcile: the
+	// clients and their discovery caches are shared.
+	sess := newSession(cfg, reg, nil, os.Stderr)
+	sess.Fallback, sess.Shared = []string{local}, module.NewShared()
+	sess.Engine = sess.NewEngine(sess.Shared)
+	runner := &sdk.EngineRunner{Session: sess, WorkDir: work, GatherFacts: cfg.Gathering != "explicit"}
 	if err := applyAnsibleArgs(runner, f.ansibleArgs); err != nil {
 		return nil, nil, err
 	}
@@ -184,7 +186,7 @@ func applyAnsibleArgs(r *sdk.EngineRunner, s string) error {
 	if err != nil {
 		return err
 	}
-	r.ExtraVars, r.Tags, r.SkipTags = extra, splitTags(c.tags), splitTags(c.skipTags)
+	r.Options = run.Options{ExtraVars: extra, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags)}
 	return nil
 }
 

@@ -3,20 +3,18 @@
 package display
 
 import (
-	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/fatih/color"
 )
@@ -34,8 +32,8 @@ type Default struct {
 	// InventoryMsgs are the "Parsed ... inventory source" lines of -vvv.
 	InventoryMsgs []string
 	lastTask      *playbook.Task
-	sources       map[string][]string
-	// shown dedups warnings, as ansible-core's display does.
+	text          diagText
+	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
 	// are out: the command line shows them once, before loading.
@@ -55,6 +53,8 @@ var (
 	colorIncluded    = colorSkip
 	colorDeprecate   = []color.Attribute{0, color.FgMagenta}
 )
+
+var _ run.Display = (*Default)(nil)
 
 // Verbosity implements run.Display.
 func (d *Default) Verbosity() int { return d.Verbose }
@@ -184,7 +184,7 @@ func (d *Default) TaskStart(name string, t *playbook.Task, handler bool) {
 	d.lastTask = t
 }
 
-// Message implements run.Messenger: verbose lines such as handler
+// Message implements run.Display: verbose lines such as handler
 // notifications.
 func (d *Default) Message(level int, msg string) {
 	if d.Verbose >= level {
@@ -192,12 +192,12 @@ func (d *Default) Message(level int, msg string) {
 	}
 }
 
-// NoHostsRemaining implements run.NoHostsRemainingDisplay.
+// NoHostsRemaining implements run.Display.
 func (d *Default) NoHostsRemaining() {
 	d.banner("NO MORE HOSTS LEFT")
 }
 
-// NoHostsMatched implements run.NoHostsDisplay.
+// NoHostsMatched implements run.Display.
 func (d *Default) NoHostsMatched() {
 	d.line(colorSkip, "skipping: no hosts matched")
 }
@@ -367,7 +367,7 @@ func hostLabel(ev *run.Event) string {
 func (d *Default) warnings(res *value.Dict) {
 	if l, ok := res.Default("warnings", nil).([]any); ok {
 		for _, w := range l {
-			d.Warning(value.Str(w))
+			d.Warn(diag.Warn(value.Str(w), nil))
 		}
 	}
 	if l, ok := res.Default("deprecations", nil).([]any); ok {
@@ -523,42 +523,32 @@ func stripForRetry(res *value.Dict) *value.Dict {
 	return out
 }
 
-// Warning implements run.Display: 2.19's [WARNING] line on stderr.
-func (d *Default) Warning(msg string) {
-	d.WarnAt(run.Warning{Msg: msg})
+// Warn implements run.Display: 2.19's [WARNING] on stderr with its origin
+// and excerpt, or a [DEPRECATION WARNING]. Like ansible-core's display,
+// each text is shown once.
+func (d *Default) Warn(w *diag.Diagnostic) {
+	text := d.text.formatWarning(w)
+	if d.once(text) {
+		return
+	}
+	c := colorWarn
+	if w.Severity == diag.Deprecation {
+		c = colorDeprecate
+		if !d.once("\x00deprecation note") {
+			fmt.Fprintln(d.errOut(), d.paint(colorWarn, deprecationNote))
+		}
+	}
+	fmt.Fprintln(d.errOut(), d.paint(c, text))
 }
 
-// WarnAt implements run.Warner: a warning with its origin and excerpt, or
-// a deprecation. Like ansible-core's display, each text is shown once.
-func (d *Default) WarnAt(w run.Warning) {
-	msg := w.Msg
-	if w.Deprecated != "" {
-		from := "ansible-core"
-		if w.Plugin != "" {
-			from = w.Plugin + " in ansible-core"
-		}
-		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from " + from + " version " + w.Deprecated + "."
-	}
-	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help, note: w.Note}))
-	prefix, c := "[WARNING]: ", colorWarn
-	if w.Deprecated != "" {
-		prefix, c = "[DEPRECATION WARNING]: ", colorDeprecate
-	}
-	if strings.Contains(text, "\n") {
-		text += "\n"
-	}
+// once reports whether text was shown before, and records it.
+func (d *Default) once(text string) bool {
 	if d.shown == nil {
 		d.shown = map[string]bool{}
 	}
-	if d.shown[prefix+text] {
-		return
-	}
-	d.shown[prefix+text] = true
-	if w.Deprecated != "" && !d.shown["deprecation-note"] {
-		d.shown["deprecation-note"] = true
-		fmt.Fprintln(d.errOut(), d.paint(colorWarn, "[WARNING]: Deprecation warnings can be disabled by setting `deprecation_warnings=False` in ansible.cfg."))
-	}
-	fmt.Fprintln(d.errOut(), d.paint(c, prefix+text))
+	seen := d.shown[text]
+	d.shown[text] = true
+	return seen
 }
 
 // Error implements run.Display: 2.19's [ERROR] block on stdout.
@@ -566,8 +556,7 @@ func (d *Default) Error(err error) {
 	d.showError(d.Out, err)
 }
 
-// ControllerError implements run.ControllerErrorDisplay: the [ERROR]
-// block on stderr.
+// ControllerError implements run.Display: the [ERROR] block on stderr.
 func (d *Default) ControllerError(err error) {
 	d.showError(d.errOut(), err)
 }
@@ -576,16 +565,15 @@ func (d *Default) ControllerError(err error) {
 // before: like its warnings, ansible-core's display shows each error
 // once (two hosts failing the same way show one block).
 func (d *Default) showError(w io.Writer, err error) {
-	text := strings.TrimSuffix(d.FormatError(err), "\n")
-	if d.shown == nil {
-		d.shown = map[string]bool{}
-	}
-	if d.shown["error\x00"+text] {
+	text := strings.TrimSuffix(d.text.formatError(err), "\n")
+	if d.once(text) {
 		return
 	}
-	d.shown["error\x00"+text] = true
 	fmt.Fprint(w, d.paint(colorError, text)+"\n")
 }
+
+// FormatError renders an error as ansible-core 2.19 does, without colour.
+func (d *Default) FormatError(err error) string { return d.text.formatError(err) }
 
 // Recap implements run.Display.
 func (d *Default) Recap(stats []*run.Stats) {
@@ -602,7 +590,7 @@ func (d *Default) Recap(stats []*run.Stats) {
 	fmt.Fprintln(d.Out)
 }
 
-// CustomStats implements run.CustomStatsDisplay: set_stats data below
+// CustomStats implements run.Display: set_stats data below
 // the recap, one line per host and one for the run, each value dumped as
 // the callback's _dump_results(indent=1) without its line breaks.
 func (d *Default) CustomStats(hosts []string, perHost map[string]*value.Dict, runStats *value.Dict) {
@@ -640,226 +628,4 @@ func (d *Default) counter(name string, n int, c []color.Attribute) string {
 		return d.paint(c, s)
 	}
 	return s
-}
-
-// errLink is one event of an error chain.
-type errLink struct {
-	msg    string
-	origin *value.Pos
-	help   string
-	note   string
-	// detached starts its own section even without an origin.
-	detached bool
-	// events are sub-events shown below the message (errors an action
-	// captured from the modules it ran).
-	events []string
-}
-
-// errLinks flattens an error chain into its events. A ChainError with no
-// message only lends its origin to the next event; template errors expand
-// into their own events (template.Links).
-func errLinks(err error) []errLink {
-	var links []errLink
-	var pending *value.Pos
-	add := func(l errLink) {
-		if pending != nil && l.origin == nil {
-			l.origin = pending
-		}
-		pending = nil
-		links = append(links, l)
-	}
-	for e := err; e != nil; {
-		var ce *run.ChainError
-		if errors.As(e, &ce) && ce == e {
-			if ce.Msg == "" {
-				if ce.Origin != nil {
-					pending = ce.Origin
-				}
-			} else {
-				add(errLink{msg: ce.Msg, origin: ce.Origin, help: ce.Help, note: ce.Note, detached: ce.Detached})
-			}
-			e = ce.Cause
-			continue
-		}
-		var le *playbook.LoadError
-		if errors.As(e, &le) && le == e {
-			l := errLink{msg: le.Msg, help: le.Help, note: le.Note}
-			if le.Note != "" {
-				l.origin = &value.Pos{}
-			} else if !le.Pos.IsZero() {
-				p := le.Pos
-				l.origin = &p
-			}
-			add(l)
-			e = le.Err
-			if _, isLoad := e.(*playbook.LoadError); !isLoad {
-				if _, isChain := e.(*run.ChainError); !isChain {
-					break
-				}
-			}
-			continue
-		}
-		var captured *module.CapturedErrors
-		if errors.As(e, &captured) && captured == e {
-			add(errLink{msg: captured.Msg, detached: true, events: captured.Events})
-			break
-		}
-		for _, tl := range template.Links(e) {
-			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, help: tl.Help, detached: tl.Detached})
-		}
-		break
-	}
-	return links
-}
-
-func (l errLink) hasContext() bool { return l.origin != nil || l.help != "" || l.note != "" }
-
-func sameContext(a, b errLink) bool {
-	if (a.origin == nil) != (b.origin == nil) || a.help != b.help || a.note != b.note {
-		return false
-	}
-	return a.origin == nil || *a.origin == *b.origin
-}
-
-// FormatError renders an error as ansible-core 2.19 does: the brief
-// message, then one section per link that brings its own origin or help,
-// each with a source excerpt, joined by "<<< caused by >>>".
-func (d *Default) FormatError(err error) string {
-	links := errLinks(err)
-	if len(links) == 0 {
-		return ""
-	}
-	var all []string
-	for _, l := range links {
-		all = append(all, l.msg)
-	}
-	var segments []string
-	for i := 0; i < len(links); {
-		seg := links[i]
-		msgs := []string{seg.msg}
-		j := i + 1
-		for ; j < len(links); j++ {
-			c := links[j]
-			if c.detached || (c.hasContext() && !sameContext(c, seg)) {
-				break
-			}
-			msgs = append(msgs, c.msg)
-		}
-		segments = append(segments, d.segment(run.JoinMessages(msgs), seg)+subEvents(seg.events))
-		i = j
-	}
-	text := strings.Join(segments, "\n<<< caused by >>>\n\n")
-	if len(segments) > 1 {
-		text = run.JoinMessages(all) + "\n\n" + text
-	}
-	text = strings.TrimSpace(text)
-	if strings.Contains(text, "\n") {
-		text += "\n\n"
-	} else {
-		text += "\n"
-	}
-	return "[ERROR]: " + text
-}
-
-// subEvents renders the sub-events of a section, each framed as
-// ansible-core's format_event shows them.
-func subEvents(events []string) string {
-	var b strings.Builder
-	for i, ev := range events {
-		fmt.Fprintf(&b, "\n+--[ Sub-Event %d of %d ]---\n| \n", i+1, len(events))
-		for _, line := range strings.Split(ev, "\n") {
-			b.WriteString("| " + line + "\n")
-		}
-		b.WriteString("| \n+--[ End Sub-Event ]---\n")
-	}
-	return b.String()
-}
-
-// segment renders one section: message, origin with excerpt, help.
-func (d *Default) segment(msg string, l errLink) string {
-	ctx := ""
-	if l.origin != nil {
-		ctx = "Origin: " + l.origin.String()
-		var lines []string
-		if l.origin.File == "" {
-			if l.note != "" {
-				lines = []string{l.note}
-			}
-		} else {
-			lines = d.excerpt(*l.origin)
-		}
-		if len(lines) > 0 {
-			ctx += "\n\n" + strings.Join(lines, "\n")
-		}
-	}
-	if l.help != "" && ctx == "" && !strings.Contains(msg, "\n") && !strings.Contains(l.help, "\n") {
-		return msg + " " + l.help + "\n"
-	}
-	out := []string{msg}
-	if ctx != "" {
-		out = append(out, ctx)
-	}
-	if l.help != "" {
-		out = append(out, "", l.help)
-	}
-	return strings.Join(out, "\n") + "\n"
-}
-
-// excerpt shows up to two lines before pos and a caret under its column,
-// as ansible-core's SourceContext.from_origin.
-func (d *Default) excerpt(pos value.Pos) []string {
-	if d.sources == nil {
-		d.sources = map[string][]string{}
-	}
-	lines, ok := d.sources[pos.File]
-	if !ok {
-		data, err := os.ReadFile(pos.File)
-		if err != nil {
-			return []string{"(source not shown: FileNotFoundError)"}
-		}
-		lines = strings.Split(string(data), "\n")
-		if len(lines) > 0 && lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		d.sources[pos.File] = lines
-	}
-	if pos.Line < 1 {
-		return nil
-	}
-	if pos.Line > len(lines) {
-		return []string{"(source not shown: file truncated)"}
-	}
-	const maxWidth, marker = 120, "..."
-	first := pos.Line - 2
-	if first < 1 {
-		first = 1
-	}
-	w := len(fmt.Sprint(pos.Line))
-	maxLen := maxWidth - w - 1
-	usable := maxLen
-	var out []string
-	for n := first; n <= pos.Line; n++ {
-		line := strings.ReplaceAll(lines[n-1], "\t", " ")
-		line = strings.TrimRight(line, "\r")
-		if utf8.RuneCountInString(line) > maxLen {
-			line = string([]rune(line)[:maxLen-len(marker)]) + marker
-			usable = maxLen - len(marker)
-		}
-		sep := ""
-		if line != "" {
-			sep = " "
-		}
-		out = append(out, fmt.Sprintf("%*d%s%s", w, n, sep, line))
-	}
-	if pos.Col >= 1 && usable >= pos.Col {
-		cm := fmt.Sprintf("column %d", pos.Col)
-		idx := pos.Col - 1
-		if idx+2+len(cm) > maxLen {
-			cm = strings.Repeat(" ", max(0, idx-len(cm)-1)) + cm + " ^"
-		} else {
-			cm = strings.Repeat(" ", idx) + "^ " + cm
-		}
-		out = append(out, strings.Repeat(" ", w)+" "+cm)
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package display
 import (
 	"bytes"
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,9 +88,9 @@ func TestErrorFormat(t *testing.T) {
 	taskPos := value.Pos{File: file, Line: 3, Col: 7}
 	argPos := value.Pos{File: file, Line: 5, Col: 14}
 	modPos := value.Pos{File: file, Line: 4, Col: 7}
-	err := &run.ChainError{Msg: "Task failed.", Origin: &taskPos, Cause: &run.ChainError{
-		Msg: "Finalization of task args for 'ansible.builtin.debug' failed.", Origin: &modPos,
-		Cause: &run.ChainError{Msg: "Error while resolving value for 'msg'.", Origin: &argPos, Cause: errors.New("'x' is undefined")}}}
+	err := &diag.Diagnostic{Summary: "Task failed.", Origin: &taskPos, Cause: &diag.Diagnostic{
+		Summary: "Finalization of task args for 'ansible.builtin.debug' failed.", Origin: &modPos,
+		Cause: &diag.Diagnostic{Summary: "Error while resolving value for 'msg'.", Origin: &argPos, Cause: errors.New("'x' is undefined")}}}
 	got := (&Default{}).FormatError(err)
 	want := "[ERROR]: Task failed: Finalization of task args for 'ansible.builtin.debug' failed: Error while resolving value for 'msg': 'x' is undefined\n\n" +
 		"Task failed.\nOrigin: " + file + ":3:7\n\n1 - hosts: localhost\n2   tasks:\n3     - name: t\n        ^ column 7\n\n" +
@@ -100,19 +101,19 @@ func TestErrorFormat(t *testing.T) {
 	require.Equal(t, want, got)
 
 	// Links at the same origin are joined into one section.
-	same := &run.ChainError{Msg: "Task failed.", Origin: &taskPos, Cause: &run.ChainError{Msg: "Finalization failed.", Origin: &taskPos}}
+	same := &diag.Diagnostic{Summary: "Task failed.", Origin: &taskPos, Cause: &diag.Diagnostic{Summary: "Finalization failed.", Origin: &taskPos}}
 	require.True(t, strings.HasPrefix((&Default{}).FormatError(same), "[ERROR]: Task failed: Finalization failed.\nOrigin: "))
 
 	// A single-line error without origin and with help stays on one line.
-	require.Equal(t, "[ERROR]: Broken. Fix it.\n", (&Default{}).FormatError(&run.ChainError{Msg: "Broken.", Help: "Fix it."}))
+	require.Equal(t, "[ERROR]: Broken. Fix it.\n", (&Default{}).FormatError(&diag.Diagnostic{Summary: "Broken.", Help: "Fix it."}))
 }
 
 func TestWarningsAreDeduplicated(t *testing.T) {
 	var errOut bytes.Buffer
 	d := &Default{Out: &bytes.Buffer{}, Err: &errOut}
-	d.WarnAt(run.Warning{Msg: "once"})
-	d.WarnAt(run.Warning{Msg: "once"})
-	d.WarnAt(run.Warning{Msg: "Old thing.", Deprecated: "2.23"})
+	d.Warn(diag.Warn("once", nil))
+	d.Warn(diag.Warn("once", nil))
+	d.Warn(diag.Deprecate("Old thing.", "2.23", nil))
 	require.Equal(t, "[WARNING]: once\n"+
 		"[WARNING]: Deprecation warnings can be disabled by setting `deprecation_warnings=False` in ansible.cfg.\n"+
 		"[DEPRECATION WARNING]: Old thing. This feature will be removed from ansible-core version 2.23.\n", errOut.String())

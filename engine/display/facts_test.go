@@ -2,12 +2,12 @@ package display
 
 import (
 	"bytes"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
-	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -15,8 +15,8 @@ import (
 // captured module failures (gather_facts): a section of their own, each
 // failure framed as a sub-event.
 func TestCapturedErrorsAsSubEvents(t *testing.T) {
-	err := &run.ChainError{Msg: "Task failed.", Cause: &run.ChainError{Msg: "Action failed.",
-		Cause: &module.CapturedErrors{Msg: "The following modules failed to execute: m.", Events: []string{"first\nsecond line"}}}}
+	err := &diag.Diagnostic{Summary: "Task failed.", Cause: &diag.Diagnostic{Summary: "Action failed.",
+		Cause: module.CapturedErrors("The following modules failed to execute: m.", []string{"first\nsecond line"})}}
 	require.Equal(t, `[ERROR]: Task failed: Action failed: The following modules failed to execute: m.
 
 Task failed: Action failed.

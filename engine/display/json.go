@@ -1,6 +1,7 @@
 package display
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"math"
 	"path/filepath"
@@ -30,6 +31,8 @@ type JSON struct {
 	playbook string
 	play     string
 }
+
+var _ run.Display = (*JSON)(nil)
 
 // Verbosity implements run.Display.
 func (j *JSON) Verbosity() int { return j.Verbose }
@@ -174,7 +177,7 @@ func (j *JSON) Error(err error) {
 	j.Event("error", value.DictOf("msg", strings.TrimRight((&Default{}).FormatError(err), "\n")))
 }
 
-// Message implements run.Messenger: verbose messages (such as handler
+// Message implements run.Display: verbose messages (such as handler
 // notifications) shown from their -v level.
 func (j *JSON) Message(level int, msg string) {
 	if j.Verbose >= level {
@@ -182,10 +185,26 @@ func (j *JSON) Message(level int, msg string) {
 	}
 }
 
-// Warning implements run.Display.
-func (j *JSON) Warning(msg string) {
-	j.Event("warning", value.DictOf("msg", msg))
+// Warn implements run.Display: the message only (a deprecation's without
+// its version).
+func (j *JSON) Warn(w *diag.Diagnostic) {
+	j.Event("warning", value.DictOf("msg", w.Summary))
 }
+
+// NoHostsMatched implements run.Display, as a warning.
+func (j *JSON) NoHostsMatched() {
+	j.Event("warning", value.DictOf("msg", "skipping: no hosts matched"))
+}
+
+// NoHostsRemaining implements run.Display: the end of the play shows in
+// its results.
+func (j *JSON) NoHostsRemaining() {}
+
+// CustomStats implements run.Display: set_stats data is not logged.
+func (j *JSON) CustomStats([]string, map[string]*value.Dict, *value.Dict) {}
+
+// ControllerError implements run.Display: an error event, as Error.
+func (j *JSON) ControllerError(err error) { j.Error(err) }
 
 // Recap implements run.Display: one event with every host's counters.
 func (j *JSON) Recap(stats []*run.Stats) {

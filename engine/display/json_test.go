@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestJSONDisplay(t *testing.T) {
 		Result: value.DictOf("changed", false, "msg", "All items completed", "results", []any{value.DictOf("item", "a")})})
 	j.Result(&run.Event{Host: "localhost", Task: task, Name: "t", Status: run.StatusFailed, Loop: true,
 		Result: value.DictOf("failed", true, "msg", "One or more items failed", "results", []any{})})
-	j.Warning("careful")
+	j.Warn(diag.Warn("careful", nil))
 	j.Error(errors.New("bad thing"))
 	j.Recap([]*run.Stats{{Host: "localhost", OK: 1, Changed: 1, Failed: 1, Ignored: 1}})
 	j.Event("cycle_end", value.DictOf("cycle", 3, "result", "ok"))

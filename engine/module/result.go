@@ -1,8 +1,7 @@
 package module
 
 import (
-	"strings"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -51,48 +50,26 @@ func Crashed(err error) *value.Dict {
 }
 
 // ActionFail is an action plugin's own failure (ansible-core's
-// AnsibleActionFail): the task fails with Msg as the result's message and
-// the error is shown below "Task failed.". Err, when set, is the error it
-// was raised from, shown in a "caused by" section; Pos, when set, is the
-// value the failure is about (AnsibleActionFail's obj).
-type ActionFail struct {
-	Msg string
-	Err error
-	Pos value.Pos
+// AnsibleActionFail): the task fails with msg as the result's message and
+// the error is shown below "Task failed.". cause, when not nil, is the
+// error it was raised from, shown in a "caused by" section; an Origin set
+// on the result is the value the failure is about (AnsibleActionFail's
+// obj), also shown in a section of its own.
+func ActionFail(msg string, cause error) *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: msg, Cause: cause, AsResult: true}
 }
 
-func (e *ActionFail) Error() string { return e.Msg }
-
-// Unwrap returns the cause.
-func (e *ActionFail) Unwrap() error { return e.Err }
-
-// PosError is an error about a value written at Pos (zero when unknown),
-// with optional help text and cause; the executor reports it below "Task
-// failed.".
-type PosError struct {
-	Msg  string
-	Pos  value.Pos
-	Help string
-	Err  error
+// ArgError is an error about an argument written at pos (zero when
+// unknown), with optional help text and cause; the executor reports it
+// below "Task failed.".
+func ArgError(msg string, pos value.Pos, help string, cause error) *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: msg, Origin: diag.At(pos), Help: help, Cause: cause}
 }
-
-func (e *PosError) Error() string {
-	if e.Err != nil {
-		return strings.TrimSuffix(e.Msg, ".") + ": " + e.Err.Error()
-	}
-	return e.Msg
-}
-
-// Unwrap returns the cause.
-func (e *PosError) Unwrap() error { return e.Err }
 
 // CapturedErrors is the exception of a failed result in which an action
 // reports the failures of the modules it ran (gather_facts' failed
-// modules): the display shows each as a sub-event, as ansible-core's
-// result_dict_from_captured_errors does.
-type CapturedErrors struct {
-	Msg    string
-	Events []string
+// modules): msg in a section of its own, with each failure as a
+// sub-event, as ansible-core's result_dict_from_captured_errors does.
+func CapturedErrors(msg string, events []string) *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: msg, Detached: true, Events: events}
 }
-
-func (e *CapturedErrors) Error() string { return e.Msg }

@@ -3,34 +3,17 @@ package playbook
 import (
 	"fmt"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// LoadError is a problem found while loading: malformed YAML, an unknown
-// keyword or module, a missing file or role. Code is the exit status
-// ansible-playbook uses for it (4 for parse errors, 1 otherwise).
-type LoadError struct {
-	Msg  string
-	Pos  value.Pos
-	Help string
-	Code int
-	// NoSource is set when the source excerpt cannot be shown.
-	NoSource string
-	// Note, when set, is shown under an unknown origin instead of a
-	// source excerpt (the offending value).
-	Note string
-	Err  error
-}
+// originOf is the origin of a load-time warning: always shown, as
+// "<unknown>" when the position is not known.
+func originOf(pos value.Pos) *value.Pos { return &pos }
 
-func (e *LoadError) Error() string {
-	if e.Pos.IsZero() {
-		return e.Msg
-	}
-	return fmt.Sprintf("%s (%s)", e.Msg, e.Pos)
-}
-
-func (e *LoadError) Unwrap() error { return e.Err }
-
-func parseErr(pos value.Pos, format string, a ...any) *LoadError {
-	return &LoadError{Msg: fmt.Sprintf(format, a...), Pos: pos, Code: 4}
+// parseErr is a problem in what a file says (ansible-core's
+// AnsibleParserError): malformed YAML, an unknown keyword or module. It
+// ends the run with exit status 4.
+func parseErr(pos value.Pos, format string, a ...any) *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: fmt.Sprintf(format, a...), Origin: diag.At(pos), Code: diag.ExitParse}
 }

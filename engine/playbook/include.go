@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"sort"
 	"strings"
 
@@ -88,7 +89,7 @@ func checkFromArgs(t *Task) error {
 	for _, k := range []string{"tasks_from", "vars_from", "defaults_from", "handlers_from"} {
 		if v, ok := t.Args.Get(k); ok {
 			if _, isStr := v.(string); !isStr {
-				return &LoadError{Code: 4, Msg: fmt.Sprintf("Expected a string for %s but got %s instead", k, pyTypeClass(v))}
+				return &diag.Diagnostic{Code: diag.ExitParse, Summary: fmt.Sprintf("Expected a string for %s but got %s instead", k, pyTypeClass(v))}
 			}
 		}
 	}

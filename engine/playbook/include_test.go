@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"testing"
 
@@ -39,16 +40,16 @@ func TestIncludeAndLoopControlChecks(t *testing.T) {
 	}
 }
 
-// requireLoadError checks that err is a LoadError with this message,
+// requireLoadError checks that err is a load diagnostic with this message,
 // position (in playbook.yml) and exit code.
 func requireLoadError(t *testing.T, err error, msg string, line, col, code int) {
 	t.Helper()
-	var le *LoadError
+	var le *diag.Diagnostic
 	require.True(t, errors.As(err, &le), "%v", err)
-	require.Equal(t, msg, le.Msg)
-	require.Equal(t, line, le.Pos.Line, "line")
-	require.Equal(t, col, le.Pos.Col, "column")
-	require.Equal(t, "playbook.yml", filepath.Base(le.Pos.File))
+	require.Equal(t, msg, le.Summary)
+	require.Equal(t, line, le.Origin.Line, "line")
+	require.Equal(t, col, le.Origin.Col, "column")
+	require.Equal(t, "playbook.yml", filepath.Base(le.Origin.File))
 	require.Equal(t, code, le.Code)
 }
 
@@ -62,9 +63,9 @@ func TestEndRoleWhereItCannotRun(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := load(t, map[string]string{"playbook.yml": c.body})
-			var le *LoadError
+			var le *diag.Diagnostic
 			require.True(t, errors.As(err, &le), "%v", err)
-			require.Equal(t, c.msg, le.Msg)
+			require.Equal(t, c.msg, le.Summary)
 			require.Equal(t, c.note, le.Note)
 			require.Equal(t, 4, le.Code)
 		})

@@ -3,6 +3,7 @@ package playbook
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ type Loader struct {
 	// messages collects -vvv notes while a playbook loads; warnings its
 	// warnings.
 	messages []string
-	warnings []Warning
+	warnings []*diag.Diagnostic
 	// inHandlers is set while a handlers section or file loads.
 	inHandlers bool
 }
@@ -112,7 +113,7 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, err
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return nil, &LoadError{Msg: fmt.Sprintf("the playbook: %s could not be found", path), Code: 1}
+		return nil, &diag.Diagnostic{Summary: fmt.Sprintf("the playbook: %s could not be found", path), Code: diag.ExitFailure}
 	}
 	l.playbookDir = filepath.Dir(abs)
 	pb := &Playbook{Arg: path, Path: abs, Dir: l.playbookDir}
@@ -128,13 +129,13 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, err
 	}
 	if root == nil || (root.Kind == yaml.ScalarNode && root.Tag == "!!null") {
-		return nil, &LoadError{Msg: "Empty playbook, nothing to do: " + abs, Code: 4}
+		return nil, &diag.Diagnostic{Summary: "Empty playbook, nothing to do: " + abs, Code: diag.ExitParse}
 	}
 	if root.Kind != yaml.SequenceNode {
 		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", TaggedClass(file2value(abs, root)), abs)
 	}
 	if len(root.Content) == 0 {
-		return nil, &LoadError{Msg: "A playbook must contain at least one play: " + abs, Code: 4}
+		return nil, &diag.Diagnostic{Summary: "A playbook must contain at least one play: " + abs, Code: diag.ExitParse}
 	}
 	for _, n := range root.Content {
 		if n.Kind != yaml.MappingNode {
@@ -208,7 +209,7 @@ func (l *Loader) renderImportPath(name string, vars *value.Dict, pos value.Pos) 
 	}
 	v, err := l.Render(name, []*value.Dict{vars, l.ExtraVars, value.DictOf("playbook_dir", l.playbookDir)})
 	if err != nil {
-		return "", &LoadError{Msg: err.Error(), Pos: pos, Code: 1, Err: err}
+		return "", &diag.Diagnostic{Summary: err.Error(), Origin: diag.At(pos), Code: diag.ExitFailure, Wrapped: err}
 	}
 	return value.Str(v), nil
 }
@@ -537,8 +538,7 @@ func checkVarNames(file string, n *yaml.Node) error {
 		}
 		kv, _ := value.ScalarFromYAML(k)
 		if _, isStr := kv.(string); !isStr {
-			return &LoadError{Code: 1, Note: value.Repr(kv), Help: varNameHelp,
-				Msg: fmt.Sprintf("Invalid variable name %s of type '%s'.", value.Repr(value.Repr(kv)), value.TypeName(kv))}
+			return &diag.Diagnostic{Origin: diag.Unknown(), Code: diag.ExitFailure, Note: value.Repr(kv), Help: varNameHelp, Summary: fmt.Sprintf("Invalid variable name %s of type '%s'.", value.Repr(value.Repr(kv)), value.TypeName(kv))}
 		}
 	}
 	return nil
@@ -594,8 +594,9 @@ func (l *Loader) duplicateKeys(file string, n *yaml.Node) {
 			k := n.Content[i]
 			if k.Kind == yaml.ScalarNode && k.Value != "<<" {
 				if seen[k.Value] {
-					l.warnings = append(l.warnings, Warning{Msg: fmt.Sprintf("Found duplicate mapping key '%s'.", k.Value),
-						Pos: value.NodePos(file, k), Help: "Using last defined value only."})
+					w := diag.Warn(fmt.Sprintf("Found duplicate mapping key '%s'.", k.Value), originOf(value.NodePos(file, k)))
+					w.Help = "Using last defined value only."
+					l.warnings = append(l.warnings, w)
 				}
 				seen[k.Value] = true
 			}
@@ -608,7 +609,7 @@ func (l *Loader) duplicateKeys(file string, n *yaml.Node) {
 
 // Warnings returns the warnings of the files loaded since the last call
 // (roles and task files loaded while a playbook runs).
-func (l *Loader) Warnings() []Warning {
+func (l *Loader) Warnings() []*diag.Diagnostic {
 	w := l.warnings
 	l.warnings = nil
 	return w
@@ -627,7 +628,7 @@ func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) 
 	root, err := l.readYAML(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &LoadError{Msg: FileNotFoundMessage(path), Code: 1, Err: err}
+			return nil, &diag.Diagnostic{Summary: FileNotFoundMessage(path), Code: diag.ExitFailure, Wrapped: err}
 		}
 		return nil, err
 	}
@@ -652,10 +653,10 @@ func (l *Loader) checkMeta(t *Task) error {
 		return nil
 	}
 	if l.inHandlers {
-		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + t.GetName()}
+		return &diag.Diagnostic{Origin: diag.Unknown(), Code: diag.ExitParse, Summary: "Cannot execute 'end_role' from a handler", Note: "HANDLER: " + t.GetName()}
 	}
 	if t.Role == nil {
-		return &LoadError{Code: 4, Msg: "Cannot execute 'end_role' from outside of a role", Note: "TASK: meta (end_role)"}
+		return &diag.Diagnostic{Origin: diag.Unknown(), Code: diag.ExitParse, Summary: "Cannot execute 'end_role' from outside of a role", Note: "TASK: meta (end_role)"}
 	}
 	return nil
 }
@@ -693,8 +694,7 @@ func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, 
 	for _, tn := range n.Content {
 		if tn.Kind != yaml.MappingNode {
 			list := file2value(file, n)
-			return nil, &LoadError{Code: 4, Note: value.Repr(list),
-				Msg: fmt.Sprintf("A malformed block was encountered while loading a block: The ds (%s) should be a dict but was a <class 'list'>", value.Repr(list))}
+			return nil, &diag.Diagnostic{Origin: diag.Unknown(), Code: diag.ExitParse, Note: value.Repr(list), Summary: fmt.Sprintf("A malformed block was encountered while loading a block: The ds (%s) should be a dict but was a <class 'list'>", value.Repr(list))}
 		}
 		it, err := l.parseItem(file, dir, tn, role)
 		if err != nil {
@@ -721,7 +721,7 @@ func (l *Loader) parseItem(file, dir string, n *yaml.Node, role *RoleInstance) (
 func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) (*Block, error) {
 	b := &Block{Pos: value.NodePos(file, n)}
 	if l.inHandlers {
-		return nil, &LoadError{Code: 4, Msg: "Using a block as a handler is not supported.", Pos: b.Pos}
+		return nil, &diag.Diagnostic{Code: diag.ExitParse, Summary: "Using a block as a handler is not supported.", Origin: diag.At(b.Pos)}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]

@@ -1,6 +1,7 @@
 package playbook
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"testing"
 
@@ -89,7 +90,7 @@ func TestLoaderErrorsWithPositions(t *testing.T) {
 		})
 	}
 	_, err := load(t, map[string]string{"playbook.yml": "- hosts: x\n  tasks:\n    - debgu: msg=x\n"})
-	require.Equal(t, "Did you mean 'debug'?", err.(*LoadError).Help)
+	require.Equal(t, "Did you mean 'debug'?", err.(*diag.Diagnostic).Help)
 }
 
 func TestFreeFormArguments(t *testing.T) {
@@ -147,7 +148,7 @@ func TestActionKeywordAndFQCN(t *testing.T) {
 	require.Equal(t, "kubernetes.core.k8s", ts[6].Action)
 	require.Equal(t, "k8s_status", ts[7].Module)
 	require.Len(t, pb.Warnings, 1, "a mapping for action is deprecated")
-	require.Equal(t, "Using a mapping for `action` is deprecated.", pb.Warnings[0].Msg)
+	require.Equal(t, "Using a mapping for `action` is deprecated.", pb.Warnings[0].Summary)
 }
 
 func TestImportsAndRoles(t *testing.T) {

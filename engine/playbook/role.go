@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -132,7 +133,7 @@ func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, er
 	}
 	loc, err := l.locateRole(name, ref.Collections, ref.Basedir)
 	if err != nil {
-		return nil, &LoadError{Msg: err.Error(), Pos: ref.Pos, Code: 1}
+		return nil, &diag.Diagnostic{Summary: err.Error(), Origin: diag.At(ref.Pos), Code: diag.ExitFailure}
 	}
 	r, err := l.roleDir(loc)
 	if err != nil {
@@ -236,7 +237,7 @@ func (l *Loader) renderRoleName(name string, pos value.Pos) (string, error) {
 	}
 	v, err := l.Render(name, l.loadTimeLayers())
 	if err != nil {
-		return "", &LoadError{Msg: err.Error(), Pos: pos, Code: 1, Err: err}
+		return "", &diag.Diagnostic{Summary: err.Error(), Origin: diag.At(pos), Code: diag.ExitFailure, Wrapped: err}
 	}
 	return value.Str(v), nil
 }

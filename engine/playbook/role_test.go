@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -170,9 +171,9 @@ func TestRoleReferenceChecks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := load(t, map[string]string{"playbook.yml": "- hosts: x\n  tasks:\n    - " + c.task + "\n", role: "[]\n"})
-			var le *LoadError
+			var le *diag.Diagnostic
 			require.True(t, errors.As(err, &le), "%v", err)
-			require.Equal(t, c.msg, le.Msg)
+			require.Equal(t, c.msg, le.Summary)
 			require.Equal(t, c.code, le.Code)
 		})
 	}
@@ -196,10 +197,10 @@ func TestLoadVarsFileData(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, d.Len())
 	_, err = l.LoadVarsFileData(filepath.Join(dir, "bad.yml"), false)
-	var le *LoadError
+	var le *diag.Diagnostic
 	require.True(t, errors.As(err, &le))
-	require.Equal(t, "Invalid variable file contents.", le.Msg)
-	require.Equal(t, 2, le.Pos.Line)
+	require.Equal(t, "Invalid variable file contents.", le.Summary)
+	require.Equal(t, 2, le.Origin.Line)
 	require.Equal(t, 4, le.Code)
 }
 

@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,7 +84,7 @@ func roleSubdirMissing(rolePath, subdir, from string) error {
 	if from == "" || !dirExists(filepath.Join(rolePath, subdir)) {
 		return nil
 	}
-	return &LoadError{Msg: fmt.Sprintf("Could not find specified file in role: %s/%s", subdir, from), Code: 4}
+	return &diag.Diagnostic{Summary: fmt.Sprintf("Could not find specified file in role: %s/%s", subdir, from), Code: diag.ExitParse}
 }
 
 // loadRoleVars loads a role's defaults or vars (subdir) for an entry
@@ -115,8 +116,7 @@ func (l *Loader) loadRoleVars(r *Role, subdir, from string) (*value.Dict, error)
 	}
 	d, ok := data.(*value.Dict)
 	if !ok {
-		return nil, &LoadError{Code: 4,
-			Msg: fmt.Sprintf("The %s/main.yml file for role '%s' must contain a dictionary of variables", subdir, r.Name)}
+		return nil, &diag.Diagnostic{Code: diag.ExitParse, Summary: fmt.Sprintf("The %s/main.yml file for role '%s' must contain a dictionary of variables", subdir, r.Name)}
 	}
 	return d, nil
 }

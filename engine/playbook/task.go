@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -60,8 +61,8 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 		}
 		if s, ok := extra.(string); ok && strings.Contains(s, "{{") {
 			t.ArgsTemplate, t.ArgsPos = s, value.NodePos(file, argsNode)
-			l.warnings = append(l.warnings, Warning{Pos: t.ArgsPos,
-				Msg: "Using a template for task args is unsafe in some situations (see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe)."})
+			l.warnings = append(l.warnings, diag.Warn("Using a template for task args is unsafe in some situations "+
+				"(see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe).", originOf(t.ArgsPos)))
 		}
 		if d, ok := extra.(*value.Dict); ok {
 			var keys []string
@@ -74,9 +75,9 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 				sort.Strings(keys)
 			}
 			if len(keys) > 0 {
-				l.warnings = append(l.warnings, Warning{Pos: *t.kvPos, Deprecated: "2.23",
-					Msg:  fmt.Sprintf("Merging legacy k=v args (%s) into task args.", strings.Join(keys, ", ")),
-					Help: "Include all task args in the task `args` mapping."})
+				w := diag.Deprecate(fmt.Sprintf("Merging legacy k=v args (%s) into task args.", strings.Join(keys, ", ")), "2.23", originOf(*t.kvPos))
+				w.Help = "Include all task args in the task `args` mapping."
+				l.warnings = append(l.warnings, w)
 			}
 			recordArgPos(t, file, argsNode)
 			d.Each(func(k string, v any) bool {
@@ -108,7 +109,7 @@ func checkReservedArgs(t *Task) error {
 	}
 	for _, k := range t.Args.Keys() {
 		if strings.HasPrefix(k, "_ansible_") {
-			return &LoadError{Code: 1, Msg: fmt.Sprintf("Invalid parameter specified beginning with keyword '_ansible_' for action '%s': '%s'. "+
+			return &diag.Diagnostic{Code: diag.ExitFailure, Summary: fmt.Sprintf("Invalid parameter specified beginning with keyword '_ansible_' for action '%s': '%s'. "+
 				"The prefix '_ansible_' is reserved for internal use only.", t.Action, k)}
 		}
 	}
@@ -270,8 +271,9 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 					}
 				}
 			}
-			l.warnings = append(l.warnings, Warning{Pos: pos, Deprecated: "2.23",
-				Msg: "Using a mapping for `action` is deprecated.", Help: "Use a string value for `action`."})
+			w := diag.Deprecate("Using a mapping for `action` is deprecated.", "2.23", originOf(pos))
+			w.Help = "Use a string value for `action`."
+			l.warnings = append(l.warnings, w)
 			recordArgPos(t, file, v)
 			argNode = nil
 		}
@@ -281,9 +283,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	}
 	info, ok := l.Modules.Lookup(name)
 	if !ok {
-		return &LoadError{Code: 4, Pos: t.Pos,
-			Msg:  fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name),
-			Help: suggest(name, l.Modules.Names())}
+		return &diag.Diagnostic{Code: diag.ExitParse, Origin: diag.At(t.Pos), Summary: fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name), Help: suggest(name, l.Modules.Names())}
 	}
 	t.Module, t.Action, t.Info, t.ModulePos = info.Name, name, info, value.NodePos(file, k)
 	if actionArgs != nil {

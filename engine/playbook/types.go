@@ -4,6 +4,7 @@
 package playbook
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -18,16 +19,7 @@ type Playbook struct {
 	// Messages are the -vvv notes of loading ("statically imported: ...").
 	Messages []string
 	// Warnings are problems found while loading that do not stop it.
-	Warnings []Warning
-}
-
-// Warning is a load-time warning with its position and help text.
-type Warning struct {
-	Msg  string
-	Pos  value.Pos
-	Help string
-	// Deprecated is the ansible-core version that removes the feature.
-	Deprecated string
+	Warnings []*diag.Diagnostic
 }
 
 // Cond is one `when`/`failed_when`/`changed_when`/`until` condition: a

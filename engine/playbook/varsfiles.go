@@ -1,6 +1,7 @@
 package playbook
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/search"
@@ -52,8 +53,7 @@ func (l *Loader) LoadVarsFileData(path string, merge bool) (*value.Dict, error) 
 		}
 		d, ok := v.(*value.Dict)
 		if !ok {
-			return nil, &LoadError{Code: 4, Pos: value.NodePos(path, it), Msg: "Invalid variable file contents.",
-				Help: "Variable files must contain either a dictionary of variables, or a list of dictionaries."}
+			return nil, &diag.Diagnostic{Code: diag.ExitParse, Origin: diag.At(value.NodePos(path, it)), Summary: "Invalid variable file contents.", Help: "Variable files must contain either a dictionary of variables, or a list of dictionaries."}
 		}
 		RecordOrigins(path, it, d)
 		out = CombineVars(out, d, merge)

@@ -2,6 +2,7 @@ package playbook
 
 import (
 	"bytes"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"regexp"
 	"strings"
 
@@ -28,7 +29,7 @@ var yamlContexts = map[string]string{
 // yamlError turns a yaml.v3 error into 2.19's "YAML parsing failed" error
 // at the position PyYAML (libyaml) reports, which yaml.v3 does not expose:
 // it is found by parsing ever longer prefixes of the source.
-func yamlError(path string, src []byte, err error) *LoadError {
+func yamlError(path string, src []byte, err error) *diag.Diagnostic {
 	problem := yamlProblemText(err)
 	line, col := problemMark(src, problem)
 	return yamlProblem(path, src, yamlContexts[problem], problem, line, col)
@@ -115,13 +116,13 @@ const (
 
 // yamlProblem builds the error for a YAML problem at line:col, applying
 // ansible-core's hints for tabs, unquoted templates, colons and quotes.
-func yamlProblem(path string, src []byte, context, problem string, line, col int) *LoadError {
+func yamlProblem(path string, src []byte, context, problem string, line, col int) *diag.Diagnostic {
 	lines := strings.Split(string(src), "\n")
 	target := ""
 	if line >= 1 && line <= len(lines) {
 		target = lines[line-1]
 	}
-	le := &LoadError{Code: 4}
+	le := &diag.Diagnostic{Code: diag.ExitParse}
 	msg := ""
 	if i := strings.IndexByte(target, '\t'); i >= 0 {
 		col, msg = i+1, "Tabs are usually invalid in YAML."
@@ -156,11 +157,8 @@ func yamlProblem(path string, src []byte, context, problem string, line, col int
 		}
 		msg = strings.Join(strings.Fields(msg), " ")
 	}
-	le.Msg = "YAML parsing failed: " + msg
-	le.Pos = value.Pos{File: path, Line: line, Col: col}
-	if line > len(lines) || (line == len(lines) && lines[line-1] == "" && line > 1) {
-		le.NoSource = "(source not shown: file truncated)"
-	}
+	le.Summary = "YAML parsing failed: " + msg
+	le.Origin = &value.Pos{File: path, Line: line, Col: col}
 	return le
 }
 

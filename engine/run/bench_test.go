@@ -3,6 +3,7 @@ package run_test
 import (
 	"context"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func BenchmarkLoop1000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		inv := run.NewInventory()
+		inv := inventory.New()
 		if err := inv.AddSource("localhost,"); err != nil {
 			b.Fatal(err)
 		}

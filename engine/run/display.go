@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -35,77 +36,62 @@ type Event struct {
 	Diff bool
 }
 
-// Messenger is an optional Display method for verbose messages (shown
-// from the given -v level), such as handler notifications.
-type Messenger interface {
-	Message(level int, msg string)
-}
-
-// NoHostsDisplay is an optional Display method for a play whose pattern
-// matched no host.
-type NoHostsDisplay interface {
-	NoHostsMatched()
-}
-
-// NoHostsRemainingDisplay is an optional Display method for the NO MORE
-// HOSTS LEFT banner, shown when max_fail_percentage ends a play.
-type NoHostsRemainingDisplay interface {
-	NoHostsRemaining()
-}
-
 // Stats are the PLAY RECAP counters of one host.
 type Stats struct {
 	Host                                                        string
 	OK, Changed, Unreachable, Failed, Skipped, Rescued, Ignored int
 }
 
-// Display receives the run's events. Implementations format them; the
-// executor never writes text itself (except through Display).
+// Display receives the run's events and renders them. The executor never
+// writes text itself; every display implements every method, so that a
+// display wrapped or replaced shows the same events (one that has nothing
+// to show for an event does nothing).
 type Display interface {
 	PlaybookStart(pb *playbook.Playbook)
 	PlayStart(name string)
+	// NoHostsMatched is a play whose pattern matched no host.
+	NoHostsMatched()
+	// NoHostsRemaining is the NO MORE HOSTS LEFT banner, shown when
+	// max_fail_percentage ends a play.
+	NoHostsRemaining()
 	TaskStart(name string, t *playbook.Task, handler bool)
 	Result(ev *Event)
 	Included(file string, host string, label any, hasItem bool)
 	Retry(host, taskName string, result *value.Dict)
+	// Message is a verbose message shown from the given -v level, such as
+	// a handler notification.
+	Message(level int, msg string)
+	// Warn is a warning or a deprecation, with its origin and help.
+	Warn(w *diag.Diagnostic)
+	// Error is a task's error, which ansible-core's callback prints with
+	// the task's result.
 	Error(err error)
-	Warning(msg string)
+	// ControllerError is an error ansible-core reports on stderr rather
+	// than through the task callback, such as an included file or role
+	// that cannot be loaded.
+	ControllerError(err error)
 	Recap(stats []*Stats)
+	// CustomStats is the set_stats data of the run, shown after the recap
+	// when SHOW_CUSTOM_STATS is on: perHost by host name, run for the
+	// stats set without per_host.
+	CustomStats(hosts []string, perHost map[string]*value.Dict, run *value.Dict)
 	// Verbosity returns the -v level.
 	Verbosity() int
 }
 
-// ControllerErrorDisplay is an optional Display method for errors
-// ansible-core reports on stderr rather than through the task callback,
-// such as an included file or role that cannot be loaded.
-type ControllerErrorDisplay interface {
-	ControllerError(err error)
+// Observer is told of every task result beside the display, without
+// rendering anything: the operator counts results for its metrics.
+type Observer interface {
+	Observe(ev *Event)
 }
 
-// Warning is a [WARNING] or [DEPRECATION WARNING] with its origin.
-type Warning struct {
-	Msg    string
-	Origin *value.Pos
-	Help   string
-	// Note is shown under an origin with no file (Origin: <unknown>).
-	Note string
-	// Deprecated is the ansible-core version that removes the feature;
-	// it makes the warning a deprecation.
-	Deprecated string
-	// Plugin names the plugin a deprecated feature belongs to ("lookup
-	// plugin 'first_found'"); empty for ansible-core's own features.
-	Plugin string
-}
-
-// Warner is an optional Display method for warnings that carry an
-// origin, help text or a deprecation version.
-type Warner interface {
-	WarnAt(w Warning)
-}
-
-// message shows a verbose message when the display supports it.
-func (r *Runner) message(level int, msg string) {
-	if m, ok := r.Display.(Messenger); ok {
-		m.Message(level, msg)
+// report gives a task result to the observer and the display.
+func (r *Runner) report(ev *Event) {
+	if r.Observer != nil {
+		r.Observer.Observe(ev)
 	}
+	r.Display.Result(ev)
 }
+
+// warning shows a warning without origin.
+func (r *Runner) warning(msg string) { r.warn(diag.Warn(msg, nil)) }

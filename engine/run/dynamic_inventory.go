@@ -1,110 +1,31 @@
 package run
 
 import (
-	"regexp"
-
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// invalidGroupChars matches what ansible-core's to_safe_group_name
-// objects to in a group name (C.INVALID_VARIABLE_NAMES).
-var invalidGroupChars = regexp.MustCompile(`^[\d\W]|[^\w]`)
-
-// invalidGroupWarning is ansible-core's warning for such a name with the
-// default TRANSFORM_INVALID_GROUP_CHARS (never).
-const invalidGroupWarning = "Invalid characters were found in group names but not replaced, use -vvvv to see details"
-
-// addGroup creates a group at run time, warning about a name ansible-core
-// would call invalid; it reports whether the group is new.
-func (r *Runner) addGroup(name string) bool {
-	if _, ok := r.Inventory.groups[name]; ok {
-		return false
-	}
-	if invalidGroupChars.MatchString(name) {
-		r.warn(Warning{Msg: invalidGroupWarning})
-	}
-	r.Inventory.group(name)
-	return true
-}
-
-// addDynamicHost applies an add_host result to the in-memory inventory,
-// as InventoryManager.add_dynamic_host does, and reports whether the
-// inventory changed: a new host, new or changed variables, a new group
-// or a new membership.
+// addDynamicHost applies an add_host result to the inventory and reports
+// whether it changed.
 func (r *Runner) addDynamicHost(info *value.Dict) bool {
-	inv := r.Inventory
-	name := value.Str(info.Default("host_name", ""))
-	changed := false
-	if _, ok := inv.hostVars[name]; !ok {
-		inv.addHost(name, "all", "")
-		changed = true
-	}
-	if vars, ok := info.Default("host_vars", nil).(*value.Dict); ok {
-		hv := inv.hostVars[name]
-		before := hv.Copy()
-		hv.Update(vars)
-		if !value.Equal(before, hv) {
-			changed = true
-		}
-	}
-	groups, _ := info.Default("groups", nil).([]any)
-	for _, g := range groups {
-		gname := value.Str(g)
-		if r.addGroup(gname) {
-			changed = true
-		}
-		if !containsStr(inv.groups[gname].hosts, name) {
-			inv.addHost(name, gname, "")
-			changed = true
-		}
-	}
-	if changed {
-		inv.reconcile()
-	}
-	inv.merged = nil
-	return changed
+	vars, _ := info.Default("host_vars", nil).(*value.Dict)
+	return r.Inventory.AddDynamicHost(value.Str(info.Default("host_name", "")), vars, strList(info.Default("groups", nil)))
 }
 
-// addDynamicGroup applies a group_by result for host, as
-// InventoryManager.add_dynamic_group does: the group and its parents are
-// created, linked, and the host joins the group.
+// addDynamicGroup applies a group_by result for host to the inventory and
+// reports whether it changed.
 func (r *Runner) addDynamicGroup(host string, res *value.Dict) bool {
-	inv := r.Inventory
-	name := value.Str(res.Default("add_group", ""))
-	parents, _ := res.Default("parent_groups", nil).([]any)
-	r.addGroup(name)
-	changed := false
-	for _, p := range parents {
-		if r.addGroup(value.Str(p)) {
-			changed = true
-		}
-	}
-	g := inv.groups[name]
-	for _, p := range parents {
-		if !containsGroup(inv.groups[value.Str(p)].children, g) {
-			inv.link(value.Str(p), name)
-			changed = true
-		}
-	}
-	if !containsStr(inv.groupHosts(g), host) {
-		inv.addHost(host, name, inv.files[host])
-		changed = true
-	}
-	if changed {
-		inv.reconcile()
-	}
-	inv.merged = nil
-	return changed
+	return r.Inventory.AddDynamicGroup(host, value.Str(res.Default("add_group", "")), strList(res.Default("parent_groups", nil)))
 }
 
-func containsGroup(l []*group, g *group) bool {
-	for _, x := range l {
-		if x == g {
-			return true
-		}
+// strList is a list value's items as strings (none when v is no list).
+func strList(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, len(l))
+	for i, e := range l {
+		out[i] = value.Str(e)
 	}
-	return false
+	return out
 }
 
 // applyInventory applies an add_host or group_by result (each loop item's
@@ -136,7 +57,7 @@ func (tr *taskRun) applyInventory(res *value.Dict, loop bool) {
 		if value.Truthy(it.Default("failed", false)) {
 			res.Set("failed", true)
 		}
-		tr.r.Display.Result(&Event{Host: tr.host.name, Task: tr.t, Name: tr.name, Status: status, Result: it, Item: true,
+		tr.r.report(&Event{Host: tr.host.name, Task: tr.t, Name: tr.name, Status: status, Result: it, Item: true,
 			NoLog: tr.noLog, Delegate: tr.delegate, Diff: tr.diffMode()})
 	}
 }

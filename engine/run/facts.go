@@ -226,7 +226,7 @@ func (r *Runner) factVars(hs *hostState) *value.Dict {
 // storeFacts puts a module's facts in the host's cache (set_host_facts),
 // warning about restricted names as ansible-core does when it reads them.
 func (r *Runner) storeFacts(hs *hostState, facts *value.Dict) {
-	cleanFacts(facts, func(msg string) { r.warn(Warning{Msg: msg}) })
+	cleanFacts(facts, r.warning)
 	hs.cache.update(facts)
 }
 

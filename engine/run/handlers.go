@@ -117,7 +117,7 @@ func (r *Runner) notify(ps *playState, f *frame, name, host string) error {
 	if f.handler {
 		for _, h := range found {
 			if ps.handlers.notifyHost(h, host) {
-				r.message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", h.GetName(), host))
+				r.Display.Message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", h.GetName(), host))
 			}
 		}
 		return nil
@@ -125,7 +125,7 @@ func (r *Runner) notify(ps *playState, f *frame, name, host string) error {
 	if !containsStr(ps.handlers.saved[host], name) {
 		ps.handlers.saved[host] = append(ps.handlers.saved[host], name)
 	}
-	r.message(2, fmt.Sprintf("Notification for handler %s has been saved.", name))
+	r.Display.Message(2, fmt.Sprintf("Notification for handler %s has been saved.", name))
 	return nil
 }
 
@@ -189,7 +189,7 @@ func (r *Runner) handlerTemplatedName(ps *playState, h *playbook.Task) (string, 
 		if err != nil {
 			st.unusable[h] = true
 			if len(h.Listen) == 0 {
-				r.Display.Warning(fmt.Sprintf("Handler '%s' is unusable because it has no listen topics and the name could not be templated "+
+				r.warning(fmt.Sprintf("Handler '%s' is unusable because it has no listen topics and the name could not be templated "+
 					"(host-specific variables are not supported in handler names). The error: %s", name, err))
 			}
 			return "", false
@@ -229,7 +229,7 @@ func (r *Runner) takeNotifications(ps *playState, host string) {
 	for _, name := range ps.handlers.saved[host] {
 		for _, h := range r.searchHandlers(ps, name) {
 			if ps.handlers.notifyHost(h, host) {
-				r.message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", h.GetName(), host))
+				r.Display.Message(2, fmt.Sprintf("NOTIFIED HANDLER %s for %s", h.GetName(), host))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package run_test
 import (
 	"bytes"
 	"context"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,7 +161,12 @@ type fixture struct {
 	opts  run.Options
 	inv   []string
 	color bool
+	// observed are the results the runner's observer was told of.
+	observed []*run.Event
 }
+
+// Observe implements run.Observer.
+func (f *fixture) Observe(ev *run.Event) { f.observed = append(f.observed, ev) }
 
 func newFixture(t *testing.T, files map[string]string) *fixture {
 	t.Helper()
@@ -186,7 +192,7 @@ func (f *fixture) run(t *testing.T) *recorder {
 	loader := playbook.NewLoader(reg, nil)
 	pb, err := loader.LoadPlaybook(filepath.Join(f.dir, "playbook.yml"))
 	require.NoError(t, err)
-	inv := run.NewInventory()
+	inv := inventory.New()
 	for _, src := range f.inv {
 		if !strings.Contains(src, ",") {
 			src = filepath.Join(f.dir, src)
@@ -196,7 +202,7 @@ func (f *fixture) run(t *testing.T) *recorder {
 	inv.AddVarsDir(pb.Dir)
 	f.out = &bytes.Buffer{}
 	f.rec = &recorder{Default: &display.Default{Out: f.out, Err: f.out, Verbose: f.opts.Verbosity, Color: f.color}}
-	r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: f.rec, Inventory: inv,
+	r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: f.rec, Observer: f, Inventory: inv,
 		Stdout: f.out, Opts: f.opts}
 	f.rc = r.Run(context.Background(), pb)
 	return f.rec

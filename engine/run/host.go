@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"unicode/utf8"
@@ -64,18 +65,11 @@ func (h *taskHost) Var(name string) (any, bool) {
 }
 
 func (h *taskHost) Warn(msg string, pos value.Pos) {
-	h.tr.r.warn(Warning{Msg: msg, Origin: originPtr(pos)})
+	h.tr.r.warn(diag.Warn(msg, diag.At(pos)))
 }
 
 func (h *taskHost) Deprecate(msg, version string, pos value.Pos) {
-	h.tr.r.warn(Warning{Msg: msg, Origin: originPtr(pos), Deprecated: version})
-}
-
-func originPtr(pos value.Pos) *value.Pos {
-	if pos.IsZero() {
-		return nil
-	}
-	return &pos
+	h.tr.r.warn(diag.Deprecate(msg, version, diag.At(pos)))
 }
 
 func (h *taskHost) ArgPos(key string) value.Pos { return h.tr.t.ArgPos[key] }
@@ -118,8 +112,9 @@ func (h *taskHost) RenderFile(path string, opt module.FileTemplate) (string, err
 		return "", err
 	}
 	if !utf8.Valid(src) {
-		h.tr.r.warn(Warning{Msg: fmt.Sprintf("File %s could not be decoded as 'utf-8'. Invalid content has been escaped.", value.Repr(path)),
-			Deprecated: "2.23", Help: "This file must be UTF-8 encoded."})
+		w := diag.Deprecate(fmt.Sprintf("File %s could not be decoded as 'utf-8'. Invalid content has been escaped.", value.Repr(path)), "2.23", nil)
+		w.Help = "This file must be UTF-8 encoded."
+		h.tr.r.warn(w)
 	}
 	sc := h.sc
 	if opt.Vars != nil {
@@ -141,28 +136,23 @@ func (h *taskHost) Stdout() io.Writer { return h.tr.r.Stdout }
 
 func (h *taskHost) Shared() *module.Shared { return h.tr.r.Shared }
 
-// moduleFailure turns a module's error into the task's outcome: an
-// ActionFail is a failed result whose msg is the action's own message
-// (ansible-core's AnsibleActionFail); a PosError becomes a positioned link
-// of the error chain below "Task failed.".
+// moduleFailure turns a module's error into the task's outcome: an action
+// plugin's own failure (module.ActionFail) is a failed result whose msg is
+// the action's message; any other error is raised below "Task failed.".
 func (tr *taskRun) moduleFailure(err error) (*value.Dict, error) {
-	var af *module.ActionFail
-	if errors.As(err, &af) {
-		var inner error = errors.New(af.Msg)
+	var af *diag.Diagnostic
+	if errors.As(err, &af) && af.AsResult {
+		var inner error = errors.New(af.Summary)
 		switch {
-		case af.Err != nil:
+		case af.Cause != nil:
 			// The error the action failed from gets a section of its own.
-			inner = &ChainError{Msg: af.Msg, Cause: af.Err, Detached: true}
-		case !af.Pos.IsZero():
+			inner = &diag.Diagnostic{Summary: af.Summary, Cause: af.Cause, Detached: true}
+		case af.Origin != nil:
 			// So does the value the failure is about.
-			inner = &ChainError{Msg: af.Msg, Origin: originPtr(af.Pos)}
+			inner = &diag.Diagnostic{Summary: af.Summary, Origin: af.Origin}
 		}
-		cause := chain("Task failed.", tr.t.Pos, inner)
-		return value.DictOf("failed", true, "msg", af.Msg, "exception", &ResultError{cause}), nil
+		cause := diag.Chain("Task failed.", tr.t.Pos, inner)
+		return value.DictOf("failed", true, "msg", af.Summary, "exception", &ResultError{cause}), nil
 	}
-	var pe *module.PosError
-	if errors.As(err, &pe) {
-		err = &ChainError{Msg: pe.Msg, Help: pe.Help, Cause: pe.Err, Origin: originPtr(pe.Pos)}
-	}
-	return nil, chain("Task failed.", tr.t.Pos, err)
+	return nil, diag.Chain("Task failed.", tr.t.Pos, err)
 }

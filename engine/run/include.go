@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"strings"
 
@@ -59,7 +60,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 	for _, h := range hosts {
 		tr := r.newTaskRun(ps, f, t, r.host(h))
 		if err := tr.throttle(); err != nil {
-			r.fatal(err, 1)
+			r.fatal(err)
 			return
 		}
 		st.fatal = st.fatal || tr.stepFatal()
@@ -91,16 +92,15 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 	for _, inc := range incs {
 		if err := r.loadInclude(ps, inc); err != nil {
 			r.controllerError(err)
-			if le := (*playbook.LoadError)(nil); errors.As(err, &le) && le.Code == 4 {
+			if diag.ExitCode(err) == diag.ExitParse {
 				// A parse error in an included file ends the run, as
 				// ansible-core re-raises AnsibleParserError.
-				r.abort = 4
+				r.abort = diag.ExitParse
 				return
 			}
-			reason := JoinMessages(ChainMessages(err))
-			var le *playbook.LoadError
-			if errors.As(err, &le) {
-				reason = le.Msg
+			reason := diag.JoinMessages(diag.Messages(err))
+			if le := diag.Fatal(err); le != nil {
+				reason = le.Summary
 			}
 			for _, h := range inc.hosts {
 				hs := r.host(h)
@@ -112,7 +112,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 				res.Set("failed", true)
 				res.Set("reason", reason)
 				r.stat(h).Failed++
-				tr.r.Display.Result(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
+				tr.r.report(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
 				r.failHost(h)
 				st.failed = append(st.failed, h)
 			}
@@ -264,8 +264,8 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	case module.KindIncludeTasks:
 		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
 		if err != nil {
-			if le, ok := err.(*playbook.LoadError); ok && errors.Is(le.Err, os.ErrNotExist) {
-				return &ChainError{Msg: fmt.Sprintf("Could not find or access '%s' on the Ansible Controller.", inc.path), Cause: errors.New(le.Msg)}
+			if le, ok := err.(*diag.Diagnostic); ok && errors.Is(le.Wrapped, os.ErrNotExist) {
+				return &diag.Diagnostic{Summary: fmt.Sprintf("Could not find or access '%s' on the Ansible Controller.", inc.path), Cause: errors.New(le.Summary)}
 			}
 			return err
 		}

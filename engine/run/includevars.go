@@ -3,13 +3,13 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
-	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -29,11 +29,11 @@ func (tr *taskRun) includeVars(args *value.Dict) (*value.Dict, error) {
 			files++
 		case k == "name" || k == "hash_behaviour":
 		default:
-			return nil, chain("Task failed.", t.Pos, fmt.Errorf("%s is not a valid option in include_vars", k))
+			return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("%s is not a valid option in include_vars", k))
 		}
 	}
 	if dirs > 0 && files > 0 {
-		return nil, chain("Task failed.", t.Pos, errors.New("You are mixing file only and dir only arguments, these are incompatible"))
+		return nil, diag.Chain("Task failed.", t.Pos, errors.New("You are mixing file only and dir only arguments, these are incompatible"))
 	}
 	exts := []string{"yaml", "yml", "json"}
 	if e, ok := args.Get("extensions"); ok {
@@ -62,8 +62,7 @@ func (tr *taskRun) includeVars(args *value.Dict) (*value.Dict, error) {
 		}
 		d, err := tr.r.Loader.LoadVarsFile(path)
 		if err != nil {
-			var le *playbook.LoadError
-			if errors.As(err, &le) && strings.HasPrefix(le.Msg, "Vars in ") {
+			if le := diag.Fatal(err); le != nil && strings.HasPrefix(le.Summary, "Vars in ") {
 				failed, msg = true, path+" must be stored as a dictionary/hash"
 				return false
 			}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"sort"
 	"strings"
@@ -20,7 +21,7 @@ type ListOptions struct {
 
 // ListPlaybook prints ansible-playbook's --list-tasks, --list-tags and
 // --list-hosts report for one playbook.
-func ListPlaybook(w io.Writer, pb *playbook.Playbook, inv *Inventory, o ListOptions) {
+func ListPlaybook(w io.Writer, pb *playbook.Playbook, inv *inventory.Inventory, o ListOptions) {
 	only := o.OnlyTags
 	if o.Tags && len(o.OnlyTags) == 0 && len(o.SkipTags) == 0 {
 		// Listing tags shows every tag, including never's, unless the

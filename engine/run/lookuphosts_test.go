@@ -1,6 +1,8 @@
 package run
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -13,7 +15,7 @@ type warnings struct {
 	got []string
 }
 
-func (w *warnings) Warning(msg string) { w.got = append(w.got, msg) }
+func (w *warnings) Warn(d *diag.Diagnostic) { w.got = append(w.got, d.Summary) }
 
 func TestHostsByPattern(t *testing.T) {
 	groups := value.DictOf(
@@ -41,7 +43,7 @@ func TestHostsByPattern(t *testing.T) {
 	}
 	for _, c := range cases {
 		d := &warnings{}
-		r := &Runner{Inventory: NewInventory(), Display: d}
+		r := &Runner{Inventory: inventory.New(), Display: d}
 		got := r.hostsByPattern(groups, c.patterns)
 		require.Equal(t, c.want, got, c.patterns)
 		if c.warning != "" {
@@ -50,33 +52,4 @@ func TestHostsByPattern(t *testing.T) {
 			require.Empty(t, d.got, c.patterns)
 		}
 	}
-}
-
-func TestSplitSubscript(t *testing.T) {
-	cases := []struct {
-		in     string
-		expr   string
-		sub    *subscript
-		dashed bool
-	}{
-		{in: "web", expr: "web"},
-		{in: "web[0]", expr: "web", sub: &subscript{start: 0, single: true}},
-		{in: "web[-2]", expr: "web", sub: &subscript{start: -2, single: true}},
-		{in: "web[1:3]", expr: "web", sub: &subscript{start: 1, end: 3}},
-		{in: "web[2:]", expr: "web", sub: &subscript{start: 2, end: -1}},
-		{in: "web[1-2]", expr: "web", sub: &subscript{start: 1, end: 2}, dashed: true},
-		{in: "~web[0]", expr: "~web[0]"},
-		{in: "web[a]", expr: "web[a]"},
-	}
-	for _, c := range cases {
-		expr, sub, dashed := splitSubscript(c.in)
-		require.Equal(t, c.expr, expr, c.in)
-		require.Equal(t, c.sub, sub, c.in)
-		require.Equal(t, c.dashed, dashed, c.in)
-	}
-	_, err := (&subscript{start: 3, single: true}).apply([]string{"a"}, "g[3]")
-	require.EqualError(t, err, "No hosts matched the subscripted pattern 'g[3]'")
-	got, err := (&subscript{start: 0, end: 0}).apply([]string{"a", "b"}, "g[0:0]")
-	require.NoError(t, err)
-	require.Equal(t, []string{"a"}, got)
 }

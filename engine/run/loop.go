@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"time"
 
@@ -20,15 +21,15 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		r, err := tr.r.Engine.Render(s, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
 			if template.IsUndefined(err) {
-				return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+				return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 			}
-			return nil, at(t.LoopPos, err)
+			return nil, diag.Located(t.LoopPos, err)
 		}
 		v = r
 	} else {
 		r, err := tr.r.Engine.RenderTerms(strings.TrimPrefix(t.LoopKind, "with_"), v, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+			return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 		}
 		v = r
 	}
@@ -44,7 +45,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		d, ok := v.(*value.Dict)
 		if !ok {
 			p := t.LoopPos
-			return nil, &ChainError{Msg: fmt.Sprintf("with_dict expects a dict, got %s", value.TypeName(v)), Origin: &p}
+			return nil, &diag.Diagnostic{Summary: fmt.Sprintf("with_dict expects a dict, got %s", value.TypeName(v)), Origin: &p}
 		}
 		var out []any
 		d.Each(func(k string, e any) bool { out = append(out, value.DictOf("key", k, "value", e)); return true })
@@ -69,10 +70,10 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		if errors.As(err, &pe) {
 			// ansible-core reports a failing with_<lookup> plugin without
 			// the task's context, from its invoke_lookup().
-			return nil, &ChainError{Msg: pe.Error(), Origin: &value.Pos{}, Note: "invoke_lookup()"}
+			return nil, &diag.Diagnostic{Summary: pe.Error(), Origin: &value.Pos{}, Note: "invoke_lookup()"}
 		}
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
+			return nil, diag.Chain("Task failed.", t.Pos, diag.Located(t.LoopPos, err))
 		}
 		if items == nil {
 			items = []any{}
@@ -85,8 +86,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 			return []any(tup), nil
 		}
 		p := t.LoopPos
-		return nil, &ChainError{Msg: fmt.Sprintf("The `loop` value must resolve to a 'list', not '%s'.", value.TypeName(v)), Origin: &p,
-			Help: "Provide a list of items/templates, or a template resolving to a list."}
+		return nil, &diag.Diagnostic{Summary: fmt.Sprintf("The `loop` value must resolve to a 'list', not '%s'.", value.TypeName(v)), Origin: &p, Help: "Provide a list of items/templates, or a template resolving to a list."}
 	}
 	return l, nil
 }
@@ -153,8 +153,7 @@ func (tr *taskRun) warnLoopVarInUse(c loopControl) {
 	if _, _, ok := tr.sc.Lookup(c.loopVar); !ok {
 		return
 	}
-	w := Warning{Msg: fmt.Sprintf("The loop variable %s is already in use.", value.Repr(c.loopVar)),
-		Help: "You should set the `loop_var` value in the `loop_control` option for the task to something else to avoid variable collisions and unexpected behavior."}
+	w := &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("The loop variable %s is already in use.", value.Repr(c.loopVar)), Help: "You should set the `loop_var` value in the `loop_control` option for the task to something else to avoid variable collisions and unexpected behavior."}
 	if p, ok := playbook.OriginOf(tr.t.LoopControl, "loop_var"); ok {
 		w.Origin = &p
 	} else {
@@ -269,7 +268,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 			ev.Status = StatusOK
 		}
 		if (!isInclude(t) || ev.Status != StatusOK) && !deferredItem(tr, ev.Status) {
-			tr.r.Display.Result(ev)
+			tr.r.report(ev)
 		}
 		results = append(results, res)
 		if len(c.breakWhen) > 0 {

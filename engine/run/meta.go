@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -58,14 +59,14 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 		tr := r.newTaskRun(ps, f, t, r.host(h))
 		r.Display.TaskStart(tr.name, t, f.handler)
 		if metaIgnoresWhen[action] && len(f.conds(t)) > 0 {
-			r.Display.Warning(action + " task does not support when conditional")
+			r.warning(action + " task does not support when conditional")
 		}
 		m := &metaRun{tr: tr, action: action, msg: action}
 		if !metaIgnoresWhen[action] && action != "role_complete" {
 			ok, err := tr.evalConds(f.conds(t), tr.sc)
 			if err != nil {
 				// StrategyBase._execute_meta does not catch it: the run ends.
-				r.fatal(err, 1)
+				r.fatal(err)
 				return
 			}
 			if !ok {
@@ -74,14 +75,14 @@ func (r *Runner) runMeta(ps *playState, f *frame, t *playbook.Task, hosts []stri
 			}
 		}
 		if err := r.metaAction(ps, f, m); err != nil {
-			r.fatal(err, 1)
+			r.fatal(err)
 			return
 		}
 		if action == "flush_handlers" {
 			flush = append(flush, h)
 		}
 		if !m.quiet {
-			r.message(2, "META: "+m.msg)
+			r.Display.Message(2, "META: "+m.msg)
 		}
 	}
 	if len(flush) > 0 {
@@ -104,8 +105,8 @@ func (r *Runner) metaSkipped(m *metaRun, f *frame) {
 	if m.action == "end_host" {
 		msg = "end_host conditional evaluated to false, continuing execution for " + h
 	}
-	r.message(2, "META: "+reason)
-	r.Display.Result(&Event{Host: h, Task: m.tr.t, Name: m.tr.name, Status: StatusSkipped, NoLog: m.tr.noLog,
+	r.Display.Message(2, "META: "+reason)
+	r.report(&Event{Host: h, Task: m.tr.t, Name: m.tr.name, Status: StatusSkipped, NoLog: m.tr.noLog,
 		Result: value.DictOf("msg", msg, "skipped", true, "skip_reason", reason)})
 }
 
@@ -156,7 +157,7 @@ func (r *Runner) metaAction(ps *playState, f *frame, m *metaRun) error {
 		m.quiet = true
 	default:
 		p := m.tr.t.Pos
-		return &ChainError{Msg: "invalid meta action requested: " + m.action, Origin: &p}
+		return &diag.Diagnostic{Summary: "invalid meta action requested: " + m.action, Origin: &p}
 	}
 	return nil
 }

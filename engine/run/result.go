@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -85,10 +86,10 @@ func captureFailure(t *playbook.Task, res *value.Dict, prefix string) {
 	if text != "" {
 		msg = prefix + ": " + text
 	}
-	err := chain("Task failed.", t.Pos, errors.New(msg))
-	if captured, ok := exc.(*module.CapturedErrors); ok {
+	err := diag.Chain("Task failed.", t.Pos, errors.New(msg))
+	if captured, ok := exc.(*diag.Diagnostic); ok && captured.Events != nil {
 		// The captured failures get a section of their own.
-		err.Cause = &ChainError{Msg: prefix + ".", Cause: captured}
+		err.Cause = &diag.Diagnostic{Summary: prefix + ".", Cause: captured}
 	}
 	switch {
 	case t.Implicit:

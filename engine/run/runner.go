@@ -1,8 +1,12 @@
+// Package run executes loaded playbooks: plays, blocks, tasks, loops,
+// handlers and includes, emitting events to a display.
 package run
 
 import (
 	"context"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"strings"
 
@@ -41,11 +45,13 @@ type Options struct {
 
 // Runner executes playbooks.
 type Runner struct {
-	Engine    *template.Engine
-	Modules   *module.Registry
-	Loader    *playbook.Loader
-	Display   Display
-	Inventory *Inventory
+	Engine  *template.Engine
+	Modules *module.Registry
+	Loader  *playbook.Loader
+	Display Display
+	// Observer, when not nil, is told of every task result.
+	Observer  Observer
+	Inventory *inventory.Inventory
 	Opts      Options
 	Stdout    io.Writer
 	Shared    *module.Shared
@@ -106,11 +112,6 @@ type hostState struct {
 	endRole *playbook.RoleInstance
 }
 
-// ExitError carries ansible-playbook's exit status.
-type ExitError struct{ Code int }
-
-func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
-
 // Run executes a loaded playbook and returns the exit code. A Runner may
 // run several playbooks in turn, as ansible-playbook does with several
 // arguments: host state, facts and counters carry over, and each
@@ -126,7 +127,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	if r.Shared == nil {
 		r.Shared = module.NewShared()
 	}
-	r.Inventory.SetWarn(r.Display.Warning)
+	r.Inventory.SetWarn(r.warning)
 	r.loadWarnings(pb.Warnings)
 	r.Loader.Warnings()
 	r.Display.PlaybookStart(pb)
@@ -152,10 +153,9 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 }
 
 // loadWarnings shows the loader's warnings.
-func (r *Runner) loadWarnings(ws []playbook.Warning) {
+func (r *Runner) loadWarnings(ws []*diag.Diagnostic) {
 	for _, w := range ws {
-		p := w.Pos
-		r.warn(Warning{Msg: w.Msg, Origin: &p, Help: w.Help, Deprecated: w.Deprecated})
+		r.warn(w)
 	}
 }
 
@@ -180,7 +180,7 @@ func (r *Runner) warnReserved(layers ...*value.Dict) {
 	for _, d := range layers {
 		d.Each(func(k string, _ any) bool {
 			if reservedNames[k] && k != "vars" {
-				w := Warning{Msg: fmt.Sprintf("Found variable using reserved name '%s'.", k)}
+				w := &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("Found variable using reserved name '%s'.", k)}
 				if p, ok := playbook.KeyOriginOf(d, k); ok {
 					w.Origin = &p
 				}
@@ -192,14 +192,8 @@ func (r *Runner) warnReserved(layers ...*value.Dict) {
 }
 
 // controllerError shows an error the way ansible-core's display.error
-// does (on stderr), when the display supports it.
-func (r *Runner) controllerError(err error) {
-	if ce, ok := r.Display.(ControllerErrorDisplay); ok {
-		ce.ControllerError(err)
-	} else {
-		r.Display.Error(err)
-	}
-}
+// does (on stderr).
+func (r *Runner) controllerError(err error) { r.Display.ControllerError(err) }
 
 // stopping reports whether Stop has fired.
 func (r *Runner) stopping() bool {
@@ -281,8 +275,9 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 		r.addPlayRole(ps, ri)
 	}
 	if err := r.checkVarsFiles(play); err != nil {
+		// ansible-core reports it and ends the play, with the recap.
 		r.controllerError(err)
-		return 4, true
+		return diag.ExitCode(err), true
 	}
 	// The play's hosts and name are templated with the variables known
 	// before any host is: these vars_files warn about what they lack.
@@ -293,7 +288,7 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	pscope := r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)
 	hosts, ok := r.playHosts(ps, pscope)
 	if !ok {
-		return 1, true
+		return r.abort, true
 	}
 	ps.varsFiles[""] = hostless
 	ps.name = play.Name
@@ -307,23 +302,19 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	}
 	batches, err := r.playBatches(ps, pscope, hosts)
 	if err != nil {
-		r.fatal(err, exitCodeOf(err))
+		r.fatal(err)
 		return r.abort, true
 	}
 	r.Display.PlayStart(ps.name)
 	ps.hosts = hosts
 	if len(ps.hosts) == 0 {
-		if nh, ok := r.Display.(NoHostsDisplay); ok {
-			nh.NoHostsMatched()
-		} else {
-			r.Display.Warning("skipping: no hosts matched")
-		}
+		r.Display.NoHostsMatched()
 		return r.result, false
 	}
 	for _, h := range ps.hosts {
 		if err := r.loadVarsFiles(ps, h); err != nil {
-			r.controllerError(err)
-			return 1, true
+			r.fatal(err)
+			return r.abort, true
 		}
 	}
 	if own := flattenTasks(play.Handlers); len(own) > 0 {
@@ -349,8 +340,7 @@ func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
 	}
 	hosts, err := r.Inventory.Match(pattern)
 	if err != nil {
-		r.controllerError(err)
-		r.abort = 1
+		r.fatal(err)
 		return nil, false
 	}
 	if r.Opts.Limit == "" {

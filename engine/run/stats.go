@@ -6,13 +6,6 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// CustomStatsDisplay is an optional Display method for the set_stats
-// data of the run, shown after the recap when SHOW_CUSTOM_STATS is on:
-// perHost by host name, run for the stats set without per_host.
-type CustomStatsDisplay interface {
-	CustomStats(hosts []string, perHost map[string]*value.Dict, run *value.Dict)
-}
-
 // runStatsKey is where stats without a host go, as in ansible-core.
 const runStatsKey = "_run"
 
@@ -123,8 +116,7 @@ func mergeHash(a, b *value.Dict) *value.Dict {
 // showCustomStats hands the custom stats to the display after the
 // recap, when SHOW_CUSTOM_STATS is on and any were recorded.
 func (r *Runner) showCustomStats() {
-	cs, ok := r.Display.(CustomStatsDisplay)
-	if !ok || !r.Opts.ShowCustomStats || len(r.custom) == 0 {
+	if !r.Opts.ShowCustomStats || len(r.custom) == 0 {
 		return
 	}
 	var hosts []string
@@ -134,5 +126,5 @@ func (r *Runner) showCustomStats() {
 		}
 	}
 	sort.Strings(hosts)
-	cs.CustomStats(hosts, r.custom, r.custom[runStatsKey])
+	r.Display.CustomStats(hosts, r.custom, r.custom[runStatsKey])
 }

@@ -1,8 +1,8 @@
 package run
 
 import (
-	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -18,21 +18,23 @@ import (
 // batches, host order, and the failure accounting ansible-core does after
 // every step (any_errors_fatal, max_fail_percentage) and after every batch.
 
-// UnexpectedError is an error ansible-core does not anticipate and
-// reports as "Unexpected Exception, this is probably a bug" with exit code
-// 250 (such as a serial value that is not a number). cfzt-runner shows
-// the message without ansible-core's Python traceback.
-type UnexpectedError struct{ Msg string }
-
-func (e *UnexpectedError) Error() string {
-	return "Unexpected Exception, this is probably a bug: " + e.Msg
+// unexpected is an error ansible-core does not anticipate and reports as
+// "Unexpected Exception, this is probably a bug" with exit code 250 (such
+// as a serial value that is not a number), caused by Python's message.
+// cfzt-runner shows it without ansible-core's Python traceback.
+func unexpected(format string, a ...any) *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: "Unexpected Exception, this is probably a bug", Cause: fmt.Errorf(format, a...),
+		Code: diag.ExitUnexpected}
 }
 
-// OptionsError is ansible-core's AnsibleOptionsError (exit code 5), such
-// as an unknown play `order`.
-type OptionsError struct{ Msg string }
-
-func (e *OptionsError) Error() string { return e.Msg }
+// pythonMessage is the Python exception message behind an unexpected
+// error, or err itself.
+func pythonMessage(err error) error {
+	if d := diag.Fatal(err); d != nil && d.Code == diag.ExitUnexpected {
+		return d.Cause
+	}
+	return err
+}
 
 // orderHosts sorts a play's hosts by its `order` keyword, as ansible-core's
 // InventoryManager.get_hosts does.
@@ -51,7 +53,7 @@ func orderHosts(hosts []string, order any) ([]string, error) {
 	case o == "shuffle":
 		rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	default:
-		return nil, &OptionsError{Msg: "Invalid 'order' specified for inventory hosts: " + o}
+		return nil, &diag.Diagnostic{Summary: "Invalid 'order' specified for inventory hosts: " + o, Code: diag.ExitOptions}
 	}
 	return out, nil
 }
@@ -115,11 +117,11 @@ func pyInt(v any) (int, error) {
 	case string:
 		n, err := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(x, "_", "")))
 		if err != nil || strings.TrimSpace(x) == "" {
-			return 0, &UnexpectedError{Msg: fmt.Sprintf("invalid literal for int() with base 10: %s", value.Repr(x))}
+			return 0, unexpected("invalid literal for int() with base 10: %s", value.Repr(x))
 		}
 		return n, nil
 	}
-	return 0, &UnexpectedError{Msg: fmt.Sprintf("int() argument must be a string, a bytes-like object or a real number, not '%s'", pyTypeName(v))}
+	return 0, unexpected("int() argument must be a string, a bytes-like object or a real number, not '%s'", pyTypeName(v))
 }
 
 // pyTypeName is the class name Python reports for a value loaded from a
@@ -206,7 +208,7 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 	ps.root = root
 	r.gatherFacts(ps)
 	if !r.reloadVarsFiles(ps) {
-		return 1
+		return r.abort
 	}
 	r.runSection(ps, root, func(f *frame) { r.runItems(ps, f, ps.play.PreTasks) })
 	r.runSection(ps, root, func(f *frame) {
@@ -302,11 +304,11 @@ func (r *Runner) endStep(ps *playState, st *step) {
 				r.failHost(h)
 			}
 		}
-		r.noHostsRemaining()
+		r.Display.NoHostsRemaining()
 		ps.breakPlay = true
 	}
 	if ps.breakPlay && len(r.failedHosts) >= len(ps.batch) {
-		r.noHostsRemaining()
+		r.Display.NoHostsRemaining()
 		ps.endPlay = true
 	}
 }
@@ -338,14 +340,6 @@ func (r *Runner) maxFailPercentage(ps *playState) (float64, bool) {
 	return value.AsFloat(v)
 }
 
-// noHostsRemaining shows the NO MORE HOSTS LEFT banner, when the display
-// supports it.
-func (r *Runner) noHostsRemaining() {
-	if d, ok := r.Display.(NoHostsRemainingDisplay); ok {
-		d.NoHostsRemaining()
-	}
-}
-
 // stepFatal reports whether a failure of t on this host fails the whole
 // batch: any_errors_fatal or run_once, unless errors are ignored.
 func (tr *taskRun) stepFatal() bool {
@@ -369,12 +363,8 @@ func (tr *taskRun) throttle() error {
 		rv = out
 	}
 	if _, err := pyInt(rv); err != nil {
-		var ue *UnexpectedError
-		if errors.As(err, &ue) {
-			err = errors.New(ue.Msg)
-		}
 		p := tr.throttlePos()
-		return &ChainError{Msg: "Failed to convert the throttle value to an integer.", Origin: &p, Cause: err}
+		return &diag.Diagnostic{Summary: "Failed to convert the throttle value to an integer.", Origin: &p, Cause: pythonMessage(err)}
 	}
 	return nil
 }
@@ -391,20 +381,6 @@ func (tr *taskRun) throttlePos() value.Pos {
 		}
 	}
 	return tr.t.Pos
-}
-
-// exitCodeOf is the exit code ansible-playbook gives an error that ends
-// the run.
-func exitCodeOf(err error) int {
-	var ue *UnexpectedError
-	var oe *OptionsError
-	switch {
-	case errors.As(err, &ue):
-		return 250
-	case errors.As(err, &oe):
-		return 5
-	}
-	return 1
 }
 
 // playHostLists are the ansible_play_hosts_all, ansible_play_hosts and

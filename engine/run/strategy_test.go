@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -47,7 +48,7 @@ func TestSerialBatchesErrors(t *testing.T) {
 	for _, c := range cases {
 		_, err := serialBatches(c.serial, []string{"h1"})
 		require.EqualError(t, err, c.want)
-		require.Equal(t, 250, exitCodeOf(err))
+		require.Equal(t, 250, diag.ExitCode(err))
 	}
 }
 
@@ -73,7 +74,7 @@ func TestOrderHosts(t *testing.T) {
 	require.ElementsMatch(t, hosts, shuffled)
 	_, err = orderHosts(hosts, "random_please")
 	require.EqualError(t, err, "Invalid 'order' specified for inventory hosts: random_please")
-	require.Equal(t, 5, exitCodeOf(err))
+	require.Equal(t, 5, diag.ExitCode(err))
 }
 
 func TestFrameFailureRouting(t *testing.T) {

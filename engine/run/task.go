@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"strings"
 	"time"
@@ -101,7 +102,7 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 			tr = r.newTaskRun(ps, f, t, r.host(h))
 		}
 		if err := tr.throttle(); err != nil {
-			r.fatal(err, 1)
+			r.fatal(err)
 			return
 		}
 		st.fatal = st.fatal || tr.stepFatal()
@@ -130,10 +131,10 @@ func (r *Runner) runOnceTask(tr *taskRun, hosts []string, st *step) {
 }
 
 // fatal shows an error ansible-core does not catch while it runs a play
-// and ends the run at once with code, without a recap.
-func (r *Runner) fatal(err error, code int) {
+// and ends the run at once, without a recap, with the error's exit code.
+func (r *Runner) fatal(err error) {
 	r.controllerError(err)
-	r.abort = code
+	r.abort = diag.ExitCode(err)
 }
 
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
@@ -141,8 +142,7 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 	tr.sc = r.taskScope(ps, f, t, hs)
 	tr.sc.deprecated = func(name string) {
 		p := tr.at
-		r.warn(Warning{Msg: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p,
-			Help: deprecatedVars[name], Deprecated: "2.23"})
+		r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p, Help: deprecatedVars[name], Version: "2.23"})
 	}
 	tr.opt = tr.optAt(t.Pos)
 	tr.name = tr.renderName()
@@ -161,27 +161,20 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	tr.at = pos
 	sp := tr.searchPath()
 	sp.InRole = tr.t.Role != nil
-	return template.Options{Search: sp, Hosts: tr.r.hostsByPattern, Warn: func(w template.Warning) {
-		rw := Warning{Msg: w.Msg, Deprecated: w.Deprecated, Plugin: w.Plugin, Help: w.Help}
-		if w.AtValue {
-			p := pos
-			rw.Origin = &p
+	return template.Options{Search: sp, Hosts: tr.r.hostsByPattern, Warn: func(w *diag.Diagnostic, atValue bool) {
+		if atValue {
+			// A copy, so that pos itself does not escape: each render
+			// makes these options.
+			c, p := *w, pos
+			c.Origin = &p
+			w = &c
 		}
-		if w.UnknownOrigin != "" {
-			rw.Origin, rw.Note = &value.Pos{}, w.UnknownOrigin
-		}
-		tr.r.warn(rw)
+		tr.r.warn(w)
 	}}
 }
 
-// warn shows a warning, with its origin when the display supports it.
-func (r *Runner) warn(w Warning) {
-	if wr, ok := r.Display.(Warner); ok {
-		wr.WarnAt(w)
-		return
-	}
-	r.Display.Warning(w.Msg)
-}
+// warn shows a warning.
+func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
 
 // renderName renders the task name for the banner, as Ansible does when
 // every variable it needs is available.
@@ -208,7 +201,7 @@ func (tr *taskRun) renderName() string {
 		}
 		if w := m.Warning(); w != "" {
 			p := tr.t.NamePos
-			tr.r.warn(Warning{Msg: w, Origin: &p})
+			tr.r.warn(&diag.Diagnostic{Severity: diag.Warning, Summary: w, Origin: &p})
 		}
 	}
 	// An include_role task names itself (IncludeRole.get_name) without
@@ -290,7 +283,7 @@ func (tr *taskRun) checkConds(sc *scope) *value.Dict {
 	for _, c := range conds {
 		ok, err := tr.evalCond(c, sc)
 		if err != nil {
-			return errorResult(chain("Task failed.", tr.t.Pos, err))
+			return errorResult(diag.Chain("Task failed.", tr.t.Pos, err))
 		}
 		if !ok {
 			return value.DictOf("changed", false, "skipped", true, "skip_reason", "Conditional result was False", "false_condition", c.Expr)
@@ -407,7 +400,7 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 		}
 		ok, err := tr.evalConds(until, csc)
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, err)
+			return nil, diag.Chain("Task failed.", t.Pos, err)
 		}
 		if ok {
 			done = true
@@ -483,7 +476,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 	for _, lv := range levels {
 		rv, err := tr.r.Engine.RenderValue(lv, sc, tr.opt)
 		if err != nil {
-			return nil, chain("Task failed.", tr.t.Pos, chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
+			return nil, diag.Chain("Task failed.", tr.t.Pos, diag.Chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
 		}
 		list, ok := rv.([]any)
 		if !ok {
@@ -495,7 +488,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 				if e == nil {
 					continue
 				}
-				return nil, chain("Task failed.", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
+				return nil, diag.Chain("Task failed.", tr.t.Pos, fmt.Errorf("environment must be a dictionary, received %s (%s)", value.Str(e), value.TypeName(e)))
 			}
 			d.Each(func(k string, v any) bool {
 				env[k] = value.Str(v)
@@ -531,7 +524,7 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		// args: "{{ ... }}" supplies the arguments the task's own extend.
 		v, err := tr.r.Engine.RenderValue(t.ArgsTemplate, sc, tr.optAt(t.ArgsPos))
 		if err != nil {
-			return nil, chain("Task failed.", t.Pos, chain("Error while resolving value for 'args'.", t.ArgsPos, err))
+			return nil, diag.Chain("Task failed.", t.Pos, diag.Chain("Error while resolving value for 'args'.", t.ArgsPos, err))
 		}
 		if d, ok := v.(*value.Dict); ok {
 			args = d.Copy()
@@ -546,8 +539,8 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		}
 		rv, err := tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
 		if err != nil {
-			inner := chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
-			ferr = chain("Task failed.", t.Pos, chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
+			inner := diag.Chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
+			ferr = diag.Chain("Task failed.", t.Pos, diag.Chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
 			return false
 		}
 		if _, omit := rv.(value.Omit); omit {
@@ -645,7 +638,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		expr := strings.TrimSpace(x)
 		if expr == "" {
 			p := c.Pos
-			return false, &ChainError{Msg: "Empty conditional expressions are not allowed.", Origin: &p}
+			return false, &diag.Diagnostic{Summary: "Empty conditional expressions are not allowed.", Origin: &p}
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
@@ -657,7 +650,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 					v, err = tr.r.Engine.Eval(s, sc, opt)
 				} else {
 					p := c.Pos
-					tr.r.warn(Warning{Msg: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Deprecated: "2.23"})
+					tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Version: "2.23"})
 				}
 			}
 		} else {
@@ -666,9 +659,9 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		if err != nil {
 			if template.IsUndefined(err) {
 				p := c.Pos
-				return false, &ChainError{Msg: "Error while evaluating conditional.", Origin: &p, Cause: err}
+				return false, &diag.Diagnostic{Summary: "Error while evaluating conditional.", Origin: &p, Cause: err}
 			}
-			return false, at(c.Pos, err)
+			return false, diag.Located(c.Pos, err)
 		}
 		if _, isBool := v.(bool); !isBool {
 			origin := tr.originOf(expr, sc, c.Pos)
@@ -680,7 +673,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		}
 	default:
 		p := c.Pos
-		return false, &ChainError{Msg: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
+		return false, &diag.Diagnostic{Summary: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
 	}
 	return v.(bool), nil
 }
@@ -689,7 +682,7 @@ func brokenConditional(v any, origin, pos value.Pos) error {
 	msg := fmt.Sprintf("Conditional result (%s) was derived from value of type '%s' at '%s'. Conditionals must have a boolean result.",
 		value.Repr(value.Truthy(v)), value.TypeName(v), origin)
 	p := pos
-	return &ChainError{Msg: msg, Origin: &p, Help: allowBroken}
+	return &diag.Diagnostic{Summary: msg, Origin: &p, Help: allowBroken}
 }
 
 const allowBroken = "Broken conditionals can be temporarily allowed with the `ALLOW_BROKEN_CONDITIONALS` configuration option."
@@ -757,7 +750,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if err := ExceptionOf(res); err != nil {
 			tr.r.Display.Error(err)
 		}
-		tr.r.Display.Result(ev)
+		tr.r.report(ev)
 		if ignored {
 			st.OK++
 			st.Ignored++
@@ -774,7 +767,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 	case isSkipped(res):
 		ev.Status = StatusSkipped
 		st.Skipped++
-		tr.r.Display.Result(ev)
+		tr.r.report(ev)
 	default:
 		if t.Info.Flags&module.InventoryAction != 0 {
 			tr.applyInventory(res, loop)
@@ -790,7 +783,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 			tr.recordStats(it, targets)
 			if isChanged(res) {
 				if err := tr.notify(it); err != nil {
-					tr.r.fatal(err, 1)
+					tr.r.fatal(err)
 					return false
 				}
 			}
@@ -799,7 +792,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if isChanged(res) {
 			st.Changed++
 		}
-		tr.r.Display.Result(ev)
+		tr.r.report(ev)
 	}
 	if t.Register != "" {
 		reg := registered(res)

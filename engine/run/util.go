@@ -1,7 +1,5 @@
 package run
 
-import "os"
-
 // containsStr reports whether l holds s.
 func containsStr(l []string, s string) bool {
 	for _, x := range l {
@@ -10,11 +8,4 @@ func containsStr(l []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// fileExists reports whether p names a regular file (or anything but a
-// directory).
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
 	"sort"
 
@@ -209,7 +210,7 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	return s
 }
 
-func groupNames(inv *Inventory, h string) []any {
+func groupNames(inv *inventory.Inventory, h string) []any {
 	out := []any{}
 	names := inv.GroupNames(h).([]string)
 	sort.Strings(names)

@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -30,8 +31,8 @@ func (r *Runner) checkVarsFiles(play *playbook.Play) error {
 
 func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
 	p := play.VarsFilesPos
-	return &ChainError{Msg: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p,
-		Help: "A `vars_files` value should either be a string or list of strings."}
+	return &diag.Diagnostic{Summary: fmt.Sprintf("Invalid `vars_files` value of type '%s'.", value.TypeName(v)), Origin: &p,
+		Help: "A `vars_files` value should either be a string or list of strings.", Code: diag.ExitParse}
 }
 
 // hostlessVarsFiles loads the vars_files once without a host, as
@@ -41,11 +42,7 @@ func (r *Runner) varsFilesErr(play *playbook.Play, v any) error {
 func (r *Runner) hostlessVarsFiles(ps *playState) (*value.Dict, bool) {
 	d, err := r.resolveVarsFiles(ps, "")
 	if err != nil {
-		r.controllerError(err)
-		r.abort = 1
-		if le := (*playbook.LoadError)(nil); errors.As(err, &le) {
-			r.abort = le.Code
-		}
+		r.fatal(err)
 		return nil, false
 	}
 	return d, true
@@ -111,16 +108,15 @@ func (r *Runner) undefinedVarsFile(ps *playState, host string, item, name int, e
 	if host != "" {
 		if r.host(host).cache.setupRan() {
 			namePos := ps.play.VarsFilesNamePos[item][name]
-			msg := ChainMessages(cause)
+			msg := diag.Messages(cause)
 			var ue *template.UndefinedError
 			if errors.As(cause, &ue) {
 				msg = []string{ue.Msg}
 			}
-			return &ChainError{Origin: &itemPos, Cause: &ChainError{Msg: JoinMessages(msg), Origin: &namePos},
-				Msg: fmt.Sprintf("an undefined variable was found when attempting to template the vars_files item '%s'", value.Str(entry))}
+			return &diag.Diagnostic{Origin: &itemPos, Cause: &diag.Diagnostic{Summary: diag.JoinMessages(msg), Origin: &namePos}, Summary: fmt.Sprintf("an undefined variable was found when attempting to template the vars_files item '%s'", value.Str(entry))}
 		}
 	}
-	r.warn(Warning{Msg: "skipping vars_files item due to an undefined variable", Origin: &itemPos})
+	r.warn(&diag.Diagnostic{Severity: diag.Warning, Summary: "skipping vars_files item due to an undefined variable", Origin: &itemPos})
 	return nil
 }
 
@@ -158,8 +154,7 @@ func (r *Runner) reloadVarsFiles(ps *playState) bool {
 			continue
 		}
 		if err := r.loadVarsFiles(ps, h); err != nil {
-			r.controllerError(err)
-			r.abort = 1
+			r.fatal(err)
 			return false
 		}
 	}

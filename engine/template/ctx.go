@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"strings"
 
@@ -57,7 +58,9 @@ func (c *Ctx) lookupName(name string) any {
 	}
 	raw, templated, ok := c.vars.Lookup(name)
 	if d, isDep := raw.(DeprecatedVar); ok && isDep {
-		c.warn(Warning{Msg: d.Msg, AtValue: true, Deprecated: d.Version, Help: d.Help})
+		w := diag.Deprecate(d.Msg, d.Version, nil)
+		w.Help = d.Help
+		c.warnAtValue(w)
 		raw = d.Value
 	}
 	if !ok {

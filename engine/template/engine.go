@@ -3,6 +3,7 @@ package template
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"sync"
@@ -150,8 +151,11 @@ type Options struct {
 	LoopAction string
 	// Locals are variables that shadow Vars (loop variables and the like).
 	Locals *value.Dict
-	// Warn receives the warnings of the render; nil drops them.
-	Warn func(Warning)
+	// Warn receives the warnings of the render; nil drops them. atValue
+	// marks a warning about the value being rendered (a type conversion),
+	// which the caller shows at the position that value was written: the
+	// engine does not know it.
+	Warn func(w *diag.Diagnostic, atValue bool)
 	// Conditional evaluates as ansible-core evaluates conditionals, whose
 	// string constants keep Jinja2's backslash escapes (see parse).
 	Conditional bool
@@ -292,17 +296,25 @@ func (e *Engine) Eval(expression string, vars Vars, opt Options) (any, error) {
 	return v, err
 }
 
+// warningKey identifies a warning within one render.
+type warningKey struct {
+	severity             diag.Severity
+	summary, help, since string
+	atValue              bool
+}
+
 func (e *Engine) newCtx(vars Vars, opt Options) *Ctx {
 	if warn := opt.Warn; warn != nil {
 		// One render reports each distinct warning once.
-		var seen map[Warning]bool
-		opt.Warn = func(w Warning) {
-			if !seen[w] {
+		var seen map[warningKey]bool
+		opt.Warn = func(w *diag.Diagnostic, atValue bool) {
+			k := warningKey{w.Severity, w.Summary, w.Help, w.Version, atValue}
+			if !seen[k] {
 				if seen == nil {
-					seen = map[Warning]bool{}
+					seen = map[warningKey]bool{}
 				}
-				seen[w] = true
-				warn(w)
+				seen[k] = true
+				warn(w, atValue)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package template
 import (
 	"encoding/base64"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"regexp"
 	"strconv"
 	"strings"
@@ -98,7 +99,7 @@ func filterBool(c *Ctx, in any, a *Args) (any, error) {
 		}
 	}
 	res := value.Equal(check, 1)
-	c.warn(Warning{Msg: fmt.Sprintf("The `bool` filter coerced invalid value %s (%s) to %s.", value.Repr(in), value.TypeName(in), value.Repr(res)), Deprecated: "2.23"})
+	c.warn(diag.Deprecate(fmt.Sprintf("The `bool` filter coerced invalid value %s (%s) to %s.", value.Repr(in), value.TypeName(in), value.Repr(res)), "2.23", nil))
 	return res, nil
 }
 

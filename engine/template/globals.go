@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -190,7 +191,7 @@ func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
 			return nil, pluginErr("lookup", name, err)
 		}
 		if errorsMode == "warn" {
-			c.warn(Warning{Msg: fmt.Sprintf("An error occurred while running the lookup plugin '%s': %s", name, plainMsg(err))})
+			c.warn(diag.Warn(fmt.Sprintf("An error occurred while running the lookup plugin '%s': %s", name, plainMsg(err)), nil))
 		}
 		if wantlist {
 			return []any{}, nil

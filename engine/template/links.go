@@ -1,82 +1,78 @@
 package template
 
 import (
-	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
-	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// Link is one event of a template error as ansible-core 2.19 displays it:
-// consecutive events without their own origin are joined with ": " into
-// one section; an event with an origin (or Detached) starts a new
-// "<<< caused by >>>" section. An error's Error() is every link's message
-// joined that way.
-type Link struct {
-	Msg string
-	// Origin is where the event happened: nil when it has none of its own,
-	// a zero Pos for "Origin: <unknown>".
-	Origin *value.Pos
-	// Note is shown under an unknown origin (the offending value's repr).
-	Note string
-	// Help is advice shown after the message in its section.
-	Help string
-	// Detached starts a new section although the event has no origin: the
-	// exception was raised while handling another one.
-	Detached bool
+// Diagnose implements diag.Diagnoser: the error of the template a
+// variable holds, with that variable's position as the origin of its
+// first link that has none.
+func (e *VarError) Diagnose() *diag.Diagnostic {
+	d := diag.Of(e.Err)
+	if d == nil || d.Origin != nil {
+		return d
+	}
+	c := *d
+	p := e.Pos
+	c.Origin = &p
+	return &c
 }
 
-// Links returns the events of a template error, outermost first.
-func Links(err error) []Link {
-	switch e := err.(type) {
-	case nil:
-		return nil
-	case *VarError:
-		l := Links(e.Err)
-		if len(l) > 0 && l[0].Origin == nil {
-			p := e.Pos
-			l[0].Origin = &p
-		}
-		return l
-	case *PluginError:
-		cause := causeLinks(e.Cause)
-		if len(cause) > 0 && e.Detached() {
-			cause[0].Detached = true
-		}
-		return append([]Link{{Msg: e.Message()}}, cause...)
-	case *RuntimeError:
-		inner := Link{Msg: e.Msg}
-		if e.UnknownOrigin {
-			inner.Origin, inner.Note = &value.Pos{}, e.Value
-		}
-		return []Link{{Msg: "Error rendering template."}, inner}
-	case *FilterError:
-		switch {
-		case e.Value != "":
-			return []Link{{Msg: e.Msg, Origin: &value.Pos{}, Note: e.Value}}
-		case e.Help != "":
-			return []Link{{Msg: e.Msg, Help: e.Help}}
-		}
-	case *recursionError:
-		return []Link{{Msg: "Recursive loop detected in template."}, {Msg: "maximum recursion depth exceeded", Detached: true}}
+// Diagnose implements diag.Diagnoser: "The filter plugin 'X' failed."
+// caused by the plugin's own error, in a section of its own when Python
+// raised it while handling another exception.
+func (e *PluginError) Diagnose() *diag.Diagnostic {
+	cause := pluginCause(e.Cause)
+	if cause != nil && e.Detached() {
+		c := *cause
+		c.Detached = true
+		cause = &c
 	}
-	var ve *VarError
-	if errors.As(err, &ve) {
-		return Links(ve)
-	}
-	return []Link{{Msg: err.Error()}}
+	return &diag.Diagnostic{Summary: e.Message(), Cause: cause}
 }
 
-// causeLinks are the events of a plugin's own error, whose Python
+// pluginCause is the diagnostic of a plugin's own error, whose Python
 // exceptions have no "Error rendering template" wrapper.
-func causeLinks(err error) []Link {
+func pluginCause(err error) *diag.Diagnostic {
 	switch e := err.(type) {
 	case *RuntimeError:
-		return []Link{{Msg: e.Msg}}
+		return &diag.Diagnostic{Summary: e.Msg}
 	case *TemplateSyntaxError:
-		return []Link{{Msg: e.Msg}}
+		return &diag.Diagnostic{Summary: e.Msg}
 	}
-	return Links(err)
+	return diag.Of(err)
+}
+
+// Diagnose implements diag.Diagnoser: "Error rendering template." caused
+// by the Python exception, which has an unknown origin of its own when
+// ansible-core shows the offending value.
+func (e *RuntimeError) Diagnose() *diag.Diagnostic {
+	inner := &diag.Diagnostic{Summary: e.Msg}
+	if e.UnknownOrigin {
+		inner.Origin, inner.Note = diag.Unknown(), e.Value
+	}
+	return &diag.Diagnostic{Summary: "Error rendering template.", Cause: inner}
+}
+
+// Diagnose implements diag.Diagnoser: the plugin's message, with the
+// offending value under an unknown origin, or its help.
+func (e *FilterError) Diagnose() *diag.Diagnostic {
+	d := &diag.Diagnostic{Summary: e.Msg}
+	switch {
+	case e.Value != "":
+		d.Origin, d.Note = diag.Unknown(), e.Value
+	case e.Help != "":
+		d.Help = e.Help
+	}
+	return d
+}
+
+// Diagnose implements diag.Diagnoser.
+func (*recursionError) Diagnose() *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: "Recursive loop detected in template.",
+		Cause: &diag.Diagnostic{Summary: "maximum recursion depth exceeded", Detached: true}}
 }
 
 // ExprVarRef reports whether expression is a plain variable reference —

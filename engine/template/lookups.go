@@ -11,6 +11,7 @@ package template
 // path (engine/search) as its find_file_in_search_path does.
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
@@ -36,7 +37,9 @@ func lookupOptions(c *Ctx, name string, a *Args) (map[string]any, error) {
 			return nil, optionErr(err)
 		}
 		if d.Deprecated != nil && origin != "default" {
-			c.warn(Warning{Msg: d.Deprecated.Message(opt), Deprecated: d.Deprecated.Version, Plugin: "lookup plugin '" + name + "'"})
+			w := diag.Deprecate(d.Deprecated.Message(opt), d.Deprecated.Version, nil)
+			w.Plugin = "lookup plugin '" + name + "'"
+			c.warn(w)
 		}
 		out[opt] = v
 	}
@@ -72,7 +75,7 @@ func (c *Ctx) findFile(subdir, needle string, quiet bool) string {
 	found, _, ok := c.searchPath().Find(subdir, needle)
 	if !ok {
 		if !quiet {
-			c.warn(Warning{Msg: "Unable to find '" + needle + "' in expected paths (use -vvvvv to see paths)"})
+			c.warn(diag.Warn("Unable to find '"+needle+"' in expected paths (use -vvvvv to see paths)", nil))
 		}
 		return ""
 	}

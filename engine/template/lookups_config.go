@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/settings"
@@ -44,7 +45,7 @@ func lookupConfig(c *Ctx, terms []any, a *Args) ([]any, error) {
 			case "error":
 				return nil, Errorf("%s", err.Error())
 			case "warn":
-				c.warn(Warning{Msg: "Skipping " + name + ": " + err.Error()})
+				c.warn(diag.Warn("Skipping "+name+": "+err.Error(), nil))
 			}
 			continue
 		case err != nil:

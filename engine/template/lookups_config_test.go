@@ -1,6 +1,7 @@
 package template
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ func TestConfigLookup(t *testing.T) {
 	e.Settings = &settings.Source{Path: cfg, File: settings.ParseINI("[defaults]\nforks = 7\nroles_path = roles\n[colors]\nok = blue\n"),
 		Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	var warnings []string
-	opt := Options{Warn: func(w Warning) { warnings = append(warnings, w.Msg) }}
+	opt := Options{Warn: func(w *diag.Diagnostic, _ bool) { warnings = append(warnings, w.Summary) }}
 	cases := []tcase{
 		{"{{ lookup('config', 'DEFAULT_FORKS') }}", 7, ""},
 		{"{{ lookup('config', 'DEFAULT_ROLES_PATH') }}", L(filepath.Join(dir, "roles")), ""},

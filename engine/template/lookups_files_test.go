@@ -1,6 +1,7 @@
 package template
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +35,7 @@ func lookupLayout(t *testing.T) (dir string, opt Options, warnings *[]string) {
 	var ws []string
 	opt = Options{
 		Search: search.Path{Dirs: []string{role, filepath.Join(role, "tasks")}, Base: dir, InRole: true},
-		Warn:   func(w Warning) { ws = append(ws, w.Msg) },
+		Warn:   func(w *diag.Diagnostic, _ bool) { ws = append(ws, w.Summary) },
 	}
 	return dir, opt, &ws
 }

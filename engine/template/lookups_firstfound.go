@@ -1,6 +1,7 @@
 package template
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"regexp"
 	"strings"
 
@@ -123,11 +124,9 @@ func (r *firstFoundRun) splitOn(target string, v any, seps string) []string {
 	case string:
 		parts := regexp.MustCompile("["+regexp.QuoteMeta(seps)+"]").Split(x, -1)
 		if len(parts) > 1 {
-			r.c.warn(Warning{
-				Msg:        "Automatic splitting of " + target + " on " + value.Repr(seps) + " is deprecated.",
-				Deprecated: "2.23", Plugin: "lookup plugin 'first_found'", UnknownOrigin: x,
-				Help: "Provide a list of paths for " + target + " instead.",
-			})
+			w := diag.Deprecate("Automatic splitting of "+target+" on "+value.Repr(seps)+" is deprecated.", "2.23", diag.Unknown())
+			w.Plugin, w.Note, w.Help = "lookup plugin 'first_found'", x, "Provide a list of paths for "+target+" instead."
+			r.c.warn(w)
 		}
 		return parts
 	}

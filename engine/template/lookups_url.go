@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"net"
 	"net/http"
@@ -39,7 +40,9 @@ func lookupURL(c *Ctx, terms []any, a *Args) ([]any, error) {
 		return nil, err
 	}
 	if f, _ := opts["follow_redirects"].(string); f == "yes" || f == "no" {
-		c.warn(Warning{Msg: "Using 'yes' or 'no' for 'follow_redirects' parameter is deprecated.", Deprecated: "2.22", Plugin: "lookup plugin 'url'"})
+		w := diag.Deprecate("Using 'yes' or 'no' for 'follow_redirects' parameter is deprecated.", "2.22", nil)
+		w.Plugin = "lookup plugin 'url'"
+		c.warn(w)
 	}
 	client, err := urlClient(opts)
 	if err != nil {

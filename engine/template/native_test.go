@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
@@ -88,8 +89,12 @@ func TestStorageErrors(t *testing.T) {
 }
 
 func TestConversionWarnings(t *testing.T) {
-	var warns []Warning
-	opt := Options{Warn: func(w Warning) { warns = append(warns, w) }}
+	type warning struct {
+		*diag.Diagnostic
+		atValue bool
+	}
+	var warns []warning
+	opt := Options{Warn: func(w *diag.Diagnostic, atValue bool) { warns = append(warns, warning{w, atValue}) }}
 	got, err := render(t, "{{ hosts | groupby('zone') }}", opt)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
@@ -100,10 +105,10 @@ func TestConversionWarnings(t *testing.T) {
 	require.NoError(t, err)
 	_, err = render(t, "{{ 'y' | bool }}", opt)
 	require.NoError(t, err)
-	require.Equal(t, []Warning{
-		{Msg: "Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.", AtValue: true},
-		{Msg: "Type 'Markup' is unsupported in variable storage, converting to 'str'.", AtValue: true},
-		{Msg: "The `bool` filter coerced invalid value 'y' (str) to False.", Deprecated: "2.23"},
+	require.Equal(t, []warning{
+		{diag.Warn("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.", nil), true},
+		{diag.Warn("Type 'Markup' is unsupported in variable storage, converting to 'str'.", nil), true},
+		{diag.Deprecate("The `bool` filter coerced invalid value 'y' (str) to False.", "2.23", nil), false},
 	}, warns)
 }
 
@@ -132,11 +137,11 @@ func TestLookupMerging(t *testing.T) {
 	}
 	_, err := render(t, "{{ lookup('nonexistent', 'x') }}", Options{})
 	require.EqualError(t, err, "The lookup plugin 'nonexistent' was not found.")
-	var warns []Warning
-	_, err = render(t, "{{ lookup('file', 'nope', errors='warn') }}", Options{Warn: func(w Warning) { warns = append(warns, w) }})
+	var warns []*diag.Diagnostic
+	_, err = render(t, "{{ lookup('file', 'nope', errors='warn') }}", Options{Warn: func(w *diag.Diagnostic, _ bool) { warns = append(warns, w) }})
 	require.NoError(t, err)
 	require.Len(t, warns, 1)
-	require.True(t, strings.HasPrefix(warns[0].Msg, "An error occurred while running the lookup plugin 'file': "), warns[0].Msg)
+	require.True(t, strings.HasPrefix(warns[0].Summary, "An error occurred while running the lookup plugin 'file': "), warns[0].Summary)
 }
 
 func TestMarkers(t *testing.T) {
@@ -155,25 +160,25 @@ func TestMarkers(t *testing.T) {
 
 func TestErrorLinks(t *testing.T) {
 	_, err := render(t, "{{ broken }}", Options{})
-	require.Equal(t, []Link{{Msg: "Error rendering template.", Origin: &value.Pos{File: "vars.yml", Line: 6, Col: 1}}, {Msg: "unsupported operand type(s) for +: 'int' and 'str'"}}, Links(err))
+	require.Equal(t, []diag.Diagnostic{{Summary: "Error rendering template.", Origin: &value.Pos{File: "vars.yml", Line: 6, Col: 1}}, {Summary: "unsupported operand type(s) for +: 'int' and 'str'"}}, diag.Links(err))
 	require.Equal(t, "Error rendering template: unsupported operand type(s) for +: 'int' and 'str'", err.Error())
 
 	_, err = render(t, "{{ nested.inner }}", Options{})
 	require.True(t, IsUndefined(err))
-	require.Equal(t, []Link{{Msg: "'nope' is undefined", Origin: &value.Pos{File: "vars.yml", Line: 6, Col: 2}}}, Links(err))
+	require.Equal(t, []diag.Diagnostic{{Summary: "'nope' is undefined", Origin: &value.Pos{File: "vars.yml", Line: 6, Col: 2}}}, diag.Links(err))
 
 	_, err = render(t, "{{ loop_a }}", Options{})
 	require.Equal(t, "Recursive loop detected in template: maximum recursion depth exceeded", err.Error())
-	l := Links(err)
+	l := diag.Links(err)
 	require.Len(t, l, 2)
 	require.True(t, l[1].Detached)
 
 	_, err = render(t, "{{ 'abc' | hash('nope') }}", Options{})
-	require.Equal(t, []Link{{Msg: "The filter plugin 'ansible.builtin.hash' failed."}, {Msg: "unsupported hash type nope", Detached: true}}, Links(err))
+	require.Equal(t, []diag.Diagnostic{{Summary: "The filter plugin 'ansible.builtin.hash' failed."}, {Summary: "unsupported hash type nope", Detached: true}}, diag.Links(err))
 	require.Equal(t, "The filter plugin 'ansible.builtin.hash' failed: unsupported hash type nope", err.Error())
 
 	_, err = render(t, "{{ range(2) }}", Options{})
-	require.Equal(t, []Link{{Msg: "Error rendering template."}, {Msg: "Type 'range' is unsupported for variable storage.", Origin: &value.Pos{}, Note: "range(0, 2)"}}, Links(err))
+	require.Equal(t, []diag.Diagnostic{{Summary: "Error rendering template."}, {Summary: "Type 'range' is unsupported for variable storage.", Origin: &value.Pos{}, Note: "range(0, 2)"}}, diag.Links(err))
 }
 
 func TestJinjaSyntax(t *testing.T) {

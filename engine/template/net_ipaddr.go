@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strconv"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -92,7 +93,7 @@ func warnInvalidIPs(c *Ctx, in any) {
 	}
 	for _, it := range items {
 		if !value.Truthy(it) || it == true {
-			c.warn(Warning{Msg: fmt.Sprintf("The value '%s' is not a valid IP address or network, passing this value to ipaddr filter might result in breaking change in future.", value.Str(it))})
+			c.warn(diag.Warn(fmt.Sprintf("The value '%s' is not a valid IP address or network, passing this value to ipaddr filter might result in breaking change in future.", value.Str(it)), nil))
 		}
 	}
 }

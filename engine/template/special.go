@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -136,25 +137,6 @@ func (c *Ctx) finalize(v any) (any, error) {
 	return v, nil
 }
 
-// Warning is a message ansible-core prints as [WARNING] while templating.
-type Warning struct {
-	Msg string
-	// AtValue asks for the origin (and source excerpt) of the value being
-	// templated, as ansible-core shows for type conversion warnings.
-	AtValue bool
-	// Deprecated, when set, makes this a [DEPRECATION WARNING] for a
-	// feature ansible-core removes in that version.
-	Deprecated string
-	// Help is advice printed after the message and origin.
-	Help string
-	// Plugin names the plugin a deprecated feature belongs to, as in
-	// "lookup plugin 'first_found'" (empty for ansible-core's own).
-	Plugin string
-	// UnknownOrigin, when set, is the value the warning is about, which
-	// ansible-core shows under "Origin: <unknown>".
-	UnknownOrigin string
-}
-
 // DeprecatedVar is a variable value whose use ansible-core deprecates (the
 // play_hosts magic variable): a Vars returns it in place of Value, and each
 // render that reads it warns with Msg, Help and Version at the value being
@@ -165,11 +147,20 @@ type DeprecatedVar struct {
 	Version   string
 }
 
-func (c *Ctx) warnValue(msg string) { c.warn(Warning{Msg: msg, AtValue: true}) }
+func (c *Ctx) warnValue(msg string) { c.warnAtValue(diag.Warn(msg, nil)) }
 
-func (c *Ctx) warn(w Warning) {
+// warnAtValue reports a warning about the value being rendered, which the
+// caller shows at the origin (and with the source excerpt) of that value,
+// as ansible-core shows type conversion warnings.
+func (c *Ctx) warnAtValue(w *diag.Diagnostic) {
 	if c.opt.Warn != nil {
-		c.opt.Warn(w)
+		c.opt.Warn(w, true)
+	}
+}
+
+func (c *Ctx) warn(w *diag.Diagnostic) {
+	if c.opt.Warn != nil {
+		c.opt.Warn(w, false)
 	}
 }
 

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -40,7 +41,7 @@ func resultTest(name string, f func(*value.Dict) (bool, error)) TestFunc {
 			return false, Errorf("The '%s' test expects a dictionary", name)
 		}
 		if name == "finished" && !d.Has("finished") {
-			c.warn(Warning{Msg: "The 'finished' test expects an async task, but a non-async task was tested"})
+			c.warn(diag.Warn("The 'finished' test expects an async task, but a non-async task was tested", nil))
 		}
 		return f(d)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"os"
 	"os/exec"
@@ -101,7 +102,7 @@ func TestProfileSteadyState(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: &display.Default{Out: io.Discard, Err: io.Discard},
-			Inventory: run.NewInventory(), Stdout: io.Discard}
+			Inventory: inventory.New(), Stdout: io.Discard}
 		start := time.Now()
 		if rc := r.Run(ctx, pb); rc != 0 {
 			t.Fatalf("kube_worker exited %d", rc)

@@ -146,56 +146,59 @@ func TestOperatorImageLayout(t *testing.T) {
 		}
 	})
 
-	t.Run("ansible content", func(t *testing.T) {
-		_, ok := l.Contents[Playbook]
-		require.True(t, ok, "the image has no %s: ansible/playbooks/reconcile.yml is missing from the repository", Playbook)
-		ansibleDir := filepath.Join(root, "ansible")
-		roles, err := os.ReadDir(filepath.Join(ansibleDir, "roles"))
-		require.NoError(t, err)
-		var names []string
-		for _, r := range roles {
-			if r.IsDir() {
-				names = append(names, r.Name())
-			}
+	t.Run("ansible content", func(t *testing.T) { checkAnsibleContent(t, l, root) })
+}
+
+// checkAnsibleContent checks that every file of the repository's ansible/
+// is in the image, unchanged and owned by 1000.
+func checkAnsibleContent(t *testing.T, l *Layout, root string) {
+	_, ok := l.Contents[Playbook]
+	require.True(t, ok, "the image has no %s: ansible/playbooks/reconcile.yml is missing from the repository", Playbook)
+	ansibleDir := filepath.Join(root, "ansible")
+	roles, err := os.ReadDir(filepath.Join(ansibleDir, "roles"))
+	require.NoError(t, err)
+	var names []string
+	for _, r := range roles {
+		if r.IsDir() {
+			names = append(names, r.Name())
 		}
-		require.NotEmpty(t, names, "ansible/roles has no roles")
-		for _, n := range names {
-			hdr := l.Files[AnsibleRoot+"/roles/"+n]
-			require.NotNil(t, hdr, "role %s missing", n)
-			require.Equal(t, byte(tar.TypeDir), hdr.Typeflag)
+	}
+	require.NotEmpty(t, names, "ansible/roles has no roles")
+	for _, n := range names {
+		hdr := l.Files[AnsibleRoot+"/roles/"+n]
+		require.NotNil(t, hdr, "role %s missing", n)
+		require.Equal(t, byte(tar.TypeDir), hdr.Typeflag)
+	}
+	// Every file of ansible/ is in the image, unchanged and owned by 1000.
+	count := 0
+	err = filepath.WalkDir(ansibleDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return err
 		}
-		// Every file of ansible/ is in the image, unchanged and owned by 1000.
-		count := 0
-		err = filepath.WalkDir(ansibleDir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-				return err
-			}
-			rel, _ := filepath.Rel(ansibleDir, p)
-			if d.Type()&fs.ModeSymlink != 0 {
-				target, err := os.Readlink(p)
-				if err != nil {
-					return err
-				}
-				in := AnsibleRoot + "/" + filepath.ToSlash(rel)
-				require.NotNil(t, l.Files[in], in)
-				require.Equal(t, byte(tar.TypeSymlink), l.Files[in].Typeflag, in)
-				require.Equal(t, target, l.Files[in].Linkname, in)
-				return nil
-			}
-			want, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(ansibleDir, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
 			in := AnsibleRoot + "/" + filepath.ToSlash(rel)
-			require.Equal(t, want, l.Contents[in], "%s differs from %s", in, p)
-			require.Equal(t, UID, l.Files[in].Uid, in)
-			count++
+			require.NotNil(t, l.Files[in], in)
+			require.Equal(t, byte(tar.TypeSymlink), l.Files[in].Typeflag, in)
+			require.Equal(t, target, l.Files[in].Linkname, in)
 			return nil
-		})
-		require.NoError(t, err)
-		t.Logf("%d files under %s, roles %v", count, AnsibleRoot, names)
+		}
+		want, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		in := AnsibleRoot + "/" + filepath.ToSlash(rel)
+		require.Equal(t, want, l.Contents[in], "%s differs from %s", in, p)
+		require.Equal(t, UID, l.Files[in].Uid, in)
+		count++
+		return nil
 	})
-
+	require.NoError(t, err)
+	t.Logf("%d files under %s, roles %v", count, AnsibleRoot, names)
 }
 
 // extract writes the flattened root filesystem of l to a temporary

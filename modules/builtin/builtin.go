@@ -74,7 +74,7 @@ func debugModule(req *module.Request) (*value.Dict, error) {
 		// with a warning at the argument, as ansible-core's debug does.
 		val, warning, err := req.Host.EvalLenient(expr)
 		if err != nil {
-			return nil, &module.PosError{Msg: "Error while resolving `var` expression.", Pos: req.Host.ArgPos("var"), Err: err}
+			return nil, module.ArgError("Error while resolving `var` expression.", req.Host.ArgPos("var"), "", err)
 		}
 		if warning != "" {
 			req.Host.Warn(warning, req.Host.ArgPos("var"))
@@ -134,7 +134,7 @@ func setFactModule(req *module.Request) (*value.Dict, error) {
 		return nil, ferr
 	}
 	if facts.Len() == 0 {
-		return nil, &module.ActionFail{Msg: "No key/value pairs provided, at least one is required for this action to succeed"}
+		return nil, module.ActionFail("No key/value pairs provided, at least one is required for this action to succeed", nil)
 	}
 	return value.DictOf("ansible_facts", facts, "_ansible_facts_cacheable", cacheable, "changed", false), nil
 }
@@ -171,7 +171,7 @@ func invalidName(req *module.Request, k string, key any) error {
 	if pos.IsZero() {
 		pos = req.Host.ArgPos(k)
 	}
-	return &module.PosError{Msg: "Invalid variable " + desc + ".", Pos: pos, Help: varNameHelp}
+	return module.ArgError("Invalid variable "+desc+".", pos, varNameHelp, nil)
 }
 
 func failModule(req *module.Request) (*value.Dict, error) {

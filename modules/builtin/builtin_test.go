@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 	"time"
 
@@ -51,9 +52,9 @@ func (h *recHost) Cond(c any, pos value.Pos) (bool, error) {
 
 func actionFail(t *testing.T, err error) string {
 	t.Helper()
-	var af *module.ActionFail
-	require.True(t, errors.As(err, &af), "want an ActionFail, got %v", err)
-	return af.Msg
+	var af *diag.Diagnostic
+	require.True(t, errors.As(err, &af) && af.AsResult, "want an ActionFail, got %v", err)
+	return af.Summary
 }
 
 func TestDebugValidatesArguments(t *testing.T) {
@@ -108,10 +109,10 @@ func TestDebugVarUsesMarkers(t *testing.T) {
 
 	// Errors other than undefined values fail at the argument.
 	_, err = debugModule(newReq(value.DictOf("var", "1 / 0"), vars, &w))
-	var pe *module.PosError
+	var pe *diag.Diagnostic
 	require.True(t, errors.As(err, &pe), "%v", err)
-	require.Equal(t, "Error while resolving `var` expression.", pe.Msg)
-	require.Equal(t, 5, pe.Pos.Line)
+	require.Equal(t, "Error while resolving `var` expression.", pe.Summary)
+	require.Equal(t, 5, pe.Origin.Line)
 }
 
 func TestSetFactKeepsStrings(t *testing.T) {
@@ -147,10 +148,10 @@ func TestSetFactErrors(t *testing.T) {
 		req := newReq(value.DictOf(name, 1), value.NewDict(0), &w)
 		req.Host.(*recHost).Positions[name] = value.Pos{File: "p.yml", Line: 8, Col: 9}
 		_, err := setFactModule(req)
-		var pe *module.PosError
+		var pe *diag.Diagnostic
 		require.True(t, errors.As(err, &pe), "%s: %v", name, err)
-		require.Equal(t, want, pe.Msg)
-		require.Equal(t, value.Pos{File: "p.yml", Line: 8, Col: 9}, pe.Pos)
+		require.Equal(t, want, pe.Summary)
+		require.Equal(t, value.Pos{File: "p.yml", Line: 8, Col: 9}, *pe.Origin)
 		require.Equal(t, varNameHelp, pe.Help)
 	}
 	// Python keywords other than Jinja's are valid names.

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
@@ -24,7 +25,7 @@ func setStatsModule(req *module.Request) (*value.Dict, error) {
 			return true
 		})
 		if len(bad) > 0 {
-			return nil, &module.ActionFail{Msg: "Invalid options for " + req.Action + ": " + joinComma(bad)}
+			return nil, module.ActionFail("Invalid options for "+req.Action+": "+joinComma(bad), nil)
 		}
 		data, ok := req.Args.Default("data", value.NewDict(0)).(*value.Dict)
 		if !ok {
@@ -46,12 +47,12 @@ func setStatsModule(req *module.Request) (*value.Dict, error) {
 		var ferr error
 		data.Each(func(k string, v any) bool {
 			name, err := varName(req, data.Key(k), "data")
-			var pe *module.PosError
+			var pe *diag.Diagnostic
 			if errors.As(err, &pe) {
 				// The error is about the key inside data, when its
 				// position is known.
 				if pos, ok := playbook.KeyOriginOf(data, k); ok {
-					pe.Pos = pos
+					pe.Origin = &pos
 				}
 			}
 			if err != nil {

@@ -2,11 +2,11 @@ package builtin
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -35,9 +35,9 @@ func TestSetStats(t *testing.T) {
 			res, err := setStatsModule(req)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
-				var pe *module.PosError
-				if errors.As(err, &pe) {
-					require.Equal(t, "p.yml", pe.Pos.File, "the error points at data")
+				var pe *diag.Diagnostic
+				if errors.As(err, &pe) && pe.Origin != nil {
+					require.Equal(t, "p.yml", pe.Origin.File, "the error points at data")
 				}
 				return
 			}

@@ -44,7 +44,7 @@ func validateArgumentSpecModule(req *module.Request) (*value.Dict, error) {
 	params.Update(given)
 	s, err := argspec.FromData(spec, nil)
 	if err != nil {
-		return nil, &module.ActionFail{Msg: err.Error()}
+		return nil, module.ActionFail(err.Error(), nil)
 	}
 	result := s.Validate(params)
 	res.Set("changed", false)

@@ -2,11 +2,11 @@ package builtin
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -33,8 +33,8 @@ func TestValidateArgumentSpec(t *testing.T) {
 			res, err := validateArgumentSpecModule(newReq(tc.args, vars, nil))
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
-				var af *module.ActionFail
-				require.False(t, errors.As(err, &af), "an AnsibleError, not an action failure")
+				var af *diag.Diagnostic
+				require.False(t, errors.As(err, &af) && af.AsResult, "an AnsibleError, not an action failure")
 				return
 			}
 			require.NoError(t, err)

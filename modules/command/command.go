@@ -6,6 +6,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,7 +69,7 @@ func commandAction(req *module.Request) (*value.Dict, error) {
 func shellAction(req *module.Request) (*value.Dict, error) {
 	args := req.Args
 	if args.Has("expand_argument_vars") {
-		return nil, &module.ActionFail{Msg: "Unsupported parameters for (" + req.Action + ") module: expand_argument_vars"}
+		return nil, module.ActionFail("Unsupported parameters for ("+req.Action+") module: expand_argument_vars", nil)
 	}
 	args = args.Copy()
 	args.Set("_uses_shell", true)
@@ -261,7 +262,7 @@ func (c *commandRun) fail(msg string, cause error) *value.Dict {
 	c.result.Set("msg", msg)
 	c.result.Set("failed", true)
 	if cause != nil {
-		c.result.Set("exception", &module.PosError{Msg: msg, Err: cause})
+		c.result.Set("exception", &diag.Diagnostic{Summary: msg, Cause: cause})
 	}
 	return c.finish()
 }

@@ -163,7 +163,7 @@ func TestCommandWarningsAndCrashes(t *testing.T) {
 
 	req := h.Request("shell", "_raw_params", "true", "expand_argument_vars", false)
 	_, err = Entries()[1].Module.Run(req)
-	require.Equal(t, &module.ActionFail{Msg: "Unsupported parameters for (shell) module: expand_argument_vars"}, err)
+	require.Equal(t, module.ActionFail("Unsupported parameters for (shell) module: expand_argument_vars", nil), err)
 
 	res = run1(t, h, "shell", "_raw_params", "true", "foo", 1)
 	require.Regexp(t, regexp.MustCompile(`^Unsupported parameters for \(ansible.legacy.command\) module: foo\.`), res.Default("msg", nil))
@@ -244,9 +244,7 @@ func TestCommandOutputMustBeUTF8(t *testing.T) {
 		`printf 'é\xff\xfe\xe2\x82A'`: "characters in position 1-4",
 	} {
 		_, err := Entries()[0].Module.Run(h.Request("command", "_raw_params", line))
-		require.Equal(t, &module.PosError{
-			Msg:  "Refusing to deserialize an invalid UTF8 string value: 'utf-8' codec can't encode " + want + ": surrogates not allowed",
-			Help: strictUTF8Help}, err, line)
+		require.Equal(t, module.ArgError("Refusing to deserialize an invalid UTF8 string value: 'utf-8' codec can't encode "+want+": surrogates not allowed", value.Pos{}, strictUTF8Help, nil), err, line)
 	}
 }
 

@@ -49,7 +49,7 @@ func scriptAction(req *module.Request) (*value.Dict, error) {
 	}
 	chdir := p.Str("chdir")
 	if chdir != "" && !strings.HasPrefix(chdir, "/") {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf("chdir %s must be an absolute path for a Unix-aware remote node", chdir)}
+		return nil, module.ActionFail(fmt.Sprintf("chdir %s must be an absolute path for a Unix-aware remote node", chdir), nil)
 	}
 	line := p.Str("_raw_params")
 	if line == "" {
@@ -67,7 +67,7 @@ func scriptAction(req *module.Request) (*value.Dict, error) {
 	if !found {
 		// ansible-core raises the action failure from AnsibleFileNotFound.
 		msg := search.NotFoundMessage(words[0], searched)
-		return nil, &module.ActionFail{Msg: msg, Err: errors.New(msg)}
+		return nil, module.ActionFail(msg, errors.New(msg))
 	}
 	if req.Check {
 		if p.Str("creates") != "" || p.Str("removes") != "" {

@@ -1,13 +1,13 @@
 package command
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -85,8 +85,9 @@ func TestScript(t *testing.T) {
 		{[]any{"cmd", "args.sh", "foo", 1}, "Unsupported parameters for (script) module: foo. Supported parameters include: _raw_params, chdir, cmd, creates, executable, removes."},
 	} {
 		_, err := Entries()[3].Module.Run(h.Request("script", tc.args...))
-		var af *module.ActionFail
+		var af *diag.Diagnostic
 		require.ErrorAs(t, err, &af)
-		require.Equal(t, tc.msg, af.Msg)
+		require.True(t, af.AsResult)
+		require.Equal(t, tc.msg, af.Summary)
 	}
 }

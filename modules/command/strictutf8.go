@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // strictUTF8Help is what ansible-core adds below its refusal of a module
@@ -39,8 +40,5 @@ func checkUTF8(s string) error {
 	if end-start == 1 {
 		what = fmt.Sprintf("character '\\udc%02x' in position %d", first, start)
 	}
-	return &module.PosError{
-		Msg:  "Refusing to deserialize an invalid UTF8 string value: 'utf-8' codec can't encode " + what + ": surrogates not allowed",
-		Help: strictUTF8Help,
-	}
+	return module.ArgError("Refusing to deserialize an invalid UTF8 string value: 'utf-8' codec can't encode "+what+": surrogates not allowed", value.Pos{}, strictUTF8Help, nil)
 }

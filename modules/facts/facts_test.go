@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -73,7 +73,7 @@ func TestGatherFacts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, true, res.Default("failed", nil))
 	require.Equal(t, "The following modules failed to execute: ansible.legacy.setup.", res.Default("msg", nil))
-	captured, ok := res.Default("exception", nil).(*module.CapturedErrors)
+	captured, ok := res.Default("exception", nil).(*diag.Diagnostic)
 	require.True(t, ok)
 	require.Len(t, captured.Events, 1)
 	require.Contains(t, captured.Events[0], "Bad subset 'nonsense'")

@@ -38,7 +38,7 @@ func GatherFacts(req *module.Request) (*value.Dict, error) {
 		out.Set("failed_modules", value.DictOf(setupModule, failure))
 		out.Set("failed", true)
 		out.Set("msg", msg)
-		out.Set("exception", &module.CapturedErrors{Msg: msg, Events: []string{value.Str(res.Default("msg", ""))}})
+		out.Set("exception", module.CapturedErrors(msg, []string{value.Str(res.Default("msg", ""))}))
 	} else {
 		if d, ok := res.Default("ansible_facts", nil).(*value.Dict); ok {
 			gathered = d

@@ -225,7 +225,7 @@ func runAssembleAction(req *module.Request) (*value.Dict, error) {
 	args.Delete("decrypt")
 	src, dest := args.Default("src", nil), args.Default("dest", nil)
 	if src == nil || dest == nil {
-		return nil, &module.ActionFail{Msg: "src and dest are required"}
+		return nil, module.ActionFail("src and dest are required", nil)
 	}
 	remote, _ := argspec.LenientBoolean(args.Default("remote_src", "yes"))
 	if remote {
@@ -244,12 +244,12 @@ func (a *copyAction) assembleLocal(src, dest string) (*value.Dict, error) {
 		return nil, err
 	}
 	if !isDir(found) {
-		return nil, &module.ActionFail{Msg: "Source (" + found + ") is not a directory"}
+		return nil, module.ActionFail("Source ("+found+") is not a directory", nil)
 	}
 	var re *regexp.Regexp
 	if p, ok := a.args.Get("regexp"); ok && p != nil {
 		if re, err = pyre.Compile(value.Str(p), pyre.Text); err != nil {
-			return nil, &module.ActionFail{Msg: err.Error()}
+			return nil, module.ActionFail(err.Error(), nil)
 		}
 	}
 	delimiter, _ := a.arg("delimiter").(string)

@@ -60,7 +60,7 @@ func (a *copyAction) flag(k string, def bool) bool {
 func (a *copyAction) run() (*value.Dict, error) {
 	for _, internal := range []string{"_original_basename", "_diff_peek"} {
 		if a.arg(internal) != nil {
-			return nil, &module.ActionFail{Msg: `Invalid parameter specified: "` + internal + `"`}
+			return nil, module.ActionFail(`Invalid parameter specified: "`+internal+`"`, nil)
 		}
 	}
 	source, content, dest := a.arg("src"), a.arg("content"), a.arg("dest")
@@ -83,7 +83,7 @@ func (a *copyAction) run() (*value.Dict, error) {
 	if content != nil {
 		f, err := a.contentTempfile(content)
 		if err != nil {
-			return nil, &module.ActionFail{Msg: "could not write content temp file"}
+			return nil, module.ActionFail("could not write content temp file", nil)
 		}
 		contentFile, srcStr = f, f
 	} else {
@@ -101,7 +101,7 @@ func (a *copyAction) run() (*value.Dict, error) {
 func (a *copyAction) findSource(src string) (string, error) {
 	found, searched, ok := a.req.Host.FindFile("files", src)
 	if !ok {
-		return "", &module.ActionFail{Msg: "Unexpected AnsibleActionFail error: " + search.NotFoundMessage(src, searched)}
+		return "", module.ActionFail("Unexpected AnsibleActionFail error: "+search.NotFoundMessage(src, searched), nil)
 	}
 	if trailing := strings.HasSuffix(src, "/"); trailing != strings.HasSuffix(found, "/") {
 		if strings.HasSuffix(found, "/") {

@@ -97,14 +97,14 @@ func (a *copyAction) transferAndCopy(sourceFull, sourceRel, destFile, dest strin
 	if a.remoteTmp == "" {
 		dir, err := remoteTmpDir(a.req)
 		if err != nil {
-			return nil, &module.ActionFail{Msg: "Failed to create temporary directory: " + pyOSError(err)}
+			return nil, module.ActionFail("Failed to create temporary directory: "+pyOSError(err), nil)
 		}
 		a.remoteTmp = dir
 	}
 	_, ext := py.Splitext(destFile)
 	tmpSrc := filepath.Join(a.remoteTmp, ".source"+ext)
 	if err := copyFileContents(sourceFull, tmpSrc); err != nil {
-		return nil, &module.ActionFail{Msg: "failed to transfer file to " + tmpSrc + ": " + pyOSError(err)}
+		return nil, module.ActionFail("failed to transfer file to "+tmpSrc+": "+pyOSError(err), nil)
 	}
 	args := a.args.Copy()
 	args.Delete("content")

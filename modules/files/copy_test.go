@@ -1,6 +1,7 @@
 package files
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,12 +76,13 @@ func TestCopyMissingSource(t *testing.T) {
 	dir := t.TempDir()
 	h := copyHost(t, dir)
 	_, err := runOn(t, h, "copy", "src", "nope.txt", "dest", dir)
-	var af *module.ActionFail
+	var af *diag.Diagnostic
 	require.ErrorAs(t, err, &af)
+	require.True(t, af.AsResult)
 	want := "Unexpected AnsibleActionFail error: Could not find or access 'nope.txt'\nSearched in:\n\t" +
 		strings.Join([]string{filepath.Join(dir, "play", "files", "nope.txt"), filepath.Join(dir, "play", "nope.txt")}, "\n\t") +
 		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
-	require.Equal(t, want, af.Msg)
+	require.Equal(t, want, af.Summary)
 }
 
 func TestCopyActionFailures(t *testing.T) {

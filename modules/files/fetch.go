@@ -45,7 +45,7 @@ func runFetch(req *module.Request) (*value.Dict, error) {
 		msg = "src and dest are required"
 	}
 	if msg != "" {
-		return nil, &module.ActionFail{Msg: msg}
+		return nil, module.ActionFail(msg, nil)
 	}
 	flag := func(k string, def bool) bool {
 		v := req.Args.Default(k, nil)
@@ -90,7 +90,7 @@ func (f *fetchRun) run() (*value.Dict, error) {
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dest), 0o777); err != nil {
-		return nil, &module.ActionFail{Msg: "Failed to fetch the file."}
+		return nil, module.ActionFail("Failed to fetch the file.", nil)
 	}
 	if data == nil {
 		err = copyFileContents(f.source, dest)
@@ -98,7 +98,7 @@ func (f *fetchRun) run() (*value.Dict, error) {
 		err = os.WriteFile(dest, data, 0o666)
 	}
 	if err != nil {
-		return nil, &module.ActionFail{Msg: "Failed to fetch the file."}
+		return nil, module.ActionFail("Failed to fetch the file.", nil)
 	}
 	newSum, _ := fileDigest(dest, "sha1")
 	newMD5, _ := fileDigest(dest, "md5")
@@ -155,12 +155,12 @@ func (f *fetchRun) destination() (string, error) {
 	dest := f.dest
 	if f.flat {
 		if isDir(dest) && !strings.HasSuffix(dest, "/") {
-			return "", &module.ActionFail{Msg: "dest is an existing directory, use a trailing slash if you want to fetch src into that directory"}
+			return "", module.ActionFail("dest is an existing directory, use a trailing slash if you want to fetch src into that directory", nil)
 		}
 		if strings.HasSuffix(dest, "/") {
 			dest = py.Join([]string{dest, py.Basename(f.source)})
 			if isDir(dest) {
-				return "", &module.ActionFail{Msg: "calculated dest '" + dest + "' is an existing directory, use another path that does not point to an existing directory"}
+				return "", module.ActionFail("calculated dest '"+dest+"' is an existing directory, use another path that does not point to an existing directory", nil)
 			}
 		}
 		if !strings.HasPrefix(dest, "/") {

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -101,9 +101,10 @@ func TestFetch(t *testing.T) {
 	res = mustRun(t, "fetch", "src", filepath.Join(dir, "none"), "dest", dir, "fail_on_missing", false)
 	require.Equal(t, "the remote file does not exist, not transferring, ignored", res.Default("msg", nil))
 	_, err := run(t, "fetch", "src", src)
-	var af *module.ActionFail
+	var af *diag.Diagnostic
 	require.ErrorAs(t, err, &af)
-	require.Equal(t, "src and dest are required", af.Msg)
+	require.True(t, af.AsResult)
+	require.Equal(t, "src and dest are required", af.Summary)
 }
 
 func TestAssemble(t *testing.T) {

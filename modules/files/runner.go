@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"unicode/utf8"
 
@@ -99,8 +100,8 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 	case errors.As(err, &f):
 		res = f.res
 	case err != nil:
-		var af *module.ActionFail
-		if errors.As(err, &af) {
+		var af *diag.Diagnostic
+		if errors.As(err, &af) && af.AsResult {
 			return nil, err
 		}
 		// An error the module did not word is Python's uncaught

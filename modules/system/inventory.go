@@ -2,6 +2,7 @@ package system
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"net"
 	"regexp"
 	"strconv"
@@ -24,7 +25,7 @@ func AddHost(req *module.Request) (*value.Dict, error) {
 		args.Delete("_raw_params")
 		d, isDict := raw.(*value.Dict)
 		if !isDict {
-			return nil, &module.ActionFail{Msg: fmt.Sprintf("Invalid raw parameters passed, requires a dictionary/mapping got a  %s", pyType(raw))}
+			return nil, module.ActionFail(fmt.Sprintf("Invalid raw parameters passed, requires a dictionary/mapping got a  %s", pyType(raw)), nil)
 		}
 		merged := d.Copy()
 		merged.Update(args)
@@ -32,7 +33,7 @@ func AddHost(req *module.Request) (*value.Dict, error) {
 	}
 	newName := firstArg(args, "name", "hostname", "host")
 	if newName == nil {
-		return nil, &module.ActionFail{Msg: "name, host or hostname needs to be provided"}
+		return nil, module.ActionFail("name, host or hostname needs to be provided", nil)
 	}
 	name, port, ok := parseAddress(value.Str(newName))
 	if !ok {
@@ -45,7 +46,7 @@ func AddHost(req *module.Request) (*value.Dict, error) {
 	if err != nil {
 		for _, k := range []string{"groupname", "groups", "group"} {
 			if args.Has(k) {
-				err.Pos = req.Host.ArgPos(k)
+				err.Origin = diag.At(req.Host.ArgPos(k))
 				break
 			}
 		}
@@ -73,7 +74,7 @@ func firstArg(args *value.Dict, names ...string) any {
 }
 
 // addHostGroups reads groups given as a list or a comma-separated string.
-func addHostGroups(v any) ([]any, *module.ActionFail) {
+func addHostGroups(v any) ([]any, *diag.Diagnostic) {
 	var list []any
 	switch x := v.(type) {
 	case nil:
@@ -94,7 +95,7 @@ func addHostGroups(v any) ([]any, *module.ActionFail) {
 		if !value.Truthy(v) {
 			return []any{}, nil
 		}
-		return nil, &module.ActionFail{Msg: "Groups must be specified as a list."}
+		return nil, module.ActionFail("Groups must be specified as a list.", nil)
 	}
 	out := []any{}
 	for _, g := range list {
@@ -188,7 +189,7 @@ func onlyArgs(req *module.Request, valid ...string) error {
 		return true
 	})
 	if len(bad) > 0 {
-		return &module.ActionFail{Msg: fmt.Sprintf("Invalid options for %s: %s", req.Action, strings.Join(bad, ","))}
+		return module.ActionFail(fmt.Sprintf("Invalid options for %s: %s", req.Action, strings.Join(bad, ",")), nil)
 	}
 	return nil
 }

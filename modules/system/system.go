@@ -41,7 +41,7 @@ func WaitForConnection(req *module.Request) (*value.Dict, error) {
 		if v, ok := req.Args.Get(a.name); ok {
 			n, err := pyIntArg(v)
 			if err != nil {
-				return nil, &module.PosError{Msg: err.Error()}
+				return nil, module.ArgError(err.Error(), value.Pos{}, "", nil)
 			}
 			vals[a.name] = n
 		}

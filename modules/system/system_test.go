@@ -2,12 +2,12 @@ package system
 
 import (
 	"context"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -41,9 +41,10 @@ func TestAddHost(t *testing.T) {
 			h := moduletest.NewHost(nil)
 			res, err := AddHost(h.Request("add_host", tc.args...))
 			if tc.err != "" {
-				var af *module.ActionFail
+				var af *diag.Diagnostic
 				require.ErrorAs(t, err, &af)
-				require.Equal(t, tc.err, af.Msg)
+				require.True(t, af.AsResult)
+				require.Equal(t, tc.err, af.Summary)
 				return
 			}
 			require.NoError(t, err)

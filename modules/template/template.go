@@ -50,18 +50,18 @@ func Run(req *module.Request) (*value.Dict, error) {
 	source, dest := args.Default("src", nil), args.Default("dest", nil)
 	switch {
 	case args.Default("state", nil) != nil:
-		return nil, &module.ActionFail{Msg: "'state' cannot be specified on a template"}
+		return nil, module.ActionFail("'state' cannot be specified on a template", nil)
 	case source == nil || dest == nil:
-		return nil, &module.ActionFail{Msg: "src and dest are required"}
+		return nil, module.ActionFail("src and dest are required", nil)
 	case !validNewline(opts.NewlineSequence):
 		// ansible-core strips an error's message, which here ends in the
 		// last sequence it lists.
-		return nil, &module.ActionFail{Msg: "newline_sequence needs to be one of: \n, \r or"}
+		return nil, module.ActionFail("newline_sequence needs to be one of: \n, \r or", nil)
 	}
 	found, searched, ok := req.Host.FindFile("templates", source.(string))
 	if !ok {
 		msg := search.NotFoundMessage(source.(string), searched)
-		return nil, &module.ActionFail{Msg: msg, Err: errors.New(msg)}
+		return nil, module.ActionFail(msg, errors.New(msg))
 	}
 	copyArgs := args.Copy()
 	if mode := args.Default("mode", nil); mode == "preserve" {

@@ -2,15 +2,14 @@ package template
 
 import (
 	"errors"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
-	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -162,18 +161,18 @@ func TestErrors(t *testing.T) {
 			f := newFixture(t, map[string]string{"t.j2": "t\n", "u.j2": "{{ nope }}\n"})
 			_, err := f.run(t, false, false, tc.args...)
 			require.Error(t, err)
-			var af *module.ActionFail
+			var af *diag.Diagnostic
 			if tc.action == "" {
 				require.False(t, errAs(err, &af), "%v is an action failure", err)
 				require.Equal(t, tc.err, err.Error())
 				return
 			}
-			require.True(t, errAs(err, &af), "%v is not an action failure", err)
+			require.True(t, errAs(err, &af) && af.AsResult, "%v is not an action failure", err)
 			if !tc.searched {
-				require.Equal(t, tc.action, af.Msg)
+				require.Equal(t, tc.action, af.Summary)
 				return
 			}
-			require.Contains(t, af.Msg, tc.action+"\nSearched in:\n\t"+filepath.Join(f.dir, "templates", "missing.j2"))
+			require.Contains(t, af.Summary, tc.action+"\nSearched in:\n\t"+filepath.Join(f.dir, "templates", "missing.j2"))
 		})
 	}
 }
@@ -181,12 +180,16 @@ func TestErrors(t *testing.T) {
 func TestUndefinedHasTheTemplateAsOrigin(t *testing.T) {
 	f := newFixture(t, map[string]string{"u.j2": "a\n{{ nope }}\n"})
 	_, err := f.run(t, false, false, "src", "u.j2", "dest", filepath.Join(f.out, "u"))
-	links := template.Links(err)
+	links := diag.Links(err)
 	require.Len(t, links, 1)
-	require.Equal(t, "'nope' is undefined", links[0].Msg)
+	require.Equal(t, "'nope' is undefined", links[0].Summary)
 	require.Equal(t, value.Pos{File: filepath.Join(f.dir, "templates", "u.j2")}, *links[0].Origin)
 	_, statErr := os.Stat(filepath.Join(f.out, "u"))
 	require.True(t, os.IsNotExist(statErr))
 }
 
-func errAs(err error, target **module.ActionFail) bool { return errors.As(err, target) }
+// errAs reports whether err is (or wraps) a diagnostic that is an action
+// plugin's own failure.
+func errAs(err error, target **diag.Diagnostic) bool {
+	return errors.As(err, target) && (*target).AsResult
+}

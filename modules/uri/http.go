@@ -102,17 +102,34 @@ const maxRedirections = 10
 // handling and returns fetch_url's info.
 func (o *options) fetch(req *module.Request, data []byte, hasData bool) *fetched {
 	f := &fetched{info: value.DictOf("url", o.url, "status", -1), status: -1}
+	target, user, pass, done := o.target(f)
+	if done != nil {
+		return done
+	}
+	client, err := o.client(req)
+	if err != nil {
+		return o.failed(f, connFailure(err))
+	}
+	x := &exchange{o: o, f: f, req: req, client: client, method: o.method, cur: target.String(), firstHost: target.Host,
+		data: data, hasData: hasData, jar: &cookieJar{}, visited: map[string]int{}, extraUnredirected: http.Header{}}
+	x.setHeaders(target.Hostname(), user, pass)
+	return x.run()
+}
+
+// target parses the URL and takes the credentials it carries (unless
+// url_username is given); a URL urllib cannot open fails at once.
+func (o *options) target(f *fetched) (target *url.URL, user, pass string, done *fetched) {
 	target, err := url.Parse(o.url)
 	if err != nil || target.Scheme == "" {
 		f.fatal = fmt.Sprintf("unknown url type: %s", value.Repr(o.url))
-		return f
+		return nil, "", "", f
 	}
 	switch target.Scheme {
 	case "http", "https":
 	default:
-		return o.failed(f, "Request failed: <urlopen error unknown url type: "+target.Scheme+">")
+		return nil, "", "", o.failed(f, "Request failed: <urlopen error unknown url type: "+target.Scheme+">")
 	}
-	user, pass := o.username, o.password
+	user, pass = o.username, o.password
 	if user == "" && target.User != nil {
 		user = target.User.Username()
 		pass, _ = target.User.Password()
@@ -121,103 +138,77 @@ func (o *options) fetch(req *module.Request, data []byte, hasData bool) *fetched
 		}
 	}
 	target.User = nil
-	cur := target.String()
+	return target, user, pass, nil
+}
 
-	client, err := o.client(req)
-	if err != nil {
-		return o.failed(f, connFailure(err))
-	}
-	method := o.method
-	hdr := http.Header{}
-	extraUnredirected := http.Header{}
+// exchange is one fetch across its redirects and authentication retries.
+type exchange struct {
+	o      *options
+	f      *fetched
+	req    *module.Request
+	client *http.Client
+	// method and cur are the method and URL of the next request;
+	// firstHost is the host credentials are meant for.
+	method, cur, firstHost string
+	// basic is the Basic Authorization value, "" for none.
+	basic string
+	// hdr goes with every request, unredirected with the first only,
+	// extraUnredirected with the next only (an answered challenge).
+	hdr, unredirected, extraUnredirected http.Header
+	data                                 []byte
+	hasData, triedBasic                  bool
+	jar                                  *cookieJar
+	visited                              map[string]int
+}
+
+// setHeaders sets the request headers: user agent, caching, the task's
+// headers, and Basic credentials (from the task or the URL, else .netrc).
+func (x *exchange) setHeaders(host, user, pass string) {
+	o := x.o
+	x.hdr, x.unredirected = http.Header{}, http.Header{}
 	if o.agent != "" {
-		hdr.Set("User-Agent", o.agent)
+		x.hdr.Set("User-Agent", o.agent)
 	}
 	if o.force {
-		hdr.Set("Cache-Control", "no-cache")
+		x.hdr.Set("Cache-Control", "no-cache")
 	} else if !o.lastMod.IsZero() {
-		hdr.Set("If-Modified-Since", o.lastMod.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
+		x.hdr.Set("If-Modified-Since", o.lastMod.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
 	}
-	unredirected := http.Header{}
 	for _, h := range o.headers {
 		if contains(o.unredirected, strings.ToLower(h[0])) {
-			unredirected.Set(h[0], h[1])
+			x.unredirected.Set(h[0], h[1])
 		} else {
-			hdr.Set(h[0], h[1])
+			x.hdr.Set(h[0], h[1])
 		}
 	}
-	var basic string
 	if user != "" {
-		basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+		x.basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 		if o.forceBasic {
-			hdr.Set("Authorization", basic)
+			x.hdr.Set("Authorization", x.basic)
 		}
 	} else if o.useNetrc {
-		if l, p := netrcLogin(o.getenv, target.Hostname()); l != "" && p != "" {
-			basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(l+":"+p))
-			hdr.Set("Authorization", basic)
+		if l, p := netrcLogin(o.getenv, host); l != "" && p != "" {
+			x.basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(l+":"+p))
+			x.hdr.Set("Authorization", x.basic)
 			o.secretsFromURL = append(o.secretsFromURL, p)
 		}
 	}
-	if basic != "" {
-		o.secretsFromURL = append(o.secretsFromURL, authSecrets(basic)...)
+	if x.basic != "" {
+		o.secretsFromURL = append(o.secretsFromURL, authSecrets(x.basic)...)
 	}
-	if hasData && hdr.Get("Content-Type") == "" && unredirected.Get("Content-Type") == "" {
-		hdr.Set("Content-Type", "application/x-www-form-urlencoded")
+	if x.hasData && x.hdr.Get("Content-Type") == "" && x.unredirected.Get("Content-Type") == "" {
+		x.hdr.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
-	jar := &cookieJar{}
-	visited := map[string]int{}
-	triedBasic := false
-	firstHost := target.Host
+}
+
+// run sends requests until a response ends the exchange.
+func (x *exchange) run() *fetched {
 	for hop := 0; ; hop++ {
-		hreq, err := http.NewRequestWithContext(req.Ctx, method, cur, nil)
-		if err != nil {
-			return o.failed(f, "Request failed: <urlopen error "+err.Error()+">")
+		hreq, resp, body, done := x.send(hop)
+		if done != nil {
+			return done
 		}
-		if hasData {
-			hreq.Body = io.NopCloser(bytes.NewReader(data))
-			hreq.ContentLength = int64(len(data))
-			d := data
-			hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(d)), nil }
-		}
-		for k, v := range hdr {
-			hreq.Header[k] = v
-		}
-		for k, v := range extraUnredirected {
-			hreq.Header[k] = v
-		}
-		if hop == 0 {
-			for k, v := range unredirected {
-				hreq.Header[k] = v
-			}
-		}
-		if hreq.Header.Get("Accept-Encoding") == "" {
-			hreq.Header.Set("Accept-Encoding", "identity")
-		}
-		if c := jar.header(hreq.URL); c != "" {
-			hreq.Header.Set("Cookie", c)
-		}
-		// Python's http.client closes the connection after each request.
-		hreq.Close = true
-		resp, err := client.Do(hreq)
-		if err != nil {
-			modules.ObserveRequest("http", 0)
-			return o.failed(f, transportError(err))
-		}
-		body, rerr := readBody(resp, o.timeout)
-		resp.Body.Close()
-		modules.ObserveRequest("http", resp.StatusCode)
-		if rerr != nil {
-			return o.failed(f, transportError(rerr))
-		}
-		if o.decompress && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
-			if b, err := gunzip(body); err == nil {
-				body = b
-			}
-		}
-		jar.store(resp)
 		code := resp.StatusCode
-		reason := strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(code)))
 		if resp.Close && resp.ProtoAtLeast(1, 1) && resp.Header.Get("Connection") == "" {
 			// net/http drops "Connection: close"; urllib keeps it.
 			resp.Header.Set("Connection", "close")
@@ -226,76 +217,156 @@ func (o *options) fetch(req *module.Request, data []byte, hasData bool) *fetched
 			resp.Header.Set("Transfer-Encoding", strings.Join(resp.TransferEncoding, ", "))
 		}
 		if code >= 200 && code < 300 {
-			return o.success(f, resp, body, cur, jar)
+			return x.o.success(x.f, resp, body, x.cur, x.jar)
 		}
-		// HTTPBasicAuthHandler: answer a Basic challenge once.
-		if code == 401 && basic != "" && !triedBasic && hreq.Header.Get("Authorization") != basic &&
-			strings.HasPrefix(strings.ToLower(strings.TrimSpace(resp.Header.Get("WWW-Authenticate"))), "basic") {
-			triedBasic = true
-			extraUnredirected.Set("Authorization", basic)
+		if x.answerChallenge(hreq, resp) {
 			hop--
 			continue
 		}
-		extraUnredirected = http.Header{}
-		loc := resp.Header.Get("Location")
-		if loc == "" {
-			loc = resp.Header.Get("URI")
+		x.extraUnredirected = http.Header{}
+		next, done := x.redirectTarget(resp, body, hop)
+		if done != nil {
+			return done
 		}
-		if !redirectCodes[code] || loc == "" {
-			return o.httpError(f, resp, body, code, reason)
-		}
-		follow := false
-		switch o.follow {
-		case "urllib2":
-			follow = ((method == "GET" || method == "HEAD") || (code <= 303 && method == "POST"))
-		case "all", "yes":
-			follow = true
-		case "safe":
-			follow = method == "GET" || method == "HEAD"
-		}
-		if !follow {
-			return o.httpError(f, resp, body, code, reason)
-		}
-		base, _ := url.Parse(cur)
-		ref, err := url.Parse(strings.ReplaceAll(loc, " ", "%20"))
-		if err != nil {
-			return o.httpError(f, resp, body, code, reason)
-		}
-		next := base.ResolveReference(ref)
-		if next.Scheme != "http" && next.Scheme != "https" {
-			return o.httpError(f, resp, body, code, fmt.Sprintf("%s - Redirection to url '%s' is not allowed", reason, next))
-		}
-		// urllib's loop detection: 4 visits of one URL or 10 distinct URLs.
-		if hop > 0 && (visited[next.String()] >= 4 || len(visited) >= maxRedirections) {
-			return o.httpError(f, resp, body, code, "The HTTP server returned a redirect error that would lead to an infinite loop.\nThe last 30x error message was:\n"+reason)
-		}
-		visited[next.String()]++
-		if code != 307 && code != 308 {
-			hasData = false
-			hdr.Del("Content-Length")
-			hdr.Del("Content-Type")
-			hdr.Del("Transfer-Encoding")
-			if (code == 302 || code == 303) && method != "HEAD" {
-				method = "GET"
-			}
-			if code == 301 && method == "POST" {
-				method = "GET"
-			}
-			if o.follow == "urllib2" {
-				method = "GET"
-				if o.method == "HEAD" {
-					method = "HEAD"
-				}
-			}
-		}
-		// Credentials stay with the host they were meant for (a
-		// deliberate difference: urllib would resend them anywhere).
-		if next.Host != firstHost {
-			hdr.Del("Authorization")
-			basic = ""
-		}
-		cur = next.String()
+		x.follow(next, code)
 	}
+}
+
+// send sends the request of a hop and reads its response; a transport
+// failure ends the exchange.
+func (x *exchange) send(hop int) (*http.Request, *http.Response, []byte, *fetched) {
+	o := x.o
+	hreq, err := http.NewRequestWithContext(x.req.Ctx, x.method, x.cur, nil)
+	if err != nil {
+		return nil, nil, nil, o.failed(x.f, "Request failed: <urlopen error "+err.Error()+">")
+	}
+	if x.hasData {
+		hreq.Body = io.NopCloser(bytes.NewReader(x.data))
+		hreq.ContentLength = int64(len(x.data))
+		d := x.data
+		hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(d)), nil }
+	}
+	for k, v := range x.hdr {
+		hreq.Header[k] = v
+	}
+	for k, v := range x.extraUnredirected {
+		hreq.Header[k] = v
+	}
+	if hop == 0 {
+		for k, v := range x.unredirected {
+			hreq.Header[k] = v
+		}
+	}
+	if hreq.Header.Get("Accept-Encoding") == "" {
+		hreq.Header.Set("Accept-Encoding", "identity")
+	}
+	if c := x.jar.header(hreq.URL); c != "" {
+		hreq.Header.Set("Cookie", c)
+	}
+	// Python's http.client closes the connection after each request.
+	hreq.Close = true
+	resp, err := x.client.Do(hreq)
+	if err != nil {
+		modules.ObserveRequest("http", 0)
+		return nil, nil, nil, o.failed(x.f, transportError(err))
+	}
+	body, rerr := readBody(resp, o.timeout)
+	resp.Body.Close()
+	modules.ObserveRequest("http", resp.StatusCode)
+	if rerr != nil {
+		return nil, nil, nil, o.failed(x.f, transportError(rerr))
+	}
+	if o.decompress && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		if b, err := gunzip(body); err == nil {
+			body = b
+		}
+	}
+	x.jar.store(resp)
+	return hreq, resp, body, nil
+}
+
+// answerChallenge is HTTPBasicAuthHandler: it answers a Basic challenge
+// once, with the credentials the request did not send.
+func (x *exchange) answerChallenge(hreq *http.Request, resp *http.Response) bool {
+	if resp.StatusCode != 401 || x.basic == "" || x.triedBasic || hreq.Header.Get("Authorization") == x.basic ||
+		!strings.HasPrefix(strings.ToLower(strings.TrimSpace(resp.Header.Get("WWW-Authenticate"))), "basic") {
+		return false
+	}
+	x.triedBasic = true
+	x.extraUnredirected.Set("Authorization", x.basic)
+	return true
+}
+
+// redirectTarget is where a response redirects to, as urllib's redirect
+// handler decides with follow_redirects; a response it does not follow
+// ends the exchange as an HTTP error.
+func (x *exchange) redirectTarget(resp *http.Response, body []byte, hop int) (*url.URL, *fetched) {
+	o, code := x.o, resp.StatusCode
+	reason := strings.TrimSpace(strings.TrimPrefix(resp.Status, fmt.Sprint(code)))
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		loc = resp.Header.Get("URI")
+	}
+	if !redirectCodes[code] || loc == "" {
+		return nil, o.httpError(x.f, resp, body, code, reason)
+	}
+	follow := false
+	switch o.follow {
+	case "urllib2":
+		follow = ((x.method == "GET" || x.method == "HEAD") || (code <= 303 && x.method == "POST"))
+	case "all", "yes":
+		follow = true
+	case "safe":
+		follow = x.method == "GET" || x.method == "HEAD"
+	}
+	if !follow {
+		return nil, o.httpError(x.f, resp, body, code, reason)
+	}
+	base, _ := url.Parse(x.cur)
+	ref, err := url.Parse(strings.ReplaceAll(loc, " ", "%20"))
+	if err != nil {
+		return nil, o.httpError(x.f, resp, body, code, reason)
+	}
+	next := base.ResolveReference(ref)
+	if next.Scheme != "http" && next.Scheme != "https" {
+		return nil, o.httpError(x.f, resp, body, code, fmt.Sprintf("%s - Redirection to url '%s' is not allowed", reason, next))
+	}
+	// urllib's loop detection: 4 visits of one URL or 10 distinct URLs.
+	if hop > 0 && (x.visited[next.String()] >= 4 || len(x.visited) >= maxRedirections) {
+		return nil, o.httpError(x.f, resp, body, code, "The HTTP server returned a redirect error that would lead to an infinite loop.\nThe last 30x error message was:\n"+reason)
+	}
+	x.visited[next.String()]++
+	return next, nil
+}
+
+// follow prepares the request to next after a redirect with code: the
+// method and body urllib keeps, and the credentials that stay behind.
+func (x *exchange) follow(next *url.URL, code int) {
+	if code != 307 && code != 308 {
+		x.hasData = false
+		x.hdr.Del("Content-Length")
+		x.hdr.Del("Content-Type")
+		x.hdr.Del("Transfer-Encoding")
+		if (code == 302 || code == 303) && x.method != "HEAD" {
+			x.method = "GET"
+		}
+		if code == 301 && x.method == "POST" {
+			x.method = "GET"
+		}
+		if x.o.follow == "urllib2" {
+			x.method = "GET"
+			if x.o.method == "HEAD" {
+				x.method = "HEAD"
+			}
+		}
+	}
+	// Credentials stay with the host they were meant for (a deliberate
+	// difference: urllib would resend them anywhere).
+	if next.Host != x.firstHost {
+		x.hdr.Del("Authorization")
+		x.basic = ""
+	}
+	x.cur = next.String()
 }
 
 func contains(list []string, s string) bool {

@@ -81,26 +81,41 @@ func runURI(req *module.Request) (*value.Dict, error) {
 		return f, nil
 	}
 	p := v.P().AsMap()
+	o := newOptions(req, p)
+	if !methodRe.MatchString(o.method) {
+		return module.Failed("Parameter 'method' needs to be a single word in uppercase, like GET or POST."), nil
+	}
+	prep, early := prepareRequest(req, p, o)
+	if early != nil {
+		return early, nil
+	}
+	start := time.Now()
+	f := o.fetch(req, prep.data, prep.hasData)
+	elapsed := int(time.Since(start).Seconds())
+	return uriResult(p, o, f, prep.dest, elapsed), nil
+}
+
+// newOptions reads the request options from the validated parameters.
+func newOptions(req *module.Request, p map[string]any) *options {
 	o := &options{
-		url:             p["url"].(string),
-		method:          strings.ToUpper(p["method"].(string)),
-		follow:          p["follow_redirects"].(string),
-		validate:        p["validate_certs"].(bool),
-		timeout:         time.Duration(p["timeout"].(int)) * time.Second,
-		agent:           p["http_agent"].(string),
-		force:           p["force"].(bool),
-		forceBasic:      p["force_basic_auth"].(bool),
-		useProxy:        p["use_proxy"].(bool),
-		decompress:      p["decompress"].(bool),
-		useNetrc:        p["use_netrc"].(bool),
-		caPath:          str(p["ca_path"]),
-		clientCert:      str(p["client_cert"]),
-		clientKey:       str(p["client_key"]),
-		unixSocket:      str(p["unix_socket"]),
-		username:        str(p["url_username"]),
-		password:        str(p["url_password"]),
-		getenv:          req.Getenv,
-		secretsFromArgs: nil,
+		url:        p["url"].(string),
+		method:     strings.ToUpper(p["method"].(string)),
+		follow:     p["follow_redirects"].(string),
+		validate:   p["validate_certs"].(bool),
+		timeout:    time.Duration(p["timeout"].(int)) * time.Second,
+		agent:      p["http_agent"].(string),
+		force:      p["force"].(bool),
+		forceBasic: p["force_basic_auth"].(bool),
+		useProxy:   p["use_proxy"].(bool),
+		decompress: p["decompress"].(bool),
+		useNetrc:   p["use_netrc"].(bool),
+		caPath:     str(p["ca_path"]),
+		clientCert: str(p["client_cert"]),
+		clientKey:  str(p["client_key"]),
+		unixSocket: str(p["unix_socket"]),
+		username:   str(p["url_username"]),
+		password:   str(p["url_password"]),
+		getenv:     req.Getenv,
 	}
 	if o.password != "" {
 		o.secretsFromArgs = append(o.secretsFromArgs, o.password)
@@ -108,13 +123,53 @@ func runURI(req *module.Request) (*value.Dict, error) {
 	for _, h := range p["unredirected_headers"].([]any) {
 		o.unredirected = append(o.unredirected, strings.ToLower(value.Str(h)))
 	}
-	if !methodRe.MatchString(o.method) {
-		return module.Failed("Parameter 'method' needs to be a single word in uppercase, like GET or POST."), nil
-	}
+	return o
+}
+
+// preparedRequest is what the request sends, and where its body goes.
+type preparedRequest struct {
+	data    []byte
+	hasData bool
+	dest    string
+}
+
+// prepareRequest encodes the body, applies creates/removes, reads src and
+// sets the headers, in the module's order. A non-nil result ends the
+// task before any request: a failure, or the skip of creates/removes.
+func prepareRequest(req *module.Request, p map[string]any, o *options) (*preparedRequest, *value.Dict) {
 	headers := value.NewDict(4)
 	if h, ok := p["headers"].(*value.Dict); ok {
 		headers = h
 	}
+	body, early := encodeBody(req, p, headers)
+	if early != nil {
+		return nil, early
+	}
+	if early := creationGuard(p); early != nil {
+		return nil, early
+	}
+	prep := &preparedRequest{}
+	if prep.data, prep.hasData, early = requestData(req, p, o.url, body); early != nil {
+		return nil, early
+	}
+	if early := o.setHeaders(headers, p["status_code"].([]any)); early != nil {
+		return nil, early
+	}
+	if v := o.header("Authorization"); v != "" {
+		o.secretsFromArgs = append(o.secretsFromArgs, authSecrets(v)...)
+	}
+	prep.dest = str(p["dest"])
+	if prep.dest != "" {
+		if st, err := os.Stat(prep.dest); err == nil && st.Mode().IsRegular() {
+			o.lastMod = st.ModTime()
+		}
+	}
+	return prep, nil
+}
+
+// encodeBody encodes the body as body_format asks, setting the
+// Content-Type header it implies.
+func encodeBody(req *module.Request, p map[string]any, headers *value.Dict) (any, *value.Dict) {
 	body := p["body"]
 	switch p["body_format"].(string) {
 	case "json":
@@ -126,7 +181,7 @@ func runURI(req *module.Request) (*value.Dict, error) {
 		if _, isStr := body.(string); !isStr {
 			enc, err := formURLEncode(body)
 			if err != nil {
-				return module.Failed(err.Error()), nil
+				return nil, module.Failed(err.Error())
 			}
 			body = enc
 		}
@@ -134,42 +189,56 @@ func runURI(req *module.Request) (*value.Dict, error) {
 	case "form-multipart":
 		ct, enc, err := multipartBody(body, req)
 		if err != nil {
-			return module.Failed("failed to parse body as form-multipart: " + err.Error()), nil
+			return nil, module.Failed("failed to parse body as form-multipart: " + err.Error())
 		}
 		body = enc
 		headers.Set("Content-Type", ct)
 	}
+	return body, nil
+}
+
+// creationGuard is creates/removes: the skipped result when the path
+// exists (creates) or does not (removes), else nil.
+func creationGuard(p map[string]any) *value.Dict {
 	if c := str(p["creates"]); c != "" {
 		if _, err := os.Stat(c); err == nil {
-			return skippedStdout(fmt.Sprintf("skipped, since '%s' exists", c)), nil
+			return skippedStdout(fmt.Sprintf("skipped, since '%s' exists", c))
 		}
 	}
 	if r := str(p["removes"]); r != "" {
 		if _, err := os.Stat(r); err != nil {
-			return skippedStdout(fmt.Sprintf("skipped, since '%s' does not exist", r)), nil
+			return skippedStdout(fmt.Sprintf("skipped, since '%s' does not exist", r))
 		}
 	}
-	var data []byte
-	hasData := false
+	return nil
+}
+
+// requestData is what the request sends: src's content, else the body.
+func requestData(req *module.Request, p map[string]any, rawURL string, body any) ([]byte, bool, *value.Dict) {
 	if src := str(p["src"]); src != "" {
 		if !p["remote_src"].(bool) {
 			src = findFile(req, src)
 		}
 		b, err := os.ReadFile(src)
 		if err != nil {
-			return value.DictOf("changed", false, "elapsed", 0, "msg", "Unable to open source file "+src, "failed", true), nil
+			return nil, false, value.DictOf("changed", false, "elapsed", 0, "msg", "Unable to open source file "+src, "failed", true)
 		}
-		data, hasData = b, true
-	} else if body != nil {
-		switch b := body.(type) {
-		case string:
-			data, hasData = []byte(b), true
-		default:
-			// urllib cannot send a non-string body.
-			return value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", o.url,
-				"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: can't concat str to bytes", statusList(p["status_code"].([]any)))), nil
-		}
+		return b, true, nil
 	}
+	switch b := body.(type) {
+	case nil:
+		return nil, false, nil
+	case string:
+		return []byte(b), true, nil
+	}
+	// urllib cannot send a non-string body.
+	return nil, false, value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", rawURL,
+		"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: can't concat str to bytes", statusList(p["status_code"].([]any))))
+}
+
+// setHeaders takes the request headers; a value that is not a string
+// fails the task, as http.client refuses it.
+func (o *options) setHeaders(headers *value.Dict, codes []any) *value.Dict {
 	var badHeader any
 	headers.Each(func(k string, v any) bool {
 		switch v.(type) {
@@ -180,25 +249,17 @@ func runURI(req *module.Request) (*value.Dict, error) {
 		o.headers = append(o.headers, [2]string{k, value.Str(v)})
 		return true
 	})
-	if badHeader != nil || headers.Len() != len(o.headers) {
-		// http.client refuses a header value that is not a string.
-		return value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", o.url,
-			"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: expected string or bytes-like object, got '%s'", statusList(p["status_code"].([]any)), value.TypeName(badHeader))), nil
+	if badHeader == nil && headers.Len() == len(o.headers) {
+		return nil
 	}
-	if v := o.header("Authorization"); v != "" {
-		o.secretsFromArgs = append(o.secretsFromArgs, authSecrets(v)...)
-	}
-	dest := str(p["dest"])
-	if dest != "" {
-		if st, err := os.Stat(dest); err == nil && st.Mode().IsRegular() {
-			o.lastMod = st.ModTime()
-		}
-	}
+	return value.DictOf("changed", false, "elapsed", 0, "failed", true, "redirected", false, "status", -1, "url", o.url,
+		"msg", fmt.Sprintf("Status code was -1 and not %s: An unknown error occurred: expected string or bytes-like object, got '%s'", statusList(codes), value.TypeName(badHeader)))
+}
 
-	start := time.Now()
-	f := o.fetch(req, data, hasData)
-	elapsed := int(time.Since(start).Seconds())
-
+// uriResult is the module's result for a fetched response: status
+// check, the response's headers and content (decoded, and parsed when it
+// is JSON), dest written, secrets masked.
+func uriResult(p map[string]any, o *options, f *fetched, dest string, elapsed int) *value.Dict {
 	codes := p["status_code"].([]any)
 	statusOK := false
 	for _, c := range codes {
@@ -209,10 +270,9 @@ func runURI(req *module.Request) (*value.Dict, error) {
 	if f.fatal != "" {
 		// fetch_url's ConnectionError/ValueError path: fail_json with info only.
 		res := value.DictOf("changed", false, "msg", f.fatal, "failed", true, "status", -1, "url", o.url)
-		return mask(res, o.secrets()), nil
+		return mask(res, o.secrets())
 	}
-	ctype, sub, charset := parseContentType(f)
-	_ = ctype
+	_, sub, charset := parseContentType(f)
 	maybeJSON := false
 	if sub != "" {
 		s := sub
@@ -239,40 +299,10 @@ func runURI(req *module.Request) (*value.Dict, error) {
 	}
 	resp.Set("elapsed", elapsed)
 	resp.Set("changed", false)
-
-	if dest != "" && f.gotResponse {
-		if statusOK && f.status != 304 {
-			if st, err := os.Stat(dest); err == nil && st.IsDir() {
-				dest = filepath.Join(dest, f.filename(o.url))
-			}
-			if err := writeAtomic(dest, f.body); err != nil {
-				msg := err.Error()
-				if m := value.Str(resp.Default("msg", "")); m != "" {
-					msg += " " + m
-				}
-				resp.Delete("msg")
-				resp.Set("msg", msg)
-				resp.Set("failed", true)
-				return mask(resp, o.secrets()), nil
-			}
-			resp.Set("changed", true)
-			addFileAttrs(resp, dest)
-		}
-		resp.Set("path", dest)
+	if dest != "" && f.gotResponse && !saveDest(resp, f, o.url, dest, statusOK) {
+		return mask(resp, o.secrets())
 	}
-
-	out := value.NewDict(resp.Len() + 2)
-	resp.Each(func(k string, v any) bool {
-		out.Set(strings.ToLower(strings.ReplaceAll(k, "-", "_")), v)
-		return true
-	})
-	if loc, ok := out.Get("location"); ok {
-		if base, err := url.Parse(o.url); err == nil {
-			if ref, err := url.Parse(value.Str(loc)); err == nil {
-				out.Set("location", base.ResolveReference(ref).String())
-			}
-		}
-	}
+	out := responseKeys(resp, o.url)
 	var text any
 	if haveContent {
 		t := decodeText(content, charset)
@@ -292,7 +322,50 @@ func runURI(req *module.Request) (*value.Dict, error) {
 	if returnContent {
 		out.Set("content", text)
 	}
-	return mask(out, o.secrets()), nil
+	return mask(out, o.secrets())
+}
+
+// saveDest writes a successful response's body to dest (a file in it when
+// it is a directory) and records it in resp; false when the write failed,
+// which resp then reports.
+func saveDest(resp *value.Dict, f *fetched, rawURL, dest string, statusOK bool) bool {
+	if statusOK && f.status != 304 {
+		if st, err := os.Stat(dest); err == nil && st.IsDir() {
+			dest = filepath.Join(dest, f.filename(rawURL))
+		}
+		if err := writeAtomic(dest, f.body); err != nil {
+			msg := err.Error()
+			if m := value.Str(resp.Default("msg", "")); m != "" {
+				msg += " " + m
+			}
+			resp.Delete("msg")
+			resp.Set("msg", msg)
+			resp.Set("failed", true)
+			return false
+		}
+		resp.Set("changed", true)
+		addFileAttrs(resp, dest)
+	}
+	resp.Set("path", dest)
+	return true
+}
+
+// responseKeys are the result's keys as uri names them: lower case with
+// underscores, the Location header made absolute.
+func responseKeys(resp *value.Dict, rawURL string) *value.Dict {
+	out := value.NewDict(resp.Len() + 2)
+	resp.Each(func(k string, v any) bool {
+		out.Set(strings.ToLower(strings.ReplaceAll(k, "-", "_")), v)
+		return true
+	})
+	if loc, ok := out.Get("location"); ok {
+		if base, err := url.Parse(rawURL); err == nil {
+			if ref, err := url.Parse(value.Str(loc)); err == nil {
+				out.Set("location", base.ResolveReference(ref).String())
+			}
+		}
+	}
+	return out
 }
 
 func str(v any) string {

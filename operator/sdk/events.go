@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"time"
 
@@ -56,6 +57,8 @@ type Outcome struct {
 	Err error
 }
 
+var _ run.Display = (*jobDisplay)(nil)
+
 // jobDisplay is the run.Display of one reconcile: it collects the Outcome
 // and logs the run's tasks at the chosen level.
 type jobDisplay struct {
@@ -89,10 +92,26 @@ func (d *jobDisplay) Error(err error) {
 	d.log.Error("logging_event_handler", "[playbook error]", err, d.fields("error")...)
 }
 
-// ControllerError implements run.ControllerErrorDisplay.
+// ControllerError implements run.Display, as Error.
 func (d *jobDisplay) ControllerError(err error) { d.Error(err) }
 
-func (d *jobDisplay) Warning(msg string) {
+// Warn implements run.Display: the message is logged, without origin.
+func (d *jobDisplay) Warn(w *diag.Diagnostic) { d.warning(w.Summary) }
+
+// NoHostsMatched implements run.Display, as a warning.
+func (d *jobDisplay) NoHostsMatched() { d.warning("skipping: no hosts matched") }
+
+// NoHostsRemaining implements run.Display: the play's end shows in its
+// results.
+func (d *jobDisplay) NoHostsRemaining() {}
+
+// CustomStats implements run.Display: set_stats data is not logged.
+func (d *jobDisplay) CustomStats([]string, map[string]*value.Dict, *value.Dict) {}
+
+// Message implements run.Display: verbose messages are not logged.
+func (d *jobDisplay) Message(int, string) {}
+
+func (d *jobDisplay) warning(msg string) {
 	if d.level != LogNothing {
 		d.log.Info("logging_event_handler", "[WARNING]: "+msg, d.fields("warning")...)
 	}

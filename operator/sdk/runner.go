@@ -5,16 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/cfzt/cfzt-runner/engine/module"
-	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/session"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -39,39 +36,28 @@ type Runner interface {
 }
 
 // EngineRunner runs jobs with cfzt-runner's engine, composed as the
-// command line composes it: a fresh loader and inventory per run, a shared
-// module registry, template engine and module state (API clients). As
-// ansible-runner does for ansible-operator, a role runs in a generated
-// play on localhost (facts gathered unless ANSIBLE_GATHERING=explicit),
-// and the inventory is localhost with ansible_connection=local unless
-// Inventory names sources (ANSIBLE_INVENTORY).
+// command line composes it (engine/session): a fresh loader and inventory
+// per run, the session's module registry, template engine and module
+// state (API clients). As ansible-runner does for ansible-operator, a role
+// runs in a generated play on localhost (facts gathered unless
+// GatherFacts is off), and the inventory is localhost with
+// ansible_connection=local unless ANSIBLE_INVENTORY names sources.
 type EngineRunner struct {
-	Modules   *module.Registry
-	Engine    *template.Engine
-	RolesPath []string
-	// Inventory sources; empty means the generated localhost inventory.
-	Inventory []string
-	// Shared is module state kept across runs (Kubernetes clients and
-	// their discovery cache).
-	Shared *module.Shared
-	// Stdout receives what modules print directly (pause).
-	Stdout io.Writer
+	// Session composes the runs; its fallback inventory is LocalInventory.
+	Session *session.Session
 	// WorkDir holds the generated inventory and role plays.
 	WorkDir string
 	// GatherFacts is the role plays' gather_facts.
 	GatherFacts bool
-	// ExtraVars, Tags and SkipTags come from --ansible-args; ExtraVars
-	// override the job's variables, as a later -e does.
-	ExtraVars      *value.Dict
-	Tags, SkipTags []string
-	// ConfigFile is the ansible.cfg in use, or nil.
-	ConfigFile any
+	// Options are the options of every run (extra vars, tags and skip
+	// tags from --ansible-args); a job's extra vars are below these, as a
+	// later -e overrides an earlier one.
+	Options run.Options
 	// Now is the clock of Outcome.Completed (nil: time.Now).
 	Now func() time.Time
 
 	mu        sync.Mutex
 	rolePlays map[string]string
-	inventory string
 }
 
 // Run runs one job to its end.
@@ -89,35 +75,14 @@ func (r *EngineRunner) Run(ctx context.Context, job Job) Outcome {
 		}
 		path = p
 	}
-	loader := playbook.NewLoader(r.Modules, r.RolesPath)
-	pb, err := loader.LoadPlaybook(path)
+	opts := r.Options
+	opts.Verbosity, opts.ExtraVars = job.Verbosity, r.extraVars(job.Vars)
+	loaded, err := r.Session.Load([]string{path}, opts, disp)
 	if err != nil {
-		disp.Error(err)
+		disp.ControllerError(err)
 		return Outcome{Err: err, Failures: disp.out.Failures}
 	}
-	inv := run.NewInventory()
-	sources := r.Inventory
-	if len(sources) == 0 {
-		src, err := r.localInventory()
-		if err != nil {
-			return Outcome{Err: err}
-		}
-		sources = []string{src}
-	}
-	for _, src := range sources {
-		if err := inv.AddSource(src); err != nil {
-			return Outcome{Err: err}
-		}
-	}
-	inv.AddVarsDir(pb.Dir)
-	stdout := r.Stdout
-	if stdout == nil {
-		stdout = io.Discard
-	}
-	runner := &run.Runner{Engine: r.Engine, Modules: r.Modules, Loader: loader, Display: disp, Inventory: inv,
-		Stdout: stdout, Shared: r.Shared, ConfigFile: r.ConfigFile,
-		Opts: run.Options{Verbosity: job.Verbosity, ExtraVars: r.extraVars(job.Vars), Tags: r.Tags, SkipTags: r.SkipTags}}
-	runner.Run(ctx, pb)
+	loaded.Execute(ctx, disp, nil, nil)
 	return disp.out
 }
 
@@ -146,15 +111,11 @@ func (r *EngineRunner) rolePlay(role string) (string, error) {
 	return p, nil
 }
 
-// localInventory writes (once) the inventory ansible-operator gives
-// ansible-runner: localhost with the local connection.
-func (r *EngineRunner) localInventory() (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.inventory != "" {
-		return r.inventory, nil
-	}
-	dir := filepath.Join(r.WorkDir, "inventory")
+// LocalInventory writes, in workDir, the inventory ansible-operator gives
+// ansible-runner (localhost with the local connection) and returns its
+// path: the fallback inventory source of an EngineRunner's session.
+func LocalInventory(workDir string) (string, error) {
+	dir := filepath.Join(workDir, "inventory")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -162,16 +123,16 @@ func (r *EngineRunner) localInventory() (string, error) {
 	if err := os.WriteFile(p, []byte("localhost ansible_connection=local\n"), 0o644); err != nil {
 		return "", err
 	}
-	r.inventory = p
 	return p, nil
 }
 
 // extraVars are the job's variables with --ansible-args' -e on top.
 func (r *EngineRunner) extraVars(job *value.Dict) *value.Dict {
-	if r.ExtraVars == nil || r.ExtraVars.Len() == 0 {
+	extra := r.Options.ExtraVars
+	if extra == nil || extra.Len() == 0 {
 		return job
 	}
 	out := job.Copy()
-	out.Update(r.ExtraVars)
+	out.Update(extra)
 	return out
 }

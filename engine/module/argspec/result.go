@@ -57,7 +57,7 @@ func (r *Result) ActionError(loadName string) error {
 	if len(r.Errors) == 0 {
 		return nil
 	}
-	return &module.ActionFail{Msg: r.Message(loadName)}
+	return module.ActionFail(r.Message(loadName), nil)
 }
 
 // Params are validated parameters; the getters return the zero value for

@@ -1,4 +1,8 @@
-package run
+// Package inventory holds the hosts, groups and variables of a run, as
+// ansible-core's InventoryManager sees them: INI and YAML sources, host
+// lists, group_vars/host_vars directories, host patterns, and the hosts
+// and groups add_host and group_by add while a play runs.
+package inventory
 
 import (
 	"bufio"
@@ -7,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,9 +59,8 @@ type Inventory struct {
 	PatternMismatch string
 }
 
-// NewInventory returns an empty inventory with the all and ungrouped
-// groups.
-func NewInventory() *Inventory {
+// New returns an empty inventory with the all and ungrouped groups.
+func New() *Inventory {
 	inv := &Inventory{hostVars: map[string]*value.Dict{}, files: map[string]string{}, groups: map[string]*group{}, listHosts: map[string]bool{}}
 	inv.group("all")
 	inv.link("all", "ungrouped")
@@ -210,14 +214,14 @@ func (inv *Inventory) reconcile() {
 	for _, h := range inv.hosts {
 		only := true
 		for _, g := range inv.order {
-			if g.name != "all" && g.name != "ungrouped" && containsStr(g.hosts, h) {
+			if g.name != "all" && g.name != "ungrouped" && slices.Contains(g.hosts, h) {
 				only = false
 				break
 			}
 		}
 		if only {
 			inv.addHost(h, "ungrouped", inv.files[h])
-		} else if ug := inv.groups["ungrouped"]; containsStr(ug.hosts, h) {
+		} else if ug := inv.groups["ungrouped"]; slices.Contains(ug.hosts, h) {
 			var keep []string
 			for _, x := range ug.hosts {
 				if x != h {
@@ -594,7 +598,7 @@ func (inv *Inventory) hostGroups(h string) []*group {
 		}
 	}
 	for _, g := range inv.order {
-		if containsStr(g.hosts, h) {
+		if slices.Contains(g.hosts, h) {
 			visit(g)
 		}
 	}
@@ -755,4 +759,11 @@ func (inv *Inventory) File(h string) any {
 		return f
 	}
 	return nil
+}
+
+// fileExists reports whether p names a regular file (or anything but a
+// directory).
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }

@@ -1,0 +1,281 @@
+// Package config is ansible-core's configuration as cfzt-runner uses it:
+// the settings of the ansible.cfg in use (found as ansible-core finds it)
+// overridden by their ANSIBLE_* environment variables, read once into a
+// typed Config. Nothing else in cfzt-runner reads ANSIBLE_* settings from
+// the environment.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/settings"
+)
+
+// Environment is what the configuration is read from.
+type Environment struct {
+	// Lookup reads an environment variable.
+	Lookup func(string) (string, bool)
+	// Dir is the working directory and Home the user's home directory.
+	Dir, Home string
+}
+
+// Process is the process's own environment, working and home directory.
+func Process() Environment {
+	dir, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	return Environment{Lookup: os.LookupEnv, Dir: dir, Home: home}
+}
+
+// Config is the configuration of one invocation.
+type Config struct {
+	// File is the config file in use ("" for none).
+	File string
+	// Warnings are problems found while reading the configuration.
+	Warnings []string
+	// Err is a setting no run can start with.
+	Err error
+
+	// RolesPath is DEFAULT_ROLES_PATH and CollectionsPaths
+	// COLLECTIONS_PATHS, with ~ expanded and relative entries made
+	// absolute.
+	RolesPath, CollectionsPaths []string
+	// StdoutCallback is DEFAULT_STDOUT_CALLBACK.
+	StdoutCallback string
+	// MergeHashes is DEFAULT_HASH_BEHAVIOUR=merge.
+	MergeHashes bool
+	// PrivateRoleVars is DEFAULT_PRIVATE_ROLE_VARS when it is set (nil if
+	// not, which keeps ansible-core's default: imports public, includes
+	// private).
+	PrivateRoleVars *bool
+	// HostPatternMismatch is what a host pattern that matches nothing
+	// causes: warning, error or ignore.
+	HostPatternMismatch string
+	// Gathering is DEFAULT_GATHERING (implicit, explicit or smart),
+	// InjectFacts INJECT_FACTS_AS_VARS and ShowCustomStats
+	// SHOW_CUSTOM_STATS.
+	Gathering                    string
+	InjectFacts, ShowCustomStats bool
+	// DiffAlways is DIFF_ALWAYS: the default of --diff.
+	DiffAlways bool
+
+	// The settings below are read from the environment only.
+
+	// Inventory is DEFAULT_HOST_LIST from ANSIBLE_INVENTORY (nil unset).
+	Inventory []string
+	// InventoryUnparsedWarning is INVENTORY_UNPARSED_WARNING and
+	// LocalhostWarning LOCALHOST_WARNING.
+	InventoryUnparsedWarning, LocalhostWarning bool
+	// Verbosity is ANSIBLE_VERBOSITY when VerbositySet.
+	Verbosity    int
+	VerbositySet bool
+	// NoColor is ANSIBLE_NOCOLOR (or NO_COLOR), ForceColor
+	// ANSIBLE_FORCE_COLOR.
+	NoColor, ForceColor bool
+
+	// ini is the config file's contents and lookup the environment, which
+	// the config lookup reads any setting from (Settings).
+	ini    settings.File
+	lookup func(string) (string, bool)
+}
+
+// setting is one setting that ansible.cfg and the environment may set.
+type setting struct{ env, section, key, def string }
+
+// The ansible.cfg settings cfzt-runner reads, as ansible-core's
+// base.yml names them.
+var (
+	rolesPathSetting       = setting{"ANSIBLE_ROLES_PATH", "defaults", "roles_path", "~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles"}
+	collectionsSetting     = setting{"ANSIBLE_COLLECTIONS_PATH", "defaults", "collections_path", "~/.ansible/collections:/usr/share/ansible/collections"}
+	hashBehaviourSetting   = setting{"ANSIBLE_HASH_BEHAVIOUR", "defaults", "hash_behaviour", "replace"}
+	privateRoleVarsSetting = setting{"ANSIBLE_PRIVATE_ROLE_VARS", "defaults", "private_role_vars", ""}
+	patternMismatchSetting = setting{"ANSIBLE_HOST_PATTERN_MISMATCH", "inventory", "host_pattern_mismatch", "warning"}
+	gatheringSetting       = setting{"ANSIBLE_GATHERING", "defaults", "gathering", "implicit"}
+	injectFactsSetting     = setting{"ANSIBLE_INJECT_FACT_VARS", "defaults", "inject_facts_as_vars", "true"}
+	customStatsSetting     = setting{"ANSIBLE_SHOW_CUSTOM_STATS", "defaults", "show_custom_stats", "false"}
+	stdoutCallbackSetting  = setting{"ANSIBLE_STDOUT_CALLBACK", "defaults", "stdout_callback", "default"}
+	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
+)
+
+// reader reads settings from the environment, then the config file.
+type reader struct {
+	env Environment
+	ini settings.File
+	// base is the config file's directory, which relative paths in the
+	// file are relative to.
+	base string
+}
+
+// get returns a setting's value; set reports that the environment or the
+// file gave it, fromFile that the file did.
+func (r *reader) get(s setting) (v string, set, fromFile bool) {
+	if v, ok := r.env.Lookup(s.env); ok {
+		return v, true, false
+	}
+	if v, ok := r.ini.Get(s.section, s.key); ok {
+		return v, true, true
+	}
+	return s.def, false, false
+}
+
+func (r *reader) str(s setting) string {
+	v, _, _ := r.get(s)
+	return v
+}
+
+// boolean reads a boolean setting as ansible-core's config does: an
+// unrecognised value is false.
+func (r *reader) boolean(s setting) bool {
+	b, _ := py.LenientBoolean(r.str(s))
+	return b
+}
+
+// paths reads a pathspec setting: relative entries are relative to the
+// config file when it gave them, else to the working directory.
+func (r *reader) paths(s setting) []string {
+	v, set, fromFile := r.get(s)
+	switch {
+	case fromFile:
+		return splitPaths(v, r.base, r.env.Home)
+	case set:
+		return splitPaths(v, r.env.Dir, r.env.Home)
+	}
+	return splitPaths(v, "", r.env.Home)
+}
+
+// Load finds and reads the config file as ansible-core does
+// (ANSIBLE_CONFIG, ./ansible.cfg unless the directory is world-writable,
+// ~/.ansible.cfg, /etc/ansible/ansible.cfg) and applies the environment.
+func Load(env Environment) *Config {
+	c := &Config{lookup: env.Lookup}
+	r := &reader{env: env, ini: settings.File{}}
+	c.File, c.Warnings = findFile(env)
+	if c.File != "" {
+		if data, err := os.ReadFile(c.File); err == nil {
+			r.ini = settings.ParseINI(string(data))
+		} else {
+			c.File = ""
+		}
+	}
+	c.ini = r.ini
+	r.base = filepath.Dir(c.File)
+	c.RolesPath = r.paths(rolesPathSetting)
+	c.CollectionsPaths = r.paths(collectionsSetting)
+	c.MergeHashes = strings.TrimSpace(r.str(hashBehaviourSetting)) == "merge"
+	if v, set, _ := r.get(privateRoleVarsSetting); set {
+		private, _ := py.LenientBoolean(v)
+		c.PrivateRoleVars = &private
+	}
+	c.HostPatternMismatch = r.str(patternMismatchSetting)
+	c.Gathering = strings.ToLower(strings.TrimSpace(r.str(gatheringSetting)))
+	c.InjectFacts = r.boolean(injectFactsSetting)
+	c.ShowCustomStats = r.boolean(customStatsSetting)
+	c.DiffAlways = r.boolean(diffAlwaysSetting)
+	c.StdoutCallback = r.str(stdoutCallbackSetting)
+	switch c.StdoutCallback {
+	case "default", "ansible.builtin.default":
+	case "":
+		c.Err = fmt.Errorf("No stdout callback name provided.")
+	default:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("The stdout callback '%s' is not available in cfzt-runner; the 'default' callback is used instead.", c.StdoutCallback))
+	}
+	c.readEnvironment(env)
+	return c
+}
+
+// readEnvironment reads the settings cfzt-runner takes from the
+// environment only.
+func (c *Config) readEnvironment(env Environment) {
+	get := func(name string) string {
+		v, _ := env.Lookup(name)
+		return v
+	}
+	if v := get("ANSIBLE_INVENTORY"); v != "" {
+		c.Inventory = strings.Split(v, ",")
+	}
+	c.InventoryUnparsedWarning = envBool(env, "ANSIBLE_INVENTORY_UNPARSED_WARNING", true)
+	c.LocalhostWarning = envBool(env, "ANSIBLE_LOCALHOST_WARNING", true)
+	if v := get("ANSIBLE_VERBOSITY"); v != "" {
+		c.VerbositySet = true
+		c.Verbosity = leadingInt(v)
+	}
+	nocolor := get("ANSIBLE_NOCOLOR")
+	c.NoColor = nocolor != "" && nocolor != "0" || get("NO_COLOR") != ""
+	force := get("ANSIBLE_FORCE_COLOR")
+	c.ForceColor = force != "" && force != "0" && strings.ToLower(force) != "false"
+}
+
+// envBool reads a boolean setting from the environment; an unset or
+// unrecognised value is def.
+func envBool(env Environment, name string, def bool) bool {
+	v, ok := env.Lookup(name)
+	if !ok {
+		return def
+	}
+	if b, known := py.LenientBoolean(v); known {
+		return b
+	}
+	return def
+}
+
+// leadingInt reads the integer a value starts with (0 when none), as the
+// command line has always read ANSIBLE_VERBOSITY.
+func leadingInt(v string) int {
+	v = strings.TrimSpace(v)
+	end := 0
+	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || end == 0 && (v[end] == '-' || v[end] == '+')) {
+		end++
+	}
+	n, _ := strconv.Atoi(v[:end])
+	return n
+}
+
+// Settings is where the config lookup and lookup options read settings
+// from: the environment and the config file in use.
+func (c *Config) Settings() *settings.Source {
+	return &settings.Source{Path: c.File, File: c.ini, Getenv: c.lookup}
+}
+
+// Message is the line -v shows about the config file.
+func (c *Config) Message() string {
+	if c.File == "" {
+		return "No config file found; using defaults"
+	}
+	return "Using " + c.File + " as config file"
+}
+
+// FileValue is the ansible_config_file magic variable: the path, or None.
+func (c *Config) FileValue() any {
+	if c.File == "" {
+		return nil
+	}
+	return c.File
+}
+
+// Color reports whether output is coloured: never with ANSIBLE_NOCOLOR
+// or NO_COLOR, always with ANSIBLE_FORCE_COLOR, else on a terminal.
+func (c *Config) Color(terminal bool) bool {
+	switch {
+	case c.NoColor:
+		return false
+	case c.ForceColor:
+		return true
+	}
+	return terminal
+}
+
+// InventorySources are the inventory sources of a run: those given on
+// the command line, else ANSIBLE_INVENTORY's, else fallback.
+func (c *Config) InventorySources(given, fallback []string) []string {
+	switch {
+	case len(given) > 0:
+		return given
+	case len(c.Inventory) > 0:
+		return c.Inventory
+	}
+	return fallback
+}

@@ -1,0 +1,195 @@
+// Package session is cfzt-runner's one composition root. From the typed
+// configuration, the module registry and the run options it builds
+// everything a run of playbooks needs (template engine, playbook loader,
+// inventory, runner) in the same way for the command line, the operator
+// loop and the operator-sdk drop-in; the callers only choose the display
+// and what they run.
+package session
+
+import (
+	"context"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/config"
+	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/run"
+	"github.com/cfzt/cfzt-runner/engine/template"
+)
+
+// DefaultInventory is ansible-core's default inventory source, used when
+// neither -i nor ANSIBLE_INVENTORY names one; its absence is not worth a
+// warning.
+const DefaultInventory = "/etc/ansible/hosts"
+
+// Session is what every run of one invocation shares.
+type Session struct {
+	Config  *config.Config
+	Modules *module.Registry
+	// Shared, when set, is module state kept across runs (API clients and
+	// their discovery caches); otherwise each Load starts afresh, so a
+	// long-running loop sees API changes.
+	Shared *module.Shared
+	// Engine, when set, is the template engine of every run (see
+	// NewEngine); otherwise each Load makes a new one, so a long-running
+	// loop does not keep what templates earlier runs compiled.
+	Engine *template.Engine
+	// Plugins registers plugins of module packages (kubernetes.core's k8s
+	// lookup) on each template engine.
+	Plugins func(eng *template.Engine, shared *module.Shared)
+	// Inventory are the inventory sources given on the command line;
+	// Fallback the sources used when neither they nor ANSIBLE_INVENTORY
+	// name any (DefaultInventory for ansible-playbook).
+	Inventory, Fallback []string
+	// Stdout receives what modules print directly (pause).
+	Stdout io.Writer
+}
+
+// Run is playbooks loaded for one runner, with what loaded them.
+type Run struct {
+	Playbooks []*playbook.Playbook
+	Engine    *template.Engine
+	Loader    *playbook.Loader
+	Inventory *inventory.Inventory
+	// InventoryParsed are the "Parsed ... inventory source" lines of -vvv.
+	InventoryParsed []string
+	// Options are the run's options, with the configuration's settings.
+	Options run.Options
+	// Shared is the modules' state of the run.
+	Shared  *module.Shared
+	session *Session
+}
+
+// NewEngine returns a template engine with the session's plugins, whose
+// lookups keep their clients in shared.
+func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
+	eng := template.New()
+	eng.Settings = s.Config.Settings()
+	if s.Plugins != nil {
+		s.Plugins(eng, shared)
+	}
+	return eng
+}
+
+// Options completes run options given by the caller with the
+// configuration's settings.
+func (s *Session) Options(o run.Options) run.Options {
+	c := s.Config
+	o.MergeHashes, o.Gathering, o.NoInjectFacts, o.ShowCustomStats = c.MergeHashes, c.Gathering, !c.InjectFacts, c.ShowCustomStats
+	return o
+}
+
+// NewLoader returns a playbook loader with the configuration's role and
+// variable settings, rendering load-time templates with eng and opts'
+// extra vars.
+func (s *Session) NewLoader(eng *template.Engine, opts run.Options) *playbook.Loader {
+	c := s.Config
+	l := playbook.NewLoader(s.Modules, c.RolesPath)
+	l.CollectionsPaths = c.CollectionsPaths
+	l.MergeHashes = c.MergeHashes
+	l.PrivateRoleVars = c.PrivateRoleVars
+	l.ExtraVars = opts.ExtraVars
+	l.Render = run.LoaderRenderer(eng, c.MergeHashes)
+	return l
+}
+
+// Load prepares a run of books with opts: a template engine and loader,
+// the inventory (sources it cannot parse are warnings on disp, as
+// ansible-playbook gives them), and the playbooks. A playbook that does
+// not load is the error; it is not shown.
+func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run, error) {
+	opts = s.Options(opts)
+	shared, eng := s.Shared, s.Engine
+	if shared == nil {
+		shared = module.NewShared()
+	}
+	if eng == nil {
+		eng = s.NewEngine(shared)
+	}
+	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
+	r.Inventory, r.InventoryParsed = s.loadInventory(disp)
+	for _, book := range books {
+		pb, err := r.Loader.LoadPlaybook(book)
+		if err != nil {
+			return r, err
+		}
+		r.Playbooks = append(r.Playbooks, pb)
+	}
+	return r, nil
+}
+
+// loadInventory parses the run's inventory sources, warning as
+// ansible-playbook does about sources it cannot parse and about an
+// inventory without hosts.
+func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string) {
+	c := s.Config
+	inv := inventory.New()
+	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
+	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
+	var parsedMsgs []string
+	parsed := 0
+	for _, src := range c.InventorySources(s.Inventory, s.Fallback) {
+		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
+			if src != DefaultInventory {
+				warn("Unable to parse " + src + " as an inventory source")
+			}
+			continue
+		}
+		if err := inv.AddSource(src); err != nil {
+			warn("Unable to parse " + src + " as an inventory source")
+			continue
+		}
+		parsed++
+		parsedMsgs = append(parsedMsgs, inv.ParsedMessage(src))
+	}
+	if parsed == 0 && c.InventoryUnparsedWarning {
+		warn("No inventory was parsed, only implicit localhost is available")
+	}
+	if len(inv.Hosts()) == 0 && c.LocalhostWarning {
+		warn("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'")
+	}
+	return inv, parsedMsgs
+}
+
+// Runner returns the runner of the run: it runs the playbooks in turn,
+// with host state, facts and counters carried over.
+func (r *Run) Runner(disp run.Display, observer run.Observer, stop <-chan struct{}) *run.Runner {
+	s := r.session
+	stdout := s.Stdout
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	return &run.Runner{Engine: r.Engine, Modules: s.Modules, Loader: r.Loader, Display: disp, Observer: observer,
+		Inventory: r.Inventory, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
+}
+
+// Execute runs the playbooks in one runner, as ansible-playbook does: a
+// failed playbook stops the rest, and so does a stop. It returns the exit
+// status of the last playbook that ran.
+func (r *Run) Execute(ctx context.Context, disp run.Display, observer run.Observer, stop <-chan struct{}) int {
+	runner := r.Runner(disp, observer, stop)
+	code := 0
+	for _, pb := range r.Playbooks {
+		if stopped(stop) {
+			break
+		}
+		r.Inventory.AddVarsDir(pb.Dir)
+		if code = runner.Run(ctx, pb); code != 0 {
+			break
+		}
+	}
+	return code
+}
+
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
