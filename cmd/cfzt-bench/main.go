@@ -90,8 +90,8 @@ func run() error {
 		},
 	}
 	b.Versions = []string{
-		"ansible-playbook: " + version(b.Runners[0]),
-		"cfzt-runner: " + version(b.Runners[1]),
+		"ansible-playbook: " + bench.Version(b.Runners[0]),
+		"cfzt-runner: " + bench.Version(b.Runners[1]),
 	}
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
@@ -156,21 +156,6 @@ func oracleRunner(root string) (*bench.Runner, error) {
 			"ANSIBLE_PYTHON_INTERPRETER": "/usr/bin/python3",
 		},
 	}, nil
-}
-
-// version is the first line of a runner's --version output.
-func version(r *bench.Runner) string {
-	cmd := exec.Command(r.Command[0], append(r.Command[1:], "--version")...)
-	cmd.Env = os.Environ()
-	for k, v := range r.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	out, err := cmd.Output()
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	l, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return l
 }
 
 func selection(spec string) func(*bench.Scenario) bool {

@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/internal/gomod"
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,25 +23,15 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// pluginsModule is the ansible-operator-plugins release whose memcached
-// sample operator the test runs unchanged, read from the Go module cache.
-const pluginsModule = "github.com/operator-framework/ansible-operator-plugins@v1.42.0"
-
-// moduleDir downloads a Go module (the proxy serves it; the checksum
-// database may not be reachable, so it is not consulted for this module)
-// and returns its directory.
+// moduleDir downloads a Go module from the proxy and returns its
+// directory, skipping the test when the proxy cannot serve it.
 func moduleDir(t *testing.T, mod string) string {
 	t.Helper()
-	cmd := exec.Command("go", "mod", "download", "-json", mod)
-	cmd.Env = append(os.Environ(), "GONOSUMDB=github.com/operator-framework", "GOFLAGS=-mod=mod")
-	cmd.Dir = t.TempDir()
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	_ = json.Unmarshal(out, &info)
-	if err != nil || info.Dir == "" {
-		t.Skipf("cannot download %s from the Go module proxy: %v %s", mod, err, info.Error)
+	dir, err := gomod.Download(mod)
+	if err != nil {
+		t.Skipf("cannot download from the Go module proxy: %v", err)
 	}
-	return info.Dir
+	return dir
 }
 
 // syncBuffer is a bytes.Buffer safe for the operator's concurrent writes.
@@ -111,7 +100,7 @@ func TestMemcachedSampleOperator(t *testing.T) {
 	if os.Getenv("CFZT_KUBE_APISERVER") == "" {
 		t.Skip("CFZT_KUBE_APISERVER is not set (see internal/kubetest)")
 	}
-	sample := filepath.Join(moduleDir(t, pluginsModule), "testdata", "memcached-molecule-operator")
+	sample := filepath.Join(moduleDir(t, gomod.AnsibleOperatorPlugins), gomod.MemcachedSample)
 	cluster, err := kubetest.Start(kubetest.Options{})
 	require.NoError(t, err)
 	t.Cleanup(cluster.Stop)

@@ -69,7 +69,11 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 		return w.String()
 	}
 	a, c := b.Runners[0].Name, b.Runners[1].Name
-	fmt.Fprintf(&w, "| case | %s wall, median (min–max) | %s wall, median (min–max) | wall ratio | %s peak RSS | %s peak RSS | RSS ratio | private RSS, %s / %s (ratio) | API requests per run (%s / %s) |\n", a, c, a, c, a, c, a, c)
+	da, dc := a, c // as the headings name them
+	if sc.Runtimes[0] != "" {
+		da, dc = sc.Runtimes[0], sc.Runtimes[1]
+	}
+	fmt.Fprintf(&w, "| case | %s wall, median (min–max) | %s wall, median (min–max) | wall ratio | %s peak RSS | %s peak RSS | RSS ratio | private RSS, %s / %s (ratio) | API requests per run (%s / %s) |\n", da, dc, da, dc, da, dc, da, dc)
 	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	var notes []string
 	for _, res := range results {

@@ -21,6 +21,8 @@ func Scenarios() []*Scenario {
 		{ID: 4, Name: "operator", Title: "The operator: kube_worker and cloudflare_worker cycles at N = 10, 100, 1,000 HTTPRoutes", Setup: setupOperator},
 		{ID: 5, Name: "latency", Title: "Event latency: HTTPRoute annotation to rule in the Cloudflare simulator", Setup: setupLatency},
 		{ID: 6, Name: "command", Title: "Processes: a 1,000-item loop of command: echo", Setup: setupCommand},
+		{ID: 7, Name: "sdk", Title: "operator-sdk's memcached sample operator, unchanged: ansible-operator beside cfzt-runner operator at N = 1, 100, 1,000 CRs",
+			Runtimes: [2]string{"ansible-operator", "cfzt-runner operator"}, Setup: setupSDK},
 	}
 }
 
