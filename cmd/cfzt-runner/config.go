@@ -35,7 +35,11 @@ type config struct {
 	// hostPatternMismatch is what a host pattern that matches nothing
 	// causes: warning, error or ignore.
 	hostPatternMismatch string
-	err                 error
+	// gathering is DEFAULT_GATHERING, injectFacts INJECT_FACTS_AS_VARS
+	// and showCustomStats SHOW_CUSTOM_STATS.
+	gathering                    string
+	injectFacts, showCustomStats bool
+	err                          error
 }
 
 // pathValue is the ansible_config_file magic variable: the path or None.
@@ -98,6 +102,12 @@ func loadConfig() config {
 		c.privateRoleVars = &private
 	}
 	c.hostPatternMismatch, _, _ = ini.setting("ANSIBLE_HOST_PATTERN_MISMATCH", "inventory", "host_pattern_mismatch", "warning")
+	gathering, _, _ := ini.setting("ANSIBLE_GATHERING", "defaults", "gathering", "implicit")
+	c.gathering = strings.ToLower(strings.TrimSpace(gathering))
+	inject, _, _ := ini.setting("ANSIBLE_INJECT_FACT_VARS", "defaults", "inject_facts_as_vars", "true")
+	c.injectFacts = truthy(inject)
+	show, _, _ := ini.setting("ANSIBLE_SHOW_CUSTOM_STATS", "defaults", "show_custom_stats", "false")
+	c.showCustomStats = truthy(show)
 	c.stdoutCallback, _, _ = ini.setting("ANSIBLE_STDOUT_CALLBACK", "defaults", "stdout_callback", "default")
 	switch c.stdoutCallback {
 	case "default", "ansible.builtin.default":

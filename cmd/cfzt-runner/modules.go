@@ -4,8 +4,11 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/cfzt/cfzt-runner/modules/command"
+	"github.com/cfzt/cfzt-runner/modules/facts"
+	"github.com/cfzt/cfzt-runner/modules/files"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/ping"
+	"github.com/cfzt/cfzt-runner/modules/system"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
@@ -15,9 +18,11 @@ import (
 func moduleSets() [][]module.Entry {
 	return [][]module.Entry{
 		builtin.Entries(),
+		files.Entries(),
 		k8s.Entries(),
 		uri.Entries(),
 		command.Entries(), ping.Entries(), waitfor.Entries(),
+		facts.Entries(), system.Entries(),
 	}
 }
 

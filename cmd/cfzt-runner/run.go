@@ -110,8 +110,9 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.Var(&c.skipTags, "skip-tags", "")
 	fs.BoolVar(&c.check, "C", false, "")
 	fs.BoolVar(&c.check, "check", false, "")
-	fs.BoolVar(&c.diff, "D", false, "")
-	fs.BoolVar(&c.diff, "diff", false, "")
+	// ANSIBLE_DIFF_ALWAYS is ansible-core's DIFF_ALWAYS: the default of --diff.
+	fs.BoolVar(&c.diff, "D", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
+	fs.BoolVar(&c.diff, "diff", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
 	fs.BoolVar(&c.syntax, "syntax-check", false, "")
 	fs.BoolVar(&c.listTasks, "list-tasks", false, "")
 	fs.BoolVar(&c.listTags, "list-tags", false, "")
@@ -266,7 +267,7 @@ func runCLI(ctx context.Context, args []string) int {
 func (c *cli) runOptions(cfg config, extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
 		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
-		MergeHashes: cfg.mergeHashes}
+		MergeHashes: cfg.mergeHashes, Gathering: cfg.gathering, NoInjectFacts: !cfg.injectFacts, ShowCustomStats: cfg.showCustomStats}
 }
 
 // loadErr turns a LoadError into the chain the display prints.

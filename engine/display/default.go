@@ -396,9 +396,10 @@ func (d *Default) Result(ev *run.Event) {
 	}
 	switch ev.Status {
 	case run.StatusOK, run.StatusChanged:
-		if ev.Loop || (ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole) {
+		if ev.Loop || ev.Task.Info.Kind == module.KindIncludeTasks || ev.Task.Info.Kind == module.KindIncludeRole {
 			return
 		}
+		d.diff(ev)
 		word, c := "ok", colorOK
 		if ev.Status == run.StatusChanged {
 			word, c = "changed", colorChanged
@@ -411,7 +412,6 @@ func (d *Default) Result(ev *run.Event) {
 			msg += " => " + d.dump(clean())
 		}
 		d.line(c, msg)
-		d.diff(ev)
 	case run.StatusSkipped:
 		if ev.Loop {
 			clean().Delete("results")
@@ -439,13 +439,18 @@ func (d *Default) Result(ev *run.Event) {
 	}
 }
 
-// diff shows a changed result's diff with --diff.
+// diff shows a changed result's diff with --diff (v2_on_file_diff, which
+// ansible-core calls before the result line).
 func (d *Default) diff(ev *run.Event) {
-	if ev.Status != run.StatusChanged {
+	if ev.Status != run.StatusChanged || !ev.Diff {
 		return
 	}
-	df, ok := ev.Result.Get("diff")
-	if !ok || df == nil || !ev.Diff {
+	d.showDiff(ev.Result.Default("diff", nil))
+}
+
+// showDiff prints one diff value.
+func (d *Default) showDiff(df any) {
+	if df == nil {
 		return
 	}
 	text := formatDiff(df)
@@ -593,6 +598,24 @@ func (d *Default) Recap(stats []*run.Stats) {
 	fmt.Fprintln(d.Out)
 }
 
+// CustomStats implements run.CustomStatsDisplay: set_stats data below
+// the recap, one line per host and one for the run, each value dumped as
+// the callback's _dump_results(indent=1) without its line breaks.
+func (d *Default) CustomStats(hosts []string, perHost map[string]*value.Dict, runStats *value.Dict) {
+	d.banner("CUSTOM STATS: ")
+	flat := func(v *value.Dict) string {
+		return strings.ReplaceAll(value.JSON(v, value.JSONOptions{Indent: 1, SortKeys: true}), "\n", "")
+	}
+	for _, h := range hosts {
+		fmt.Fprintf(d.Out, "\t%s: %s\n", h, flat(perHost[h]))
+	}
+	if runStats != nil {
+		fmt.Fprintln(d.Out)
+		fmt.Fprintf(d.Out, "\tRUN: %s\n", flat(runStats))
+	}
+	fmt.Fprintln(d.Out)
+}
+
 func (d *Default) hostColor(s *run.Stats) string {
 	if !d.Color {
 		return fmt.Sprintf("%-26s", s.Host)
@@ -623,6 +646,9 @@ type errLink struct {
 	note   string
 	// detached starts its own section even without an origin.
 	detached bool
+	// events are sub-events shown below the message (errors an action
+	// captured from the modules it ran).
+	events []string
 }
 
 // errLinks flattens an error chain into its events. A ChainError with no
@@ -669,6 +695,11 @@ func errLinks(err error) []errLink {
 			}
 			continue
 		}
+		var captured *module.CapturedErrors
+		if errors.As(e, &captured) && captured == e {
+			add(errLink{msg: captured.Msg, detached: true, events: captured.Events})
+			break
+		}
 		for _, tl := range template.Links(e) {
 			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, detached: tl.Detached})
 		}
@@ -710,7 +741,7 @@ func (d *Default) FormatError(err error) string {
 			}
 			msgs = append(msgs, c.msg)
 		}
-		segments = append(segments, d.segment(run.JoinMessages(msgs), seg))
+		segments = append(segments, d.segment(run.JoinMessages(msgs), seg)+subEvents(seg.events))
 		i = j
 	}
 	text := strings.Join(segments, "\n<<< caused by >>>\n\n")
@@ -724,6 +755,20 @@ func (d *Default) FormatError(err error) string {
 		text += "\n"
 	}
 	return "[ERROR]: " + text
+}
+
+// subEvents renders the sub-events of a section, each framed as
+// ansible-core's format_event shows them.
+func subEvents(events []string) string {
+	var b strings.Builder
+	for i, ev := range events {
+		fmt.Fprintf(&b, "\n+--[ Sub-Event %d of %d ]---\n| \n", i+1, len(events))
+		for _, line := range strings.Split(ev, "\n") {
+			b.WriteString("| " + line + "\n")
+		}
+		b.WriteString("| \n+--[ End Sub-Event ]---\n")
+	}
+	return b.String()
 }
 
 // segment renders one section: message, origin with excerpt, help.

@@ -122,5 +122,7 @@ func TestDiffOutput(t *testing.T) {
 	res := value.DictOf("changed", true, "diff", value.DictOf("before", "a\nb\nc\n", "after", "a\nB\nc\n"))
 	var out bytes.Buffer
 	(&Default{Out: &out}).Result(&run.Event{Host: "h", Task: moduleTask(), Status: run.StatusChanged, Result: res, Diff: true})
-	require.Equal(t, "changed: [h]\n--- before\n+++ after\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n\n", out.String())
+	// The diff comes first, as ansible-core's v2_on_file_diff runs before
+	// v2_runner_on_ok.
+	require.Equal(t, "--- before\n+++ after\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n\nchanged: [h]\n", out.String())
 }

@@ -10,7 +10,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -46,19 +45,15 @@ type Request struct {
 	Host Host
 }
 
-// LoadName is the module's name as ansible-core loaded it, which
-// AnsibleModule quotes in "Unsupported parameters for (NAME) module": the
-// name as written when it is qualified, else ansible.legacy.<name> for a
-// builtin and the FQCN for a collection's module.
-func (r *Request) LoadName() string {
-	switch {
-	case strings.Contains(r.Action, "."):
-		return r.Action
-	case r.FQCN == "" || strings.HasPrefix(r.FQCN, "ansible.builtin."):
-		return "ansible.legacy." + r.Name
-	}
-	return r.FQCN
-}
+// LoadName is the name ansible-core quotes in "Unsupported parameters
+// for (NAME) module" for a module run by the generic action: the name as
+// the task wrote it.
+func (r *Request) LoadName() string { return r.Action }
+
+// LegacyName is that name for a module whose own action plugin runs it as
+// ansible.legacy.<name> (command, shell, uri, copy...), whatever the task
+// wrote.
+func (r *Request) LegacyName() string { return "ansible.legacy." + r.Name }
 
 // Getenv looks a variable up in the task environment, then the process's.
 func (r *Request) Getenv(name string) (string, bool) {

@@ -47,6 +47,13 @@ const (
 	// check_raw, only their own options (chdir=, creates=...) are taken
 	// out of it; every other word stays in _raw_params.
 	CommandLine
+	// BypassHostLoop marks actions ansible-core runs once per task for
+	// the first host rather than once per host (add_host's
+	// BYPASS_HOST_LOOP).
+	BypassHostLoop
+	// InventoryAction marks add_host and group_by, whose results the
+	// executor applies to the in-memory inventory before it reports them.
+	InventoryAction
 )
 
 // Entry registers one module under its fully qualified name.

@@ -105,7 +105,7 @@ func (l *Loader) checkApply(t *Task, file string, n *yaml.Node, kind module.Kind
 		return parseErr(t.Pos, "Invalid options for %s: apply", t.Action)
 	}
 	if _, isDict := apply.(*value.Dict); !isDict {
-		return parseErr(t.Pos, "Expected a dict for apply but got %s instead", taggedClass(apply))
+		return parseErr(t.Pos, "Expected a dict for apply but got %s instead", TaggedClass(apply))
 	}
 	t.Args.Delete("apply")
 	t.Apply, t.ApplyErr = parseApply(file, applyNode(n))

@@ -131,7 +131,7 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, &LoadError{Msg: "Empty playbook, nothing to do: " + abs, Code: 4}
 	}
 	if root.Kind != yaml.SequenceNode {
-		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", taggedClass(file2value(abs, root)), abs)
+		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", TaggedClass(file2value(abs, root)), abs)
 	}
 	if len(root.Content) == 0 {
 		return nil, &LoadError{Msg: "A playbook must contain at least one play: " + abs, Code: 4}
@@ -219,9 +219,9 @@ func file2value(file string, n *yaml.Node) any {
 	return v
 }
 
-// taggedClass names the Python class ansible-core 2.19 reports for a value
+// TaggedClass names the Python class ansible-core 2.19 reports for a value
 // loaded from YAML.
-func taggedClass(v any) string {
+func TaggedClass(v any) string {
 	const tagged = "ansible.module_utils._internal._datatag._AnsibleTagged"
 	switch v.(type) {
 	case *value.Dict:
@@ -305,6 +305,12 @@ func (l *Loader) parsePlayKey(p *Play, file string, k, v *yaml.Node) error {
 		p.Hosts, err = value.FromYAML(file, v)
 	case "gather_facts":
 		p.GatherFacts, err = value.FromYAML(file, v)
+	case "gather_subset":
+		p.GatherSubset, err = value.FromYAML(file, v)
+	case "gather_timeout":
+		p.GatherTimeout, err = value.FromYAML(file, v)
+	case "fact_path":
+		p.FactPath, err = value.FromYAML(file, v)
 	case "serial":
 		p.Serial, err = value.FromYAML(file, v)
 	case "force_handlers":
@@ -386,7 +392,7 @@ func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 	}
 	if v.Kind != yaml.SequenceNode {
 		val := file2value(file, v)
-		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), taggedClass(val))
+		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), TaggedClass(val))
 	}
 	for _, rn := range v.Content {
 		ref, err := parseRoleRef(file, rn)
@@ -679,9 +685,9 @@ func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, 
 	if n.Kind != yaml.SequenceNode {
 		v := file2value(file, n)
 		if blockSection != "" {
-			return nil, parseErr(owner, "A malformed block was encountered while loading %s: The ds (%s) should be a list but was a %s", blockSection, value.Str(v), taggedClass(v))
+			return nil, parseErr(owner, "A malformed block was encountered while loading %s: The ds (%s) should be a list but was a %s", blockSection, value.Str(v), TaggedClass(v))
 		}
-		return nil, parseErr(owner, "A malformed block was encountered while loading tasks: %s should be a list or None but is %s", value.Str(v), taggedClass(v))
+		return nil, parseErr(owner, "A malformed block was encountered while loading tasks: %s should be a list or None but is %s", value.Str(v), TaggedClass(v))
 	}
 	out := make([]Item, 0, len(n.Content))
 	for _, tn := range n.Content {

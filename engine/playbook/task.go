@@ -198,7 +198,7 @@ func parseLoopControl(t *Task, file string, n *yaml.Node, d *value.Dict) error {
 		switch k.Value {
 		case "label":
 			if v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode {
-				return parseErr(pos, "The field 'label' is supposed to be a string type, however the incoming data structure is a %s", taggedClass(file2value(file, v)))
+				return parseErr(pos, "The field 'label' is supposed to be a string type, however the incoming data structure is a %s", TaggedClass(file2value(file, v)))
 			}
 		case "break_when":
 			val, err := value.FromYAML(file, v)

@@ -133,6 +133,10 @@ type Task struct {
 	UnknownOrigin string
 	// kvPos is where free-form k=v arguments were written.
 	kvPos *value.Pos
+	// Implicit marks a task the executor adds (the play's fact
+	// gathering): it has no source of its own, so its errors show no
+	// origin at all.
+	Implicit bool
 }
 
 func (*Task) isItem() {}
@@ -169,6 +173,9 @@ type Play struct {
 	// Collections is the play's collection search list (the
 	// `collections` keyword, with ansible.legacy added).
 	Collections []string
+	// GatherSubset, GatherTimeout and FactPath are the arguments of the
+	// play's fact gathering task, as written (nil when not given).
+	GatherSubset, GatherTimeout, FactPath any
 }
 
 // section returns the task list of a play section by its key.

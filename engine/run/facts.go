@@ -1,267 +1,288 @@
 package run
 
 import (
-	"bufio"
-	"fmt"
-	"os"
-	"os/user"
-	"runtime"
-	"strconv"
+	"regexp"
 	"strings"
-	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// gatherFacts runs the implicit "Gathering Facts" task of a play whose
-// gather_facts is on (the default). Facts are read natively from the
-// local system; like ansible-core's setup result they are never dumped
-// on screen (_ansible_verbose_override).
+// gatherAction is the action of the play's implicit fact gathering task.
+const gatherAction = "ansible.builtin.gather_facts"
+
+// gatherFacts runs the implicit "Gathering Facts" task of a play: the
+// gather_facts action, with the play's gather_subset, gather_timeout and
+// fact_path, on each host DEFAULT_GATHERING selects. It is an ordinary
+// task of the play: its facts go to the fact cache, a failure fails the
+// host, and play keywords (when, ignore_errors, environment...) apply.
 func (r *Runner) gatherFacts(ps *playState) {
-	if !r.gatheringOn(ps.play) || !TagsSelected([]string{"always"}, r.Opts.Tags, r.Opts.SkipTags) {
+	t := r.gatherTask(ps.play)
+	if t == nil || !r.tagsMatch(ps.root.tags(t), t) {
 		return
 	}
-	hosts := r.activeHosts(ps)
+	var hosts []string
+	for _, h := range r.activeHosts(ps) {
+		if r.shouldGather(ps.play, h) {
+			hosts = append(hosts, h)
+		}
+	}
 	if len(hosts) == 0 {
 		return
 	}
-	t := &playbook.Task{Name: "Gathering Facts", Module: "setup", Action: "ansible.builtin.setup", Pos: ps.play.Pos,
-		File: ps.play.Pos.File, Args: value.NewDict(0)}
-	r.Display.TaskStart(t.Name, t, false)
-	facts := localFacts()
-	for _, h := range hosts {
-		hs := r.host(h)
-		hs.gathered = value.NewDict(len(facts.Keys()) + 1)
-		hs.gathered.Set("ansible_facts", facts)
-		facts.Each(func(k string, v any) bool {
-			hs.gathered.Set("ansible_"+k, v)
-			return true
-		})
-		res := value.DictOf("ansible_facts", facts, "changed", false, "_ansible_verbose_override", true)
-		r.stat(h).OK++
-		r.Display.Result(&Event{Host: h, Task: t, Name: t.Name, Status: StatusOK, Result: res})
-	}
-}
-
-// gatheringOn reads the play's gather_facts (ANSIBLE_GATHERING=explicit
-// turns the default off).
-func (r *Runner) gatheringOn(p *playbook.Play) bool {
-	if p.GatherFacts == nil {
-		return strings.ToLower(os.Getenv("ANSIBLE_GATHERING")) != "explicit"
-	}
-	return keywordBool(p.GatherFacts)
-}
-
-// localFacts collects the facts of this machine that a local runtime can
-// read without Python: host names, OS and distribution, kernel, CPU and
-// memory, the user, the environment and the date.
-func localFacts() *value.Dict {
-	f := value.NewDict(48)
-	host, _ := os.Hostname()
-	short, domain, _ := strings.Cut(host, ".")
-	f.Set("hostname", short)
-	f.Set("nodename", host)
-	f.Set("fqdn", host)
-	f.Set("domain", domain)
-	system := strings.ToUpper(runtime.GOOS[:1]) + runtime.GOOS[1:]
-	f.Set("system", system)
-	f.Set("kernel", readTrim("/proc/sys/kernel/osrelease"))
-	f.Set("kernel_version", readTrim("/proc/sys/kernel/version"))
-	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i386", "arm": "armv7l"}[runtime.GOARCH]
-	if arch == "" {
-		arch = runtime.GOARCH
-	}
-	f.Set("machine", arch)
-	f.Set("architecture", arch)
-	f.Set("userspace_architecture", arch)
-	f.Set("userspace_bits", strconv.Itoa(strconv.IntSize))
-	osr := osRelease()
-	dist := osr["NAME"]
-	if d, _, ok := strings.Cut(dist, " "); ok {
-		dist = d
-	}
-	f.Set("distribution", dist)
-	f.Set("distribution_version", osr["VERSION_ID"])
-	major, _, _ := strings.Cut(osr["VERSION_ID"], ".")
-	f.Set("distribution_major_version", major)
-	f.Set("distribution_release", osr["VERSION_CODENAME"])
-	f.Set("os_family", osFamily(osr))
-	nproc := runtime.NumCPU()
-	f.Set("processor_count", 1)
-	f.Set("processor_cores", nproc)
-	f.Set("processor_vcpus", nproc)
-	f.Set("processor_nproc", nproc)
-	f.Set("processor_threads_per_core", 1)
-	mem := meminfo()
-	f.Set("memtotal_mb", mem["MemTotal"]/1024)
-	f.Set("memfree_mb", mem["MemFree"]/1024)
-	f.Set("swaptotal_mb", mem["SwapTotal"]/1024)
-	f.Set("swapfree_mb", mem["SwapFree"]/1024)
-	if up := strings.Fields(readTrim("/proc/uptime")); len(up) > 0 {
-		if s, err := strconv.ParseFloat(up[0], 64); err == nil {
-			f.Set("uptime_seconds", int(s))
+	first := r.newTaskRun(ps, ps.root, t, r.host(hosts[0]))
+	r.Display.TaskStart(first.name, t, false)
+	st := &step{}
+	defer r.endStep(ps, st)
+	for i, h := range hosts {
+		tr := first
+		if i > 0 {
+			tr = r.newTaskRun(ps, ps.root, t, r.host(h))
 		}
+		st.fatal = st.fatal || tr.stepFatal()
+		st.add(h, tr.process(tr.result(), nil))
 	}
-	if u, err := user.Current(); err == nil {
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		f.Set("user_id", u.Username)
-		f.Set("user_uid", uid)
-		f.Set("user_gid", gid)
-		f.Set("user_dir", u.HomeDir)
-		f.Set("user_gecos", u.Name)
-		f.Set("user_shell", os.Getenv("SHELL"))
-		f.Set("real_user_id", os.Getuid())
-		f.Set("effective_user_id", os.Geteuid())
-		f.Set("real_group_id", os.Getgid())
-		f.Set("effective_group_id", os.Getegid())
-	}
-	env := value.NewDict(32)
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env.Set(k, v)
-		}
-	}
-	f.Set("env", env)
-	f.Set("date_time", dateTime(time.Now()))
-	f.Set("pkg_mgr", pkgMgr())
-	f.Set("service_mgr", serviceMgr())
-	f.Set("is_chroot", false)
-	f.Set("ansible_local", value.NewDict(0))
-	f.Set("gather_subset", []any{"all"})
-	f.Set("module_setup", true)
-	return f
 }
 
-func readTrim(p string) string {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return ""
+// gatherTask builds the play's fact gathering task, as ansible-core's
+// PlayIterator does: tagged always unless the play has tags, never run
+// once. It is nil when no gather_facts action is registered.
+func (r *Runner) gatherTask(p *playbook.Play) *playbook.Task {
+	info, ok := r.Modules.Lookup(gatherAction)
+	if !ok {
+		return nil
 	}
-	return strings.TrimSpace(string(b))
-}
-
-func osRelease() map[string]string {
-	out := map[string]string{}
-	for _, p := range []string{"/etc/os-release", "/usr/lib/os-release"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
+	args := value.NewDict(3)
+	for _, a := range []struct {
+		name string
+		v    any
+	}{{"gather_subset", p.GatherSubset}, {"gather_timeout", p.GatherTimeout}, {"fact_path", p.FactPath}} {
+		if a.v == nil {
 			continue
 		}
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				out[k] = strings.Trim(v, `"'`)
+		// gather_subset is a list keyword: a plain string is one item
+		// ("!all,!min" is not split).
+		if str, ok := a.v.(string); ok && a.name == "gather_subset" && !template.HasMarkers(str) {
+			a.v = []any{str}
+		}
+		args.Set(a.name, a.v)
+	}
+	t := &playbook.Task{Name: "Gathering Facts", Module: "gather_facts", Action: "gather_facts", Info: info,
+		Pos: p.Pos, File: p.Pos.File, Dir: p.Dir, Args: args, Implicit: true}
+	t.Set = map[string]bool{"run_once": true}
+	t.RunOnce = false
+	if len(p.Tags) == 0 {
+		t.Tags = []string{"always"}
+	}
+	return t
+}
+
+// shouldGather applies DEFAULT_GATHERING (ANSIBLE_GATHERING) to a host:
+// implicit gathers unless the play says gather_facts: false, explicit
+// only when it says true, smart as implicit but once per host and run.
+func (r *Runner) shouldGather(p *playbook.Play, host string) bool {
+	implied := p.GatherFacts == nil || keywordBool(p.GatherFacts)
+	switch strings.ToLower(r.Opts.Gathering) {
+	case "explicit":
+		return p.GatherFacts != nil && keywordBool(p.GatherFacts)
+	case "smart":
+		return implied && !r.host(host).cache.gathered()
+	}
+	return implied
+}
+
+// factCache is a host's fact cache: the facts modules returned (setup,
+// gather_facts, any module's ansible_facts, set_fact with cacheable),
+// with the ansible_ prefix they were returned with. Its variables sit at
+// the "host facts" level of the precedence ladder, below play vars.
+type factCache struct {
+	facts *value.Dict
+	// view caches vars(); it is rebuilt after each change.
+	view *value.Dict
+}
+
+func newFactCache() *factCache { return &factCache{facts: value.NewDict(0)} }
+
+// update merges facts into the cache (set_host_facts).
+func (c *factCache) update(d *value.Dict) {
+	c.facts.Update(d)
+	c.view = nil
+}
+
+// clear empties the cache (meta: clear_facts).
+func (c *factCache) clear() {
+	c.facts = value.NewDict(0)
+	c.view = nil
+}
+
+// gathered reports whether gather_facts ran for the host.
+func (c *factCache) gathered() bool {
+	return c != nil && value.Truthy(c.facts.Default("_ansible_facts_gathered", false))
+}
+
+// setupRan reports whether setup's facts are in the cache (its
+// module_setup fact), which makes an undefined variable in a vars_files
+// name an error.
+func (c *factCache) setupRan() bool {
+	return c != nil && value.Truthy(c.facts.Default("module_setup", false))
+}
+
+// vars are the variables the cache gives a host: ansible_facts (the facts
+// without their ansible_ prefix) and, with INJECT_FACTS_AS_VARS, each
+// fact under its own name, restricted keys removed.
+func (c *factCache) vars(inject bool) *value.Dict {
+	if c.view != nil {
+		return c.view
+	}
+	v := value.NewDict(c.facts.Len() + 1)
+	v.Set("ansible_facts", namespaceFacts(c.facts))
+	if inject {
+		v.Update(cleanFacts(c.facts, nil))
+	} else {
+		v.Set("ansible_local", c.facts.Default("ansible_local", value.NewDict(0)))
+	}
+	c.view = v
+	return v
+}
+
+// namespaceFacts is ansible-core's namespace_facts: the facts with the
+// ansible_ prefix removed (except ansible_local), as ansible_facts holds
+// them.
+func namespaceFacts(facts *value.Dict) *value.Dict {
+	out := value.NewDict(facts.Len())
+	facts.Each(func(k string, v any) bool {
+		if strings.HasPrefix(k, "ansible_") && k != "ansible_local" {
+			k = k[len("ansible_"):]
+		}
+		out.Set(k, v)
+		return true
+	})
+	return out
+}
+
+// restrictedFacts are fact names that would override connection and
+// magic variables (MAGIC_VARIABLE_MAPPING, COMMON_CONNECTION_VARS,
+// RESTRICTED_RESULT_KEYS, INTERNAL_RESULT_KEYS).
+var restrictedFacts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Fields(`ansible_become ansible_become_exe ansible_become_flags ansible_become_method
+		ansible_become_pass ansible_become_password ansible_become_user ansible_connection ansible_connection_user
+		ansible_docker_extra_args ansible_host ansible_module_compression ansible_network_os ansible_password
+		ansible_pipelining ansible_port ansible_private_key_file ansible_scp_extra_args ansible_sftp_extra_args
+		ansible_shell_executable ansible_shell_type ansible_ssh_common_args ansible_ssh_executable ansible_ssh_extra_args
+		ansible_ssh_host ansible_ssh_pass ansible_ssh_pipelining ansible_ssh_port ansible_ssh_private_key_file
+		ansible_ssh_timeout ansible_ssh_transfer_method ansible_ssh_user ansible_timeout ansible_user
+		ansible_rsync_path ansible_playbook_python ansible_facts add_host add_group`) {
+		m[k] = true
+	}
+	return m
+}()
+
+var (
+	// connectionFact matches the variables of ansible-core's connection
+	// plugins (ansible_ssh_*, ansible_local_*...).
+	connectionFact  = regexp.MustCompile(`^ansible_(_paramiko_ssh|local|paramiko_ssh|psrp|ssh|winrm)_`)
+	interpreterFact = regexp.MustCompile(`^ansible_.*_interpreter$`)
+)
+
+// cleanFacts is ansible-core's clean_facts: the facts without those that
+// could override connection or magic variables (ansible_ssh_host_key_*
+// facts excepted), and without internal keys. warn, when set, is told
+// about each removed key.
+func cleanFacts(facts *value.Dict, warn func(string)) *value.Dict {
+	out := value.NewDict(facts.Len())
+	facts.Each(func(k string, v any) bool {
+		restricted := restrictedFacts[k] || strings.HasPrefix(k, "ansible_become_") || interpreterFact.MatchString(k) ||
+			(connectionFact.MatchString(k) && !strings.HasSuffix(k, "_bridge") && !strings.HasSuffix(k, "_gwbridge"))
+		switch {
+		case restricted && !strings.HasPrefix(k, "ansible_ssh_host_key_"):
+			if warn != nil {
+				warn("Removed restricted key from module data: " + k)
 			}
+		case strings.HasPrefix(k, "_ansible_"):
+		default:
+			out.Set(k, stripInternalKeys(v))
 		}
-		break
-	}
+		return true
+	})
 	return out
 }
 
-// osFamily maps a distribution to ansible-core's os_family.
-func osFamily(osr map[string]string) string {
-	ids := append([]string{osr["ID"]}, strings.Fields(osr["ID_LIKE"])...)
-	for _, id := range ids {
-		switch id {
-		case "debian", "ubuntu":
-			return "Debian"
-		case "rhel", "fedora", "centos", "rocky", "almalinux":
-			return "RedHat"
-		case "alpine":
-			return "Alpine"
-		case "arch":
-			return "Archlinux"
-		case "suse", "opensuse":
-			return "Suse"
+// stripInternalKeys removes _ansible_* keys from nested dicts.
+func stripInternalKeys(v any) any {
+	if d, ok := v.(*value.Dict); ok {
+		return cleanCopy(d)
+	}
+	return v
+}
+
+// factVars are the variables of a host's fact cache.
+func (r *Runner) factVars(hs *hostState) *value.Dict {
+	return hs.cache.vars(!r.Opts.NoInjectFacts)
+}
+
+// storeFacts puts a module's facts in the host's cache (set_host_facts),
+// warning about restricted names as ansible-core does when it reads them.
+func (r *Runner) storeFacts(hs *hostState, facts *value.Dict) {
+	cleanFacts(facts, func(msg string) { r.warn(Warning{Msg: msg}) })
+	hs.cache.update(facts)
+}
+
+// resultFacts are the variables a module's facts give the rest of its
+// own task (changed_when, failed_when, until), as TaskExecutor does:
+// set_fact's and include_vars' as they are, any other module's by their
+// own names with INJECT_FACTS_AS_VARS. TaskExecutor means to merge them
+// into ansible_facts too, but merges namespace_facts' whole answer, so
+// they land under ansible_facts.ansible_facts; the task's conditions see
+// the same.
+func (tr *taskRun) resultFacts(seen *value.Dict, facts *value.Dict) {
+	if tr.t.Info.Flags&module.SetsFacts != 0 || tr.t.Info.Kind == module.KindIncludeVars {
+		seen.Update(facts)
+		return
+	}
+	base, ok := seen.Default("ansible_facts", nil).(*value.Dict)
+	if !ok {
+		base, _ = tr.r.factVars(tr.host).Default("ansible_facts", value.NewDict(0)).(*value.Dict)
+	}
+	merged := base.Copy()
+	merged.Set("ansible_facts", namespaceFacts(facts))
+	seen.Set("ansible_facts", merged)
+	if !tr.r.Opts.NoInjectFacts {
+		seen.Update(cleanFacts(facts, nil))
+	}
+}
+
+// applyFacts stores the ansible_facts of an ok result: include_vars
+// results as include_vars variables, set_fact results as facts of the
+// play (and in the cache too with cacheable), anything else in the fact
+// cache.
+func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
+	facts, ok := res.Get("ansible_facts")
+	if !ok || tr.t.Info.Flags&module.IgnoresFacts != 0 {
+		return
+	}
+	d, ok := facts.(*value.Dict)
+	if !ok {
+		return
+	}
+	switch {
+	case tr.t.Info.Kind == module.KindIncludeVars:
+		tr.r.addIncludedVars(hs, d)
+	case tr.t.Info.Flags&module.SetsFacts != 0:
+		if value.Truthy(res.Default("_ansible_facts_cacheable", false)) {
+			tr.r.storeFacts(hs, d)
 		}
+		hs.facts.Update(d)
+		recordFactOrigins(tr, hs.facts, d)
+	default:
+		tr.r.storeFacts(hs, d)
 	}
-	if runtime.GOOS == "darwin" {
-		return "Darwin"
-	}
-	if osr["NAME"] != "" {
-		n, _, _ := strings.Cut(osr["NAME"], " ")
-		return n
-	}
-	return strings.ToUpper(runtime.GOOS[:1]) + runtime.GOOS[1:]
 }
 
-func meminfo() map[string]int {
-	out := map[string]int{}
-	fh, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return out
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		if fs := strings.Fields(v); len(fs) > 0 {
-			n, _ := strconv.Atoi(fs[0])
-			out[k] = n
-		}
-	}
-	return out
-}
-
-func pkgMgr() string {
-	for _, c := range []struct{ path, name string }{{"/usr/bin/apt-get", "apt"}, {"/usr/bin/dnf", "dnf"}, {"/usr/bin/yum", "yum"},
-		{"/sbin/apk", "apk"}, {"/usr/bin/zypper", "zypper"}, {"/usr/bin/pacman", "pacman"}} {
-		if fileExists(c.path) {
-			return c.name
-		}
-	}
-	return "unknown"
-}
-
-func serviceMgr() string {
-	if dirExists("/run/systemd/system") {
-		return "systemd"
-	}
-	if comm := readTrim("/proc/1/comm"); comm != "" {
-		return comm
-	}
-	return "service"
-}
-
-// dateTime is the ansible_date_time fact for t.
-func dateTime(t time.Time) *value.Dict {
-	utc := t.UTC()
-	zone, offset := t.Zone()
-	sign := "+"
-	if offset < 0 {
-		sign, offset = "-", -offset
-	}
-	return value.DictOf(
-		"date", t.Format("2006-01-02"),
-		"day", t.Format("02"),
-		"epoch", strconv.FormatInt(t.Unix(), 10),
-		"epoch_int", strconv.FormatInt(t.Unix(), 10),
-		"hour", t.Format("15"),
-		"iso8601", utc.Format("2006-01-02T15:04:05Z"),
-		"iso8601_basic", t.Format("20060102T150405.000000"),
-		"iso8601_basic_short", t.Format("20060102T150405"),
-		"iso8601_micro", utc.Format("2006-01-02T15:04:05.000000Z"),
-		"minute", t.Format("04"),
-		"month", t.Format("01"),
-		"second", t.Format("05"),
-		"time", t.Format("15:04:05"),
-		"tz", zone,
-		"tz_dst", zone,
-		"tz_offset", fmt.Sprintf("%s%02d%02d", sign, offset/3600, offset%3600/60),
-		"weekday", t.Format("Monday"),
-		"weekday_number", strconv.Itoa(int(t.Weekday())),
-		"weeknumber", fmt.Sprintf("%02d", weekNumber(t)),
-		"year", t.Format("2006"),
-	)
-}
-
-// weekNumber is strftime's %W: the week of the year, Monday first.
-func weekNumber(t time.Time) int {
-	yd := t.YearDay() - 1
-	wd := (int(t.Weekday()) + 6) % 7
-	return (yd + 7 - wd) / 7
+// clearFacts is meta: clear_facts for one host: its fact cache is
+// emptied; set_fact and registered variables stay.
+func (r *Runner) clearFacts(host string) {
+	r.host(host).cache.clear()
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
+	"github.com/cfzt/cfzt-runner/modules/facts"
+	"github.com/cfzt/cfzt-runner/modules/system"
 	"github.com/stretchr/testify/require"
 )
 
@@ -128,6 +130,10 @@ func (m *testModules) set() []module.Entry {
 			m.calls[req.Host.Name()]++
 			return value.DictOf("changed", false, "count", m.calls[req.Host.Name()]), nil
 		})},
+		// facts returns its arguments as facts.
+		{FQCN: "cfzt.test.facts", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
+			return value.DictOf("changed", false, "ansible_facts", req.Args.Copy()), nil
+		})},
 		// probe reports the environment and check mode it was given.
 		{FQCN: "cfzt.test.probe", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
 			m.mu.Lock()
@@ -175,7 +181,7 @@ func newFixture(t *testing.T, files map[string]string) *fixture {
 // run loads and runs playbook.yml.
 func (f *fixture) run(t *testing.T) *recorder {
 	t.Helper()
-	reg, err := module.NewRegistry(builtin.Entries(), f.mods.set())
+	reg, err := module.NewRegistry(builtin.Entries(), facts.Entries(), system.Entries(), f.mods.set())
 	require.NoError(t, err)
 	loader := playbook.NewLoader(reg, nil)
 	pb, err := loader.LoadPlaybook(filepath.Join(f.dir, "playbook.yml"))

@@ -123,9 +123,13 @@ func (tr *taskRun) moduleFailure(err error) (*value.Dict, error) {
 	var af *module.ActionFail
 	if errors.As(err, &af) {
 		var inner error = errors.New(af.Msg)
-		if af.Err != nil {
+		switch {
+		case af.Err != nil:
 			// The error the action failed from gets a section of its own.
 			inner = &ChainError{Msg: af.Msg, Cause: af.Err, Detached: true}
+		case !af.Pos.IsZero():
+			// So does the value the failure is about.
+			inner = &ChainError{Msg: af.Msg, Origin: originPtr(af.Pos)}
 		}
 		cause := chain("Task failed.", tr.t.Pos, inner)
 		return value.DictOf("failed", true, "msg", af.Msg, "exception", &ResultError{cause}), nil

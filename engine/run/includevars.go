@@ -3,6 +3,7 @@ package run
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -145,8 +146,7 @@ func (tr *taskRun) includeVars(args *value.Dict) (*value.Dict, error) {
 		path, searched := tr.findNeedle("vars", raw)
 		if path == "" {
 			failed = true
-			msg = fmt.Sprintf("Could not find or access '%s'\nSearched in:\n\t%s on the Ansible Controller.\n"+
-				"If you are using a module and expect the file to exist on the remote, see the remote_src option", raw, strings.Join(searched, "\n\t"))
+			msg = search.NotFoundMessage(raw, searched)
 		} else {
 			load(path, false)
 		}

@@ -259,7 +259,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		default:
 			ev.Status = StatusOK
 		}
-		if !isInclude(t) || ev.Status != StatusOK {
+		if (!isInclude(t) || ev.Status != StatusOK) && !deferredItem(tr, ev.Status) {
 			tr.r.Display.Result(ev)
 		}
 		results = append(results, res)

@@ -128,7 +128,7 @@ func (r *Runner) metaAction(ps *playState, f *frame, m *metaRun) error {
 		// The fact cache holds gathered facts; set_fact's (non-cacheable)
 		// facts and registered results are not in it.
 		for _, x := range ps.batch {
-			r.host(x).gathered = nil
+			r.clearFacts(x)
 		}
 		m.msg = "facts cleared"
 	case "clear_host_errors":

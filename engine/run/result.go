@@ -43,7 +43,7 @@ func errorResult(err error) *value.Dict {
 // action layer does (AnsibleModuleCapturedError): the error reads "Module
 // failed: " and the exception the module gave, else its msg.
 func normalizeModuleFailure(t *playbook.Task, res *value.Dict) {
-	if t.Info.Flags&module.ControllerAction == 0 {
+	if t.Info.Flags&module.ControllerAction == 0 && !module.IsActionFailure(res) {
 		captureFailure(t, res, "Module failed")
 	}
 }
@@ -86,7 +86,14 @@ func captureFailure(t *playbook.Task, res *value.Dict, prefix string) {
 		msg = prefix + ": " + text
 	}
 	err := chain("Task failed.", t.Pos, errors.New(msg))
-	if t.UnknownOrigin != "" {
+	if captured, ok := exc.(*module.CapturedErrors); ok {
+		// The captured failures get a section of their own.
+		err.Cause = &ChainError{Msg: prefix + ".", Cause: captured}
+	}
+	switch {
+	case t.Implicit:
+		err.Origin = nil
+	case t.UnknownOrigin != "":
 		err.Origin, err.Note = &value.Pos{}, t.UnknownOrigin
 	}
 	res.Set("exception", &ResultError{err})

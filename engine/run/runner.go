@@ -28,6 +28,15 @@ type Options struct {
 	// MergeHashes is hash_behaviour=merge: dict variables merge across
 	// precedence levels instead of replacing each other.
 	MergeHashes bool
+	// Gathering is DEFAULT_GATHERING: implicit (also when empty),
+	// explicit or smart.
+	Gathering string
+	// NoInjectFacts turns INJECT_FACTS_AS_VARS off: facts are then only
+	// in ansible_facts (and ansible_local).
+	NoInjectFacts bool
+	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
+	// after the recap.
+	ShowCustomStats bool
 }
 
 // Runner executes playbooks.
@@ -66,6 +75,9 @@ type Runner struct {
 	abort int
 	// static caches which variables hold no template.
 	static staticCache
+	// custom are the set_stats data of the run, by host ("_run" for the
+	// whole run).
+	custom map[string]*value.Dict
 }
 
 // hostState is what a run knows about one host.
@@ -75,8 +87,8 @@ type hostState struct {
 	// include_vars results, one precedence level below.
 	facts   *value.Dict
 	incVars *value.Dict
-	// gathered are the facts of the implicit setup task.
-	gathered *value.Dict
+	// cache is the host's fact cache.
+	cache *factCache
 	// failed is the host's failure state, which the exit code, later
 	// plays and meta: clear_host_errors deal with; halted is set when the
 	// host runs no more tasks of the section it is in (it failed, and may
@@ -132,6 +144,7 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 		}
 	}
 	r.Display.Recap(r.recap())
+	r.showCustomStats()
 	if !r.startReached {
 		r.controllerError(fmt.Errorf("No matching task \"%s\" found. Note: --start-at-task can only follow static includes.", r.Opts.StartAt))
 	}
@@ -219,7 +232,7 @@ func (r *Runner) stat(host string) *Stats {
 func (r *Runner) host(name string) *hostState {
 	h, ok := r.hosts[name]
 	if !ok {
-		h = &hostState{name: name, facts: value.NewDict(8), incVars: value.NewDict(0)}
+		h = &hostState{name: name, facts: value.NewDict(8), incVars: value.NewDict(0), cache: newFactCache()}
 		r.hosts[name] = h
 	}
 	return h

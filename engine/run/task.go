@@ -90,6 +90,11 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		r.runInclude(ps, f, t, hosts, st)
 		return
 	}
+	if t.Info.Flags&module.BypassHostLoop != 0 {
+		// add_host runs once, for the first host only.
+		st.add(first.host.name, first.process(first.result(), nil))
+		return
+	}
 	for i, h := range hosts {
 		tr := first
 		if i > 0 {
@@ -374,7 +379,7 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 		}
 		if facts, ok := res.Get("ansible_facts"); ok && t.Info.Flags&module.IgnoresFacts == 0 {
 			if d, ok := facts.(*value.Dict); ok {
-				seen.Update(d)
+				tr.resultFacts(seen, d)
 			}
 		}
 		if !res.Has("failed") {
@@ -774,23 +779,18 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		st.Skipped++
 		tr.r.Display.Result(ev)
 	default:
+		if t.Info.Flags&module.InventoryAction != 0 {
+			tr.applyInventory(res, loop)
+		}
 		ev.Status = StatusOK
 		if isChanged(res) {
 			ev.Status = StatusChanged
 		}
-		items := []*value.Dict{res}
-		if loop {
-			items = nil
-			for _, e := range res.Default("results", nil).([]any) {
-				if d, ok := e.(*value.Dict); ok {
-					items = append(items, d)
-				}
-			}
-		}
-		for _, it := range items {
+		for _, it := range resultItems(res, loop) {
 			for _, hs := range targets {
 				tr.applyFacts(hs, it)
 			}
+			tr.recordStats(it, targets)
 			if isChanged(res) {
 				if err := tr.notify(it); err != nil {
 					tr.r.fatal(err, 1)
@@ -845,26 +845,6 @@ func (tr *taskRun) markOtherFailed(hs *hostState) {
 	hs.failed, hs.halted = true, true
 	if !tr.f.rescuable() {
 		hs.removed = true
-	}
-}
-
-// applyFacts stores the ansible_facts of an ok result.
-func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
-	facts, ok := res.Get("ansible_facts")
-	if !ok || tr.t.Info.Flags&module.IgnoresFacts != 0 {
-		return
-	}
-	d, ok := facts.(*value.Dict)
-	if !ok {
-		return
-	}
-	if tr.t.Info.Kind == module.KindIncludeVars {
-		tr.r.addIncludedVars(hs, d)
-		return
-	}
-	hs.facts.Update(d)
-	if tr.t.Info.Flags&module.SetsFacts != 0 {
-		recordFactOrigins(tr, hs.facts, d)
 	}
 }
 

@@ -34,10 +34,6 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		sources = append(sources, s)
 	}
 	exe, _ := os.Executable()
-	facts := any(value.NewDict(0))
-	if hs, ok := r.hosts[host]; ok && hs.gathered != nil {
-		facts = hs.gathered.Default("ansible_facts", facts)
-	}
 	return value.DictOf(
 		"inventory_hostname", host,
 		"inventory_hostname_short", short,
@@ -56,7 +52,6 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		"ansible_playbook_python", exe,
 		"ansible_config_file", r.ConfigFile,
 		"ansible_version", value.DictOf("full", "2.19.11", "major", 2, "minor", 19, "revision", 11, "string", "2.19.11"),
-		"ansible_facts", facts,
 	)
 }
 
@@ -134,7 +129,7 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 			d := value.NewDict(32)
 			d.SetTypeName("HostVarsVars")
 			hs := r.host(h)
-			for _, l := range []*value.Dict{r.Inventory.HostVars(h), hs.gathered, hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
+			for _, l := range []*value.Dict{r.Inventory.HostVars(h), r.factVars(hs), hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
 				if r.Opts.MergeHashes {
 					d = playbook.CombineVars(d, l, true).Copy()
 					continue
@@ -167,7 +162,7 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 		}
 	}
 	s.add(r.Inventory.HostVars(hs.name), true)
-	s.add(hs.gathered, false)
+	s.add(r.factVars(hs), false)
 	s.add(ps.vars, true)
 	s.add(ps.varsFiles[hs.name], true)
 	s.add(ps.roleVars, true)

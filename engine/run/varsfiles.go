@@ -109,7 +109,7 @@ func (r *Runner) resolveVarsFiles(ps *playState, host string) (*value.Dict, erro
 func (r *Runner) undefinedVarsFile(ps *playState, host string, item, name int, entry any, cause error) error {
 	itemPos := ps.play.VarsFilesItemPos[item]
 	if host != "" {
-		if hs := r.host(host); hs.gathered != nil {
+		if r.host(host).cache.setupRan() {
 			namePos := ps.play.VarsFilesNamePos[item][name]
 			msg := ChainMessages(cause)
 			var ue *template.UndefinedError
@@ -133,7 +133,7 @@ func (r *Runner) varsFilesScope(ps *playState, host string, loaded *value.Dict) 
 	if host != "" {
 		s.hostvars = r.hostVars(ps)
 		s.add(r.Inventory.HostVars(host), true)
-		s.add(r.host(host).gathered, false)
+		s.add(r.factVars(r.host(host)), false)
 	}
 	s.add(ps.vars, true)
 	s.add(loaded, true)
@@ -154,7 +154,7 @@ func (r *Runner) reloadVarsFiles(ps *playState) bool {
 		return true
 	}
 	for _, h := range ps.hosts {
-		if r.host(h).gathered == nil {
+		if !r.host(h).cache.setupRan() {
 			continue
 		}
 		if err := r.loadVarsFiles(ps, h); err != nil {

@@ -90,3 +90,15 @@ func dedupe(l []string) []string {
 	}
 	return out
 }
+
+// NotFoundMessage is ansible-core's AnsibleFileNotFound text for a file
+// looked up on the controller: the candidates searched are listed unless
+// the name was absolute.
+func NotFoundMessage(name string, searched []string) string {
+	where := ""
+	if !filepath.IsAbs(name) && len(searched) > 0 {
+		where = "\nSearched in:\n\t" + strings.Join(searched, "\n\t")
+	}
+	return "Could not find or access '" + name + "'" + where +
+		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
+}

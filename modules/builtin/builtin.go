@@ -33,7 +33,7 @@ func Entries() []module.Entry {
 		b("fail", module.KindModule, ctl, module.Func(failModule)),
 		b("assert", module.KindModule, ctl, module.Func(assertModule)),
 		b("pause", module.KindModule, ctl, module.Func(pauseModule)),
-		b("set_stats", module.KindModule, ctl, module.Func(func(*module.Request) (*value.Dict, error) { return module.Result(false), nil })),
+		b("set_stats", module.KindModule, ctl, module.Func(setStatsModule)),
 		b("validate_argument_spec", module.KindModule, ctl, module.Func(validateArgumentSpecModule)),
 		b("meta", module.KindMeta, module.FreeForm|ctl, executorAction),
 		b("include_tasks", module.KindIncludeTasks, module.FreeForm|ctl, executorAction),
@@ -122,18 +122,9 @@ func setFactModule(req *module.Request) (*value.Dict, error) {
 			cacheable = b
 			return true
 		}
-		var key any = req.Args.Key(k)
-		if s, ok := key.(string); ok {
-			r, err := req.Host.Render(s)
-			if err != nil {
-				ferr = err
-				return false
-			}
-			key = r
-		}
-		name, isStr := key.(string)
-		if !isStr || !validVarName(name) {
-			ferr = invalidName(req, k, key)
+		name, err := varName(req, req.Args.Key(k), k)
+		if err != nil {
+			ferr = err
 			return false
 		}
 		facts.Set(name, v)
@@ -146,6 +137,24 @@ func setFactModule(req *module.Request) (*value.Dict, error) {
 		return nil, &module.ActionFail{Msg: "No key/value pairs provided, at least one is required for this action to succeed"}
 	}
 	return value.DictOf("ansible_facts", facts, "_ansible_facts_cacheable", cacheable, "changed", false), nil
+}
+
+// varName renders a variable name that may be a template (key is the
+// name as written, k the argument it was written as) and checks it as
+// validate_variable_name does.
+func varName(req *module.Request, key any, k string) (string, error) {
+	if s, ok := key.(string); ok {
+		r, err := req.Host.Render(s)
+		if err != nil {
+			return "", err
+		}
+		key = r
+	}
+	name, isStr := key.(string)
+	if !isStr || !validVarName(name) {
+		return "", invalidName(req, k, key)
+	}
+	return name, nil
 }
 
 // invalidName is validate_variable_name's error for the key written as k.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -17,18 +18,21 @@ import (
 func validateArgumentSpecModule(req *module.Request) (*value.Dict, error) {
 	res := value.NewDict(6)
 	res.Set("validate_args_context", req.Args.Default("validate_args_context", value.NewDict(0)))
+	// These are AnsibleErrors, not AnsibleActionFail: the result's msg
+	// is the whole "Task failed: ..." message. The wrong values come from
+	// the task as written, so they are named as tagged YAML values.
 	raw, ok := req.Args.Get("argument_spec")
 	if !ok {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf(`"argument_spec" arg is required in args: %s`, value.Repr(req.Args))}
+		return nil, fmt.Errorf(`"argument_spec" arg is required in args: %s`, value.Repr(req.Args))
 	}
 	spec, ok := raw.(*value.Dict)
 	if !ok {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf("Incorrect type for argument_spec, expected dict and got <class '%s'>", value.TypeName(raw))}
+		return nil, fmt.Errorf("Incorrect type for argument_spec, expected dict and got %s", playbook.TaggedClass(raw))
 	}
 	provided := req.Args.Default("provided_arguments", value.NewDict(0))
 	given, ok := provided.(*value.Dict)
 	if !ok {
-		return nil, &module.ActionFail{Msg: fmt.Sprintf("Incorrect type for provided_arguments, expected dict and got <class '%s'>", value.TypeName(provided))}
+		return nil, fmt.Errorf("Incorrect type for provided_arguments, expected dict and got %s", playbook.TaggedClass(provided))
 	}
 	params := value.NewDict(spec.Len())
 	spec.Each(func(name string, _ any) bool {

@@ -3,8 +3,9 @@ package command
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
 // globMatches reports whether Python's glob.glob(pattern) would find
@@ -64,7 +65,7 @@ func globIn(dir string, relative bool, component string) []string {
 	if err != nil {
 		return nil
 	}
-	re := fnmatchRegexp(component)
+	re := py.FnmatchRegexp(component)
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
@@ -104,62 +105,3 @@ func hasMagic(s string) bool { return strings.ContainsAny(s, "*?[") }
 func lexists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
 func isDir(p string) bool { fi, err := os.Stat(p); return err == nil && fi.IsDir() }
-
-// fnmatchRegexp translates a shell pattern as Python's fnmatch does: * and
-// ? match any characters, [seq] and [!seq] a character in or out of seq,
-// and an unclosed [ itself.
-func fnmatchRegexp(pat string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString(`(?s)^`)
-	for i := 0; i < len(pat); i++ {
-		switch c := pat[i]; c {
-		case '*':
-			b.WriteString(`.*`)
-		case '?':
-			b.WriteString(`.`)
-		case '[':
-			j := i + 1
-			if j < len(pat) && pat[j] == '!' {
-				j++
-			}
-			if j < len(pat) && pat[j] == ']' {
-				j++
-			}
-			for j < len(pat) && pat[j] != ']' {
-				j++
-			}
-			if j >= len(pat) {
-				b.WriteString(`\[`)
-				continue
-			}
-			b.WriteString(charClass(pat[i+1 : j]))
-			i = j
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`$`)
-	re, err := regexp.Compile(b.String())
-	if err != nil {
-		// A class Go's syntax rejects (such as a reversed range) matches
-		// nothing, as it does in Python.
-		return regexp.MustCompile(`^\b\B$`)
-	}
-	return re
-}
-
-// charClass turns the inside of a [seq] into a regexp class.
-func charClass(seq string) string {
-	neg := strings.HasPrefix(seq, "!")
-	if neg {
-		seq = seq[1:]
-	}
-	seq = strings.ReplaceAll(seq, `\`, `\\`)
-	if strings.HasPrefix(seq, "^") || strings.HasPrefix(seq, "[") {
-		seq = `\` + seq
-	}
-	if neg {
-		return "[^" + seq + "]"
-	}
-	return "[" + seq + "]"
-}

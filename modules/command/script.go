@@ -3,6 +3,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"io"
 	"os"
 	"path/filepath"
@@ -65,7 +66,7 @@ func scriptAction(req *module.Request) (*value.Dict, error) {
 	source, searched, found := req.Host.FindFile("files", words[0])
 	if !found {
 		// ansible-core raises the action failure from AnsibleFileNotFound.
-		msg := notFoundMessage(words[0], searched)
+		msg := search.NotFoundMessage(words[0], searched)
 		return nil, &module.ActionFail{Msg: msg, Err: errors.New(msg)}
 	}
 	if req.Check {
@@ -139,12 +140,4 @@ func exists(dir, path string) bool {
 // skippedAction is an AnsibleActionSkip's result.
 func skippedAction(msg string) *value.Dict {
 	return value.DictOf("changed", false, "skipped", true, "msg", msg)
-}
-
-// notFoundMessage is ansible-core's AnsibleFileNotFound message for a file
-// looked up on the controller's search path.
-func notFoundMessage(name string, searched []string) string {
-	return fmt.Sprintf("Could not find or access '%s'\nSearched in:\n\t%s on the Ansible Controller.\n"+
-		"If you are using a module and expect the file to exist on the remote, see the remote_src option",
-		name, strings.Join(searched, "\n\t"))
 }

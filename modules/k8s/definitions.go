@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,12 +151,6 @@ func findFile(req *module.Request, subdir, p string) (string, []string, bool) {
 	return req.Host.FindFile(subdir, p)
 }
 
-// notFoundMessage is the action plugins' message for a missing local file.
-func notFoundMessage(p string, tried []string) string {
-	return fmt.Sprintf("Could not find or access '%s'\nSearched in:\n\t%s on the Ansible Controller.\n"+
-		"If you are using a module and expect the file to exist on the remote, see the remote_src option", p, strings.Join(tried, "\n\t"))
-}
-
 // isURL tells a remote src, which the module fetches itself.
 func isURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "ftp://")
@@ -203,7 +198,7 @@ func (s *service) fromTemplate(req *module.Request, tmpl any) ([]any, error) {
 		}
 		found, tried, ok := findFile(req, "templates", path)
 		if !ok {
-			return nil, failf("%s", notFoundMessage(path, tried))
+			return nil, failf("%s", search.NotFoundMessage(path, tried))
 		}
 		rendered, err := req.Host.RenderFile(found, module.FileTemplate{})
 		if err != nil {

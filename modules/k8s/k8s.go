@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"net/url"
 	"strings"
 
@@ -156,7 +157,7 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 		if s, isStr := src.(string); isStr && s != "" && !isURL(s) {
 			found, tried, ok := findFile(req, "files", s)
 			if !ok {
-				return failedResult(errors.New(notFoundMessage(s, tried))), nil
+				return failedResult(errors.New(search.NotFoundMessage(s, tried))), nil
 			}
 			args = args.Copy()
 			args.Set("src", found)

@@ -77,7 +77,7 @@ func runURI(req *module.Request) (*value.Dict, error) {
 		return value.DictOf("changed", false, "msg", "This action (uri) does not support check mode.", "skipped", true), nil
 	}
 	v := uriSpec.Validate(req.Args)
-	if f := v.Failure(req.LoadName()); f != nil {
+	if f := v.Failure(req.LegacyName()); f != nil {
 		return f, nil
 	}
 	p := v.P().AsMap()

@@ -254,6 +254,27 @@ var normalizers = []struct {
 	{regexp.MustCompile(`( object at )0x[0-9a-f]+>`), "${1}0x<ADDR>>"},
 	// Durations in results (pause and timed modules).
 	{regexp.MustCompile(`("delta": )"[^"]*"`), `$1"<DURATION>"`},
+	// The user and group a file belongs to: the account the run uses.
+	{regexp.MustCompile(`("(?:uid|gid)": )\d+`), "${1}<ID>"},
+	{regexp.MustCompile(`("(?:owner|group|pw_name|gr_name)": )"[^"]*"`), `$1"<NAME>"`},
+	// The size of a directory depends on the file system.
+	{regexp.MustCompile(`("size": )\d+(, "state": "directory")`), "${1}<DIRSIZE>$2"},
+	// Inode numbers, devices, inode generations and times of the files a
+	// run makes (stat, find).
+	{regexp.MustCompile(`("(?:inode|dev)": )\d+`), "${1}<N>"},
+	{regexp.MustCompile(`("version": )"\d+"`), `$1"<N>"`},
+	{regexp.MustCompile(`("(?:atime|mtime|ctime)": )\d+(?:\.\d+)?`), "${1}<TIME>"},
+	// The per-task temporary directories of file transfers and the backup
+	// names (pid and time) of the file modules.
+	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/\.ansible/tmp/ansible-tmp-[0-9.]+-\d+-\d+/`), "<REMOTE_TMP>/"},
+	{regexp.MustCompile(`ansible-local-\d+[a-z0-9_]{8}/\.[a-z0-9_]{8}`), "ansible-local-<ID>/.<TMP>"},
+	{regexp.MustCompile(`(<REMOTE_TMP>/tmp)[a-z0-9_]{8}`), "${1}<RANDOM>"},
+	{regexp.MustCompile(`\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~`), ".<PID>.<TIMESTAMP>~"},
+	// The random part of the names tempfile makes with its default prefix.
+	{regexp.MustCompile(`(/ansible\.)[a-z0-9_]{8}\b`), "${1}<RANDOM>"},
+	// Block counts and lsattr flags depend on the file system.
+	{regexp.MustCompile(`("(?:blocks|block_size)": )\d+`), "${1}<N>"},
+	{regexp.MustCompile(`"attr_flags": "[^"]*", "attributes": \[[^\]]*\]`), `"attr_flags": "<FLAGS>", "attributes": [<FLAGS>]`},
 	// The wall-clock start and end of a command's run.
 	{regexp.MustCompile(`("(?:start|end)": )"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?"`), `$1"<TIMESTAMP>"`},
 }

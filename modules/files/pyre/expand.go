@@ -1,0 +1,25 @@
+package pyre
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
+)
+
+// Sub is re.subn(re, repl, s) with repl parsed by py.ParseReplacement:
+// every non-overlapping match replaced. It returns the new string and
+// the number of replacements. Unlike Python 3.7, an empty match right
+// after a match is not replaced (RE2's rule).
+func Sub(re *regexp.Regexp, repl py.Replacement, s string) (string, int) {
+	var b strings.Builder
+	count, last := 0, 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(repl.Expand(s, m))
+		last = m[1]
+		count++
+	}
+	b.WriteString(s[last:])
+	return b.String(), count
+}
