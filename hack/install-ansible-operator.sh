@@ -21,8 +21,33 @@ ORACLE=$(dirname "$(dirname "$ORACLE_BIN")")
 ORACLE_SITE="$ORACLE/root/usr/lib/python3/dist-packages"
 SITE="$DIR/root/usr/lib/python3/dist-packages"
 STAMP="$DIR/installed-$VERSION"
-if [ -f "$STAMP" ] && [ -f "$DIR/versions" ] && [ -x "$DIR/bin/ansible-operator" ] && "$DIR/bin/ansible-runner" --version >/dev/null 2>&1; then
-  echo "$DIR/bin"; exit 0
+
+# Wrappers: ansible-runner, and the Ansible commands it starts, on the
+# system's python3 with both unpacked trees on its path. The oracle's
+# collections come after the caller's ANSIBLE_COLLECTIONS_PATH (e.g.
+# bench/ansible-shims). Each is written beside and renamed into place, so
+# that a run using the old one is not disturbed.
+wrap() { # NAME SCRIPT
+  cat > "$DIR/bin/.$1.new" <<W
+#!/bin/sh
+export PYTHONPATH="$SITE:$ORACLE_SITE\${PYTHONPATH:+:\$PYTHONPATH}"
+export ANSIBLE_COLLECTIONS_PATH="\${ANSIBLE_COLLECTIONS_PATH:+\$ANSIBLE_COLLECTIONS_PATH:}$ORACLE_SITE/ansible_collections"
+export ANSIBLE_PYTHON_INTERPRETER="\${ANSIBLE_PYTHON_INTERPRETER:-/usr/bin/python3}"
+exec /usr/bin/python3 "$2" "\$@"
+W
+  chmod +x "$DIR/bin/.$1.new"
+  mv -f "$DIR/bin/.$1.new" "$DIR/bin/$1"
+}
+write_wrappers() {
+  mkdir -p "$DIR/bin"
+  wrap ansible-runner "$DIR/root/usr/bin/ansible-runner"
+  for tool in ansible-playbook ansible ansible-config ansible-galaxy; do
+    wrap "$tool" "$ORACLE/root/usr/bin/$tool"
+  done
+}
+if [ -f "$STAMP" ] && [ -f "$DIR/versions" ] && [ -x "$DIR/bin/ansible-operator" ]; then
+  write_wrappers # cheap, and keeps them in step with this script
+  if "$DIR/bin/ansible-runner" --version >/dev/null 2>&1; then echo "$DIR/bin"; exit 0; fi
 fi
 mkdir -p "$DIR/apt/lists/partial" "$DIR/debs" "$DIR/root" "$DIR/bin"
 
@@ -66,24 +91,7 @@ mkdir -p "$META"
 printf 'Metadata-Version: 2.1\nName: ansible-operator-http-events\nVersion: 1.0.0\n' > "$META/METADATA"
 printf '[ansible_runner.plugins]\nhttp = ansible_runner_http\n' > "$META/entry_points.txt"
 
-# Wrappers: ansible-runner, and the Ansible commands it starts, on the
-# system's python3 with both unpacked trees on its path. The collections
-# path is the caller's (e.g. with bench/ansible-shims first), else the
-# oracle's.
-wrap() { # NAME SCRIPT
-  cat > "$DIR/bin/$1" <<W
-#!/bin/sh
-export PYTHONPATH="$SITE:$ORACLE_SITE\${PYTHONPATH:+:\$PYTHONPATH}"
-export ANSIBLE_COLLECTIONS_PATH="\${ANSIBLE_COLLECTIONS_PATH:-$ORACLE_SITE/ansible_collections}"
-export ANSIBLE_PYTHON_INTERPRETER="\${ANSIBLE_PYTHON_INTERPRETER:-/usr/bin/python3}"
-exec /usr/bin/python3 "$2" "\$@"
-W
-  chmod +x "$DIR/bin/$1"
-}
-wrap ansible-runner "$DIR/root/usr/bin/ansible-runner"
-for tool in ansible-playbook ansible ansible-config ansible-galaxy; do
-  wrap "$tool" "$ORACLE/root/usr/bin/$tool"
-done
+write_wrappers
 "$DIR/bin/ansible-runner" --version >/dev/null
 "$DIR/bin/ansible-operator" version >/dev/null
 # Debian's ansible-runner reports 0.0.0 as its own version; record the

@@ -29,14 +29,14 @@ import (
 const mcrouterDir = "../../tests/operators/mcrouter-operator"
 
 // sdkRuntime starts an operator-sdk Ansible operator whose watches.yaml is
-// in dir, watching namespace ns of the cluster with kubeconfig, and
-// returns its log so far on demand. The operator stops at the end of the
-// test.
+// in dir, watching namespace ns (all when empty) of the cluster with
+// kubeconfig, with extra `run` flags, and returns its log so far on
+// demand. The operator stops at the end of the test.
 type sdkRuntime struct {
 	name string
 	// skip says why the runtime cannot run here; "" when it can.
 	skip  string
-	start func(t *testing.T, dir, kubeconfig, ns string) (logs func() string)
+	start func(t *testing.T, dir, kubeconfig, ns string, flags ...string) (logs func() string)
 }
 
 // sdkRuntimes are cfzt-runner's operator mode, in process, and, when
@@ -51,7 +51,7 @@ func sdkRuntimes() []sdkRuntime {
 	return []sdkRuntime{{name: "cfzt-runner", start: startInProcess}, ao}
 }
 
-func startInProcess(t *testing.T, dir, kubeconfig, ns string) func() string {
+func startInProcess(t *testing.T, dir, kubeconfig, ns string, flags ...string) func() string {
 	t.Setenv("KUBECONFIG", kubeconfig)
 	t.Setenv("WATCH_NAMESPACE", ns)
 	t.Chdir(dir)
@@ -59,29 +59,32 @@ func startInProcess(t *testing.T, dir, kubeconfig, ns string) func() string {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- runSDKOperator(ctx, []string{"--watches-file=./watches.yaml", "--metrics-bind-address=0",
-			"--health-probe-bind-address=0"}, &logs, &logs)
+		done <- runSDKOperator(ctx, append([]string{"--watches-file=./watches.yaml", "--metrics-bind-address=0",
+			"--health-probe-bind-address=0"}, flags...), &logs, &logs)
 	}()
 	t.Cleanup(func() { stop(); <-done })
 	return logs.String
 }
 
-func startAnsibleOperator(t *testing.T, dir, kubeconfig, ns string) func() string {
+func startAnsibleOperator(t *testing.T, dir, kubeconfig, ns string, flags ...string) func() string {
 	bin := os.Getenv("CFZT_ANSIBLE_OPERATOR")
+	// The test-only operator_sdk.util modules for the reference Ansible.
+	shims, err := filepath.Abs("../../bench/ansible-shims")
+	require.NoError(t, err)
 	// Its API proxy and user-metrics server have fixed ports (8888, 5050);
 	// the others are free ones.
-	cmd := exec.Command(filepath.Join(bin, "ansible-operator"), "run", "--watches-file=./watches.yaml",
-		"--metrics-bind-address="+freeAddr(t), "--health-probe-bind-address="+freeAddr(t))
+	cmd := exec.Command(filepath.Join(bin, "ansible-operator"), append([]string{"run", "--watches-file=./watches.yaml",
+		"--metrics-bind-address=" + freeAddr(t), "--health-probe-bind-address=" + freeAddr(t)}, flags...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "KUBECONFIG="+kubeconfig, "WATCH_NAMESPACE="+ns,
-		"ANSIBLE_ROLES_PATH="+filepath.Join(dir, "roles"), "HOME="+t.TempDir())
+		"ANSIBLE_ROLES_PATH="+filepath.Join(dir, "roles"), "ANSIBLE_COLLECTIONS_PATH="+shims, "HOME="+t.TempDir())
 	var logs syncBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
-		os.RemoveAll("/tmp/ansible-operator/runner/mcrouter.example.com")
+		os.RemoveAll("/tmp/ansible-operator/runner")
 	})
 	return logs.String
 }
