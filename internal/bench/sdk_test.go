@@ -71,7 +71,9 @@ ansible_operator_reconcile_result{GVK="cache.example.com/v1alpha1, Kind=Memcache
 func TestMarkdownNamesRuntimesAndSharesNotes(t *testing.T) {
 	b := &Bench{Runners: []*Runner{{Name: "ansible-playbook"}, {Name: "cfzt-runner"}}}
 	sc := &Scenario{ID: 7, Title: "SDK", Runtimes: [2]string{"ansible-operator", "cfzt-runner operator"}}
-	sample := func(d time.Duration) map[string][]Sample { return map[string][]Sample{"first": {{Wall: d, RSSKB: 1024}}} }
+	sample := func(d time.Duration) map[string][]Sample {
+		return map[string][]Sample{"first": {{Wall: d, RSSKB: 1024}}}
+	}
 	results := []*Result{
 		{Case: "N = 1", Phases: []string{"first"}, Notes: []string{"shared", "only one"},
 			Samples: map[string]map[string][]Sample{"ansible-playbook": sample(10 * time.Second), "cfzt-runner": sample(100 * time.Millisecond)}},
