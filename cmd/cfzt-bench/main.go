@@ -129,18 +129,10 @@ func run() error {
 // and runs its Python entry point directly, so that the test-only
 // collection bench/ansible-shims can go on the collection path.
 func oracleRunner(root string) (*bench.Runner, error) {
-	args := []string{filepath.Join(root, "hack", "install-oracle.sh")}
-	if d := os.Getenv("ORACLE_DIR"); d != "" {
-		args = append(args, d)
-	}
-	cmd := exec.Command("sh", args...)
-	cmd.Stderr = os.Stderr
-	outb, err := cmd.Output()
+	bin, err := bench.Install(root, "install-oracle.sh", os.Getenv("ORACLE_DIR"), os.Stderr)
 	if err != nil {
-		return nil, fmt.Errorf("hack/install-oracle.sh: %w", err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(outb)), "\n")
-	bin := strings.TrimSpace(lines[len(lines)-1])
 	dir := filepath.Dir(filepath.Dir(bin))
 	site := filepath.Join(dir, "root", "usr", "lib", "python3", "dist-packages")
 	script := filepath.Join(dir, "root", "usr", "bin", "ansible-playbook")

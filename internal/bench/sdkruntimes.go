@@ -20,18 +20,10 @@ import (
 // overrides its cache directory) and returns the two operator runtimes by
 // the name of the runner they stand for.
 func (b *Bench) sdkRuntimes() (map[string]*sdkRuntime, error) {
-	args := []string{filepath.Join(b.Root, "hack", "install-ansible-operator.sh")}
-	if d := os.Getenv("ANSIBLE_OPERATOR_DIR"); d != "" {
-		args = append(args, d)
-	}
-	cmd := exec.Command("sh", args...)
-	cmd.Stderr = b.Log
-	out, err := cmd.Output()
+	bin, err := Install(b.Root, "install-ansible-operator.sh", os.Getenv("ANSIBLE_OPERATOR_DIR"), b.Log)
 	if err != nil {
-		return nil, fmt.Errorf("hack/install-ansible-operator.sh: %w", err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	bin := strings.TrimSpace(lines[len(lines)-1])
 	versions, err := os.ReadFile(filepath.Join(filepath.Dir(bin), "versions"))
 	if err != nil {
 		return nil, err
@@ -47,6 +39,24 @@ func (b *Bench) sdkRuntimes() (map[string]*sdkRuntime, error) {
 		ours.Name: {runner: &Runner{Name: "cfzt-runner operator", Env: ours.Env}, name: "cfzt-runner operator", short: "c",
 			argv: append(append([]string(nil), ours.Command...), "operator", "run"), version: "cfzt-runner operator: " + Version(ours)},
 	}, nil
+}
+
+// Install runs the installer hack/NAME of the repository at root, with the
+// cache directory dir when it is not empty, and returns the last line it
+// prints: the path of what it installed. Its progress goes to log.
+func Install(root, name, dir string, log io.Writer) (string, error) {
+	args := []string{filepath.Join(root, "hack", name)}
+	if dir != "" {
+		args = append(args, dir)
+	}
+	cmd := exec.Command("sh", args...)
+	cmd.Stderr = log
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("hack/%s: %w", name, err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1]), nil
 }
 
 // Version is the first line of a runner's --version output.
