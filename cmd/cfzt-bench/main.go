@@ -91,8 +91,8 @@ func run() error {
 		},
 	}
 	b.Versions = []string{
-		"ansible-playbook: " + version(b.Runners[0]),
-		"cfzt-runner: " + version(b.Runners[1]),
+		"ansible-playbook: " + bench.Version(b.Runners[0]),
+		"cfzt-runner: " + bench.Version(b.Runners[1]),
 	}
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
@@ -130,18 +130,10 @@ func run() error {
 // and runs its Python entry point directly, so that the test-only
 // collection bench/ansible-shims can go on the collection path.
 func oracleRunner(root string) (*bench.Runner, error) {
-	args := []string{filepath.Join(root, "hack", "install-oracle.sh")}
-	if d := os.Getenv("ORACLE_DIR"); d != "" {
-		args = append(args, d)
-	}
-	cmd := exec.Command("sh", args...)
-	cmd.Stderr = os.Stderr
-	outb, err := cmd.Output()
+	bin, err := bench.Install(root, "install-oracle.sh", os.Getenv("ORACLE_DIR"), os.Stderr)
 	if err != nil {
-		return nil, fmt.Errorf("hack/install-oracle.sh: %w", err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(outb)), "\n")
-	bin := strings.TrimSpace(lines[len(lines)-1])
 	dir := filepath.Dir(filepath.Dir(bin))
 	site := filepath.Join(dir, "root", "usr", "lib", "python3", "dist-packages")
 	script := filepath.Join(dir, "root", "usr", "bin", "ansible-playbook")
@@ -157,21 +149,6 @@ func oracleRunner(root string) (*bench.Runner, error) {
 			"ANSIBLE_PYTHON_INTERPRETER": "/usr/bin/python3",
 		},
 	}, nil
-}
-
-// version is the first line of a runner's --version output.
-func version(r *bench.Runner) string {
-	cmd := exec.Command(r.Command[0], append(r.Command[1:], "--version")...)
-	cmd.Env = os.Environ()
-	for k, v := range r.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	out, err := cmd.Output()
-	if err != nil {
-		return "unknown (" + err.Error() + ")"
-	}
-	l, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return l
 }
 
 func selection(spec string) func(*bench.Scenario) bool {

@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/internal/gomod"
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,25 +23,15 @@ import (
 	"k8s.io/client-go/dynamic"
 )
 
-// pluginsModule is the ansible-operator-plugins release whose memcached
-// sample operator the test runs unchanged, read from the Go module cache.
-const pluginsModule = "github.com/operator-framework/ansible-operator-plugins@v1.42.0"
-
-// moduleDir downloads a Go module (the proxy serves it; the checksum
-// database may not be reachable, so it is not consulted for this module)
-// and returns its directory.
+// moduleDir downloads a Go module from the proxy and returns its
+// directory, skipping the test when the proxy cannot serve it.
 func moduleDir(t *testing.T, mod string) string {
 	t.Helper()
-	cmd := exec.Command("go", "mod", "download", "-json", mod)
-	cmd.Env = append(os.Environ(), "GONOSUMDB=github.com/operator-framework", "GOFLAGS=-mod=mod")
-	cmd.Dir = t.TempDir()
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	_ = json.Unmarshal(out, &info)
-	if err != nil || info.Dir == "" {
-		t.Skipf("cannot download %s from the Go module proxy: %v %s", mod, err, info.Error)
+	dir, err := gomod.Download(mod)
+	if err != nil {
+		t.Skipf("cannot download from the Go module proxy: %v", err)
 	}
-	return info.Dir
+	return dir
 }
 
 // syncBuffer is a bytes.Buffer safe for the operator's concurrent writes.
@@ -111,11 +100,22 @@ func TestMemcachedSampleOperator(t *testing.T) {
 	if os.Getenv("CFZT_KUBE_APISERVER") == "" {
 		t.Skip("CFZT_KUBE_APISERVER is not set (see internal/kubetest)")
 	}
-	sample := filepath.Join(moduleDir(t, pluginsModule), "testdata", "memcached-molecule-operator")
+	sample := filepath.Join(moduleDir(t, gomod.AnsibleOperatorPlugins), gomod.MemcachedSample)
+	for _, rt := range sdkRuntimes() {
+		t.Run(rt.name, func(t *testing.T) {
+			if rt.skip != "" {
+				t.Skip(rt.skip)
+			}
+			runMemcached(t, rt, sample)
+		})
+	}
+}
+
+func runMemcached(t *testing.T, rt sdkRuntime, sample string) {
 	cluster, err := kubetest.Start(kubetest.Options{})
 	require.NoError(t, err)
 	t.Cleanup(cluster.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	crds, err := filepath.Glob(filepath.Join(sample, "config", "crd", "bases", "*.yaml"))
 	require.NoError(t, err)
@@ -129,22 +129,11 @@ func TestMemcachedSampleOperator(t *testing.T) {
 	// The role bumps its metrics only when /tmp/metricsbumped is absent.
 	os.Remove("/tmp/metricsbumped")
 	t.Cleanup(func() { os.Remove("/tmp/metricsbumped") })
-	t.Setenv("KUBECONFIG", cluster.AdminKubeconfig)
-	t.Setenv("WATCH_NAMESPACE", "")
-	t.Chdir(sample)
 	metricsAddr := freeAddr(t)
-	var logs syncBuffer
-	opCtx, stop := context.WithCancel(ctx)
-	done := make(chan int, 1)
-	go func() {
-		done <- runSDKOperator(opCtx, []string{"--watches-file=./watches.yaml", "--metrics-bind-address=" + metricsAddr,
-			"--health-probe-bind-address=0", "--reconcile-period=1h"}, &logs, &logs)
-	}()
+	logs := rt.start(t, sample, cluster.AdminKubeconfig, "", "--metrics-bind-address="+metricsAddr, "--reconcile-period=1h")
 	t.Cleanup(func() {
-		stop()
-		<-done
 		if t.Failed() {
-			t.Log(logs.String())
+			t.Log(logs())
 		}
 	})
 
@@ -157,7 +146,7 @@ func TestMemcachedSampleOperator(t *testing.T) {
 	require.NoError(t, cluster.ApplyYAML(ctx, strings.Replace(string(cr), "metadata:\n", "metadata:\n  namespace: osdk-test\n", 1)))
 
 	var obj *unstructured.Unstructured
-	waitFor(t, 90*time.Second, "the Memcached CR to become Successful", func() bool {
+	waitFor(t, 5*time.Minute, "the Memcached CR to become Successful", func() bool {
 		obj, err = memcached.Get(ctx, "memcached-sample", metav1.GetOptions{})
 		c := condition(obj, "Successful")
 		return err == nil && c != nil && c["status"] == "True"
@@ -185,7 +174,7 @@ func TestMemcachedSampleOperator(t *testing.T) {
 	// The secret role ran for the Secret the memcached role created.
 	services := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "services"}).Namespace("default")
 	var svc *unstructured.Unstructured
-	waitFor(t, 60*time.Second, "the secret role's test-service", func() bool {
+	waitFor(t, 5*time.Minute, "the secret role's test-service", func() bool {
 		svc, err = services.Get(ctx, "test-service", metav1.GetOptions{})
 		return err == nil
 	})
@@ -209,7 +198,7 @@ func TestMemcachedSampleOperator(t *testing.T) {
 	// Scale.
 	_, err = memcached.Patch(ctx, "memcached-sample", "application/merge-patch+json", []byte(`{"spec":{"size":3}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	waitFor(t, 90*time.Second, "the Deployment to scale to 3", func() bool {
+	waitFor(t, 5*time.Minute, "the Deployment to scale to 3", func() bool {
 		dep, err := deployments.Get(ctx, "memcached-sample-memcached", metav1.GetOptions{})
 		n, _, _ := unstructured.NestedInt64(dep.Object, "spec", "replicas")
 		return err == nil && n == 3
@@ -217,7 +206,7 @@ func TestMemcachedSampleOperator(t *testing.T) {
 
 	// Delete: the finalizer role (memfin) runs, then the finalizer comes off.
 	require.NoError(t, memcached.Delete(ctx, "memcached-sample", metav1.DeleteOptions{}))
-	waitFor(t, 90*time.Second, "the Memcached CR to be deleted", func() bool {
+	waitFor(t, 5*time.Minute, "the Memcached CR to be deleted", func() bool {
 		_, err := memcached.Get(ctx, "memcached-sample", metav1.GetOptions{})
 		return err != nil
 	})

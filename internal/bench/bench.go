@@ -70,6 +70,10 @@ type Scenario struct {
 	Name string
 	// Title is the heading of its table.
 	Title string
+	// Runtimes name the two runtimes in the table's headings when they
+	// are not the Runners themselves (e.g. ansible-operator, which runs
+	// ansible-playbook, beside cfzt-runner's operator mode).
+	Runtimes [2]string
 	// Setup prepares the environment (apiserver, simulator, seed data) and
 	// returns the cases and a teardown. A *MissingError says the scenario
 	// cannot run yet and why.
@@ -104,7 +108,7 @@ type Bench struct {
 func (b *Bench) RunPlaybook(ctx context.Context, r *Runner, dir, playbook string, env map[string]string, args ...string) Sample {
 	argv := append(append(append([]string(nil), r.Command...), args...), playbook)
 	var out bytes.Buffer
-	p, err := b.start(ctx, r, dir, env, argv, &out)
+	p, err := b.start(ctx, r, dir, env, argv, &out, false)
 	if err != nil {
 		return Sample{Failed: err.Error()}
 	}
@@ -127,11 +131,16 @@ type process struct {
 
 // start starts argv for r in dir with its output to out, through
 // cfzt-measure when b.Measure is set. Cancelling ctx sends SIGTERM, which
-// cfzt-measure passes on.
-func (b *Bench) start(ctx context.Context, r *Runner, dir string, env map[string]string, argv []string, out io.Writer) (*process, error) {
+// cfzt-measure passes on. With tree, the private memory reported is the
+// sum over the command's whole process tree (cfzt-measure -tree).
+func (b *Bench) start(ctx context.Context, r *Runner, dir string, env map[string]string, argv []string, out io.Writer, tree bool) (*process, error) {
 	p := &process{}
 	if b.Measure != "" {
-		argv = append([]string{b.Measure}, argv...)
+		measure := []string{b.Measure}
+		if tree {
+			measure = append(measure, "-tree")
+		}
+		argv = append(measure, argv...)
 	}
 	p.cmd = exec.CommandContext(ctx, argv[0], argv[1:]...)
 	p.cmd.Dir, p.cmd.Env, p.cmd.Stdout, p.cmd.Stderr = dir, b.environ(r, env), out, out

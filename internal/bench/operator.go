@@ -35,17 +35,7 @@ const operatorNamespace = "cloudflare-zero-trust"
 
 // operatorSizes are the route counts of scenario 4 (BENCH_OPERATOR_N).
 func operatorSizes() []int {
-	spec := os.Getenv("BENCH_OPERATOR_N")
-	if spec == "" {
-		spec = "10,100,1000"
-	}
-	var out []int
-	for _, f := range strings.Split(spec, ",") {
-		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			out = append(out, n)
-		}
-	}
-	return out
+	return sizesFrom("BENCH_OPERATOR_N", "10,100,1000")
 }
 
 // oracleMaxN is the largest N at which ansible-playbook runs every phase
@@ -447,7 +437,7 @@ func (b *Bench) startTier(ctx context.Context, r *Runner, book string, env map[s
 		return nil, err
 	}
 	defer f.Close() // the child has its own copy
-	return b.start(ctx, r, filepath.Dir(book), env, argv, f)
+	return b.start(ctx, r, filepath.Dir(book), env, argv, f, false)
 }
 
 func setupLatency(ctx context.Context, b *Bench) ([]Case, func(), error) {

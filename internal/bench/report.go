@@ -69,9 +69,17 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 		return w.String()
 	}
 	a, c := b.Runners[0].Name, b.Runners[1].Name
-	fmt.Fprintf(&w, "| case | %s wall, median (min–max) | %s wall, median (min–max) | wall ratio | %s peak RSS | %s peak RSS | RSS ratio | private RSS, %s / %s (ratio) | API requests per run (%s / %s) |\n", a, c, a, c, a, c, a, c)
+	da, dc := a, c // as the headings name them
+	if sc.Runtimes[0] != "" {
+		da, dc = sc.Runtimes[0], sc.Runtimes[1]
+	}
+	fmt.Fprintf(&w, "| case | %s wall, median (min–max) | %s wall, median (min–max) | wall ratio | %s peak RSS | %s peak RSS | RSS ratio | private RSS, %s / %s (ratio) | API requests per run (%s / %s) |\n", da, dc, da, dc, da, dc, da, dc)
 	w.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	var notes []string
+	notes := sharedNotes(results)
+	shared := map[string]bool{}
+	for _, n := range notes {
+		shared[n] = true
+	}
 	for _, res := range results {
 		for _, ph := range res.Phases {
 			name := res.Case
@@ -129,7 +137,9 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 			fmt.Fprintf(&w, "| %s |\n", strings.Join(row, " | "))
 		}
 		for _, n := range res.Notes {
-			notes = append(notes, res.Case+": "+n)
+			if !shared[n] {
+				notes = append(notes, res.Case+": "+n)
+			}
 		}
 	}
 	w.WriteString("\n")
@@ -140,6 +150,25 @@ func (b *Bench) Markdown(sc *Scenario, results []*Result, setupErr error) string
 		w.WriteString("\n")
 	}
 	return w.String()
+}
+
+// sharedNotes are the notes every case of a scenario has, printed once
+// rather than under each case, when there are several cases.
+func sharedNotes(results []*Result) []string {
+	if len(results) < 2 {
+		return nil
+	}
+	var out []string
+	for _, n := range results[0].Notes {
+		all := true
+		for _, res := range results[1:] {
+			all = all && contains(res.Notes, n)
+		}
+		if all {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func orDash(s string) string {

@@ -22,6 +22,8 @@ func Scenarios() []*Scenario {
 		{ID: 5, Name: "latency", Title: "Event latency: HTTPRoute annotation to rule in the Cloudflare simulator", Setup: setupLatency},
 		{ID: 6, Name: "command", Title: "Processes: a 1,000-item loop of command: echo", Setup: setupCommand},
 		{ID: 7, Name: "template", Title: "Files: a 1,000-item loop of template to 1,000 files", Setup: setupTemplate},
+		{ID: 8, Name: "sdk", Title: "operator-sdk's memcached sample operator, unchanged: ansible-operator beside cfzt-runner operator at N = 1, 100, 1,000 CRs",
+			Runtimes: [2]string{"ansible-operator", "cfzt-runner operator"}, Setup: setupSDK},
 	}
 }
 
