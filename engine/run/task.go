@@ -193,11 +193,10 @@ func (tr *taskRun) renderName() string {
 	if name == "" {
 		name = tr.t.Action
 		if tr.t.Info.Kind == module.KindIncludeRole {
-			// IncludeRole.get_name: "<action> : <role name>".
-			if rn, ok := tr.t.Args.Get("name"); ok {
-				rn = tr.renderScalar(rn, tr.sc)
-				name += " : " + value.Str(rn)
-			}
+			// IncludeRole.get_name: "<action> : <role name>", with the
+			// role name as written: a name that is a template shows
+			// unrendered.
+			return name + " : " + includeRoleRawName(tr.t.Args)
 		}
 	}
 	if template.HasMarkers(name) {
@@ -220,6 +219,20 @@ func (tr *taskRun) renderName() string {
 		name = tr.t.Role.Name() + " : " + name
 	}
 	return name
+}
+
+// includeRoleRawName is the role an include_role task names, before
+// templating: its `name` argument, or `role` when there is no `name`
+// (ansible-core's IncludeRole keeps this for its banner).
+func includeRoleRawName(args *value.Dict) string {
+	rn, ok := args.Get("name")
+	if !ok {
+		rn, ok = args.Get("role")
+	}
+	if !ok {
+		return "None"
+	}
+	return value.Str(rn)
 }
 
 // boolOf renders a keyword value (ignore_errors, no_log, ...) to a bool.
