@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -448,7 +449,9 @@ func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) strin
 	}
 	var cands []string
 	if role != nil {
-		cands = append(cands, filepath.Join(role.Role.Path, "tasks", raw))
+		// Joined as os.path.join does, without cleaning: the path shows
+		// as written ("tasks/./x.yml") in the "included:" line.
+		cands = append(cands, py.Join([]string{role.Role.Path, "tasks", raw}))
 	}
 	cands = append(cands, filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw))
 	for _, c := range cands {
