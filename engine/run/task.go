@@ -497,7 +497,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 	}
 	env := map[string]string{}
 	for _, lv := range levels {
-		rv, err := tr.r.Engine.RenderValue(lv, sc, tr.opt)
+		rv, err := tr.renderEnvironmentLevel(lv, sc)
 		if err != nil {
 			return nil, chain("Task failed.", tr.t.Pos, chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
 		}
@@ -520,6 +520,35 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 		}
 	}
 	return env, nil
+}
+
+// renderEnvironmentLevel renders one level of the `environment` keyword.
+// A dict written out is rendered value by value, as ansible-core's
+// Task._post_validate_environment does: a value that is omitted is left
+// out, and so is one that needs the not yet gathered `ansible_env` facts
+// (an undefined error naming ansible_env).
+func (tr *taskRun) renderEnvironmentLevel(lv any, sc *scope) (any, error) {
+	d, ok := lv.(*value.Dict)
+	if !ok {
+		return tr.r.Engine.RenderValue(lv, sc, tr.opt)
+	}
+	out := value.NewDict(d.Len())
+	var ferr error
+	d.Each(func(k string, v any) bool {
+		rv, err := tr.r.Engine.RenderValue(v, sc, tr.opt)
+		switch {
+		case err != nil && template.IsUndefined(err) && strings.Contains(err.Error(), "ansible_env"):
+		case err != nil:
+			ferr = err
+			return false
+		default:
+			if _, omit := rv.(value.Omit); !omit {
+				out.Set(k, rv)
+			}
+		}
+		return true
+	})
+	return out, ferr
 }
 
 func (tr *taskRun) checkMode() bool {
