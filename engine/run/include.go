@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -112,7 +113,17 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 				res.Set("failed", true)
 				res.Set("reason", reason)
 				r.stat(h).Failed++
-				tr.r.Display.Result(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
+				if slices.Contains(st.failed, h) {
+					// Another file of the same loop failed for this host
+					// already: the host is failed once.
+					continue
+				}
+				if !t.HasLoop {
+					// The failed result of a loop is its list of item
+					// results, which the default callback does not show
+					// again: only the error above tells.
+					tr.r.Display.Result(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
+				}
 				r.failHost(h)
 				st.failed = append(st.failed, h)
 			}
