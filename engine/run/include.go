@@ -88,6 +88,11 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 		for _, it := range items {
 			incs = addInclude(incs, tr, it)
 		}
+		if tr.runOnce() {
+			// run_once on a dynamic include processes it for the first
+			// host only: the others do not run the included tasks.
+			break
+		}
 	}
 	for _, inc := range incs {
 		if err := r.loadInclude(ps, inc); err != nil {

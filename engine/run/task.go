@@ -3,6 +3,7 @@ package run
 import (
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,7 +107,7 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		}
 		st.fatal = st.fatal || tr.stepFatal()
 		if tr.runOnce() {
-			r.runOnceTask(tr, hosts, st)
+			r.runOnceTask(ps, tr, hosts, st)
 			return
 		}
 		st.add(h, tr.process(tr.result(), nil))
@@ -118,12 +119,19 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 
 // runOnceTask runs a run_once task on one host and gives its result
 // (registered value, facts, failure) to every other host of the task.
-func (r *Runner) runOnceTask(tr *taskRun, hosts []string, st *step) {
+func (r *Runner) runOnceTask(ps *playState, tr *taskRun, hosts []string, st *step) {
 	res := tr.result()
 	var others []*hostState
 	for _, h := range hosts {
 		if h != tr.host.name {
 			others = append(others, r.host(h))
+		}
+	}
+	// Inside a file only some hosts included, the result still reaches
+	// every running host of the batch (ansible-core's hosts cache).
+	for _, h := range ps.batch {
+		if hs := r.host(h); !slices.Contains(hosts, h) && !hs.halted && !hs.ended {
+			others = append(others, hs)
 		}
 	}
 	st.add(tr.host.name, tr.process(res, others))
