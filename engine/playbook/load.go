@@ -418,6 +418,9 @@ func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 		}
 		p.Roles = append(p.Roles, ri)
 	}
+	// Roles the listed roles import in their tasks belong to the play
+	// too: their defaults and vars are visible after the import.
+	p.StaticRoles = append(p.StaticRoles, l.ImportedRoles()...)
 	return nil
 }
 
