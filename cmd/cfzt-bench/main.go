@@ -12,6 +12,7 @@
 //	ORACLE_DIR       where hack/install-oracle.sh installs ansible-playbook
 //	BENCH_K8S_CONFIGMAPS, BENCH_K8S_PATCHES  sizes of scenario 3 (1000, 200)
 //	BENCH_COMMAND_ITEMS  loop size of scenario 6 (1000)
+//	BENCH_TEMPLATE_ITEMS loop size of scenario 7 (1000)
 package main
 
 import (

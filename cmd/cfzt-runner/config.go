@@ -9,6 +9,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
+	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -39,7 +40,9 @@ type config struct {
 	// and showCustomStats SHOW_CUSTOM_STATS.
 	gathering                    string
 	injectFacts, showCustomStats bool
-	err                          error
+	// ini is the config file's contents.
+	ini iniFile
+	err error
 }
 
 // pathValue is the ansible_config_file magic variable: the path or None.
@@ -50,8 +53,8 @@ func (c config) pathValue() any {
 	return c.path
 }
 
-// iniFile is an ansible.cfg: section -> key -> value.
-type iniFile map[string]map[string]string
+// iniFile is an ansible.cfg as configparser reads it.
+type iniFile settings.File
 
 // setting reads a setting from its environment variable, then the
 // config file, then its default; fromFile tells where it came from.
@@ -59,10 +62,16 @@ func (f iniFile) setting(env, section, key, def string) (v string, set, fromFile
 	if v, ok := os.LookupEnv(env); ok {
 		return v, true, false
 	}
-	if v, ok := f[section][key]; ok {
+	if v, ok := settings.File(f).Get(section, key); ok {
 		return v, true, true
 	}
 	return def, false, false
+}
+
+// settings is where the config lookup and lookup options read settings:
+// the environment and the config file in use.
+func (c config) settings() *settings.Source {
+	return &settings.Source{Path: c.path, File: settings.File(c.ini)}
 }
 
 // loadConfig finds and reads the config file as ansible-core does
@@ -74,12 +83,13 @@ func loadConfig() config {
 	c.path, c.warnings = findConfigFile()
 	if c.path != "" {
 		if data, err := os.ReadFile(c.path); err == nil {
-			ini = parseINI(string(data))
+			ini = iniFile(settings.ParseINI(string(data)))
 			c.message = "Using " + c.path + " as config file"
 		} else {
 			c.path = ""
 		}
 	}
+	c.ini = ini
 	base := filepath.Dir(c.path)
 	cwd, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
@@ -174,32 +184,6 @@ func fileReadable(p string) bool {
 	}
 	f.Close()
 	return true
-}
-
-// parseINI reads an ansible.cfg: [section] headers and key = value (or
-// key: value) lines; # and ; start comments.
-func parseINI(src string) iniFile {
-	out := iniFile{}
-	section := ""
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			section = strings.TrimSpace(line[1 : len(line)-1])
-			continue
-		}
-		i := strings.IndexAny(line, "=:")
-		if i < 0 {
-			continue
-		}
-		if out[section] == nil {
-			out[section] = map[string]string{}
-		}
-		out[section][strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
-	}
-	return out
 }
 
 // truthy reads a boolean setting as ansible-core's config does.

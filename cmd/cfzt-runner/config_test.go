@@ -89,8 +89,3 @@ func TestConfigIgnoredInWorldWritableDirectory(t *testing.T) {
 	require.Len(t, c.warnings, 1)
 	require.Contains(t, c.warnings[0], "Ansible is being run in a world writable directory ("+dir+"), ignoring it as an ansible.cfg source.")
 }
-
-func TestParseINI(t *testing.T) {
-	ini := parseINI("# comment\n[defaults]\nroles_path = a:b\n; other\nforks: 3\n[inventory]\n host_pattern_mismatch=error \n")
-	require.Equal(t, iniFile{"defaults": {"roles_path": "a:b", "forks": "3"}, "inventory": {"host_pattern_mismatch": "error"}}, ini)
-}

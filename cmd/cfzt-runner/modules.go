@@ -9,6 +9,7 @@ import (
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
+	"github.com/cfzt/cfzt-runner/modules/template"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/modules/waitfor"
 )
@@ -23,6 +24,7 @@ func moduleSets() [][]module.Entry {
 		uri.Entries(),
 		command.Entries(), ping.Entries(), waitfor.Entries(),
 		facts.Entries(), system.Entries(),
+		template.Entries(),
 	}
 }
 

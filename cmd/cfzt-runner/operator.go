@@ -255,6 +255,7 @@ func runOperator(ctx context.Context, c *cli, f *operatorFlags, books []string) 
 // the kinds the playbooks read with literal names (ScanKinds).
 func runCycle(ctx context.Context, stop <-chan struct{}, c *cli, cfg config, books []string, reg *module.Registry, extra *value.Dict, disp run.Display, direct io.Writer) operator.CycleResult {
 	eng := template.New()
+	eng.Settings = cfg.settings()
 	loader := cfg.newLoader(reg, eng, extra)
 	res := operator.CycleResult{}
 	for _, book := range books {

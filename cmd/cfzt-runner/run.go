@@ -110,8 +110,9 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.Var(&c.skipTags, "skip-tags", "")
 	fs.BoolVar(&c.check, "C", false, "")
 	fs.BoolVar(&c.check, "check", false, "")
-	fs.BoolVar(&c.diff, "D", false, "")
-	fs.BoolVar(&c.diff, "diff", false, "")
+	// ANSIBLE_DIFF_ALWAYS is ansible-core's DIFF_ALWAYS: the default of --diff.
+	fs.BoolVar(&c.diff, "D", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
+	fs.BoolVar(&c.diff, "diff", envBool("ANSIBLE_DIFF_ALWAYS", false), "")
 	fs.BoolVar(&c.syntax, "syntax-check", false, "")
 	fs.BoolVar(&c.listTasks, "list-tasks", false, "")
 	fs.BoolVar(&c.listTags, "list-tags", false, "")
@@ -218,6 +219,7 @@ func runCLI(ctx context.Context, args []string) int {
 		return exitCode(err)
 	}
 	eng := template.New()
+	eng.Settings = cfg.settings()
 	loader := cfg.newLoader(reg, eng, extra)
 	inv := loadInventory(c.inventory, disp)
 	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes

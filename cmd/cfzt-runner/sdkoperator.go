@@ -151,6 +151,7 @@ func sdkEnv(f *sdkFlags, log *sdk.Logger, level sdk.LogLevel) (*sdk.Env, *sdk.En
 		return nil, nil, err
 	}
 	eng := template.New()
+	eng.Settings = cfg.settings()
 	shared := module.NewShared()
 	k8s.RegisterLookups(eng, shared)
 	runner := &sdk.EngineRunner{Modules: reg, Engine: eng, Shared: shared, Stdout: os.Stderr, WorkDir: work,

@@ -47,7 +47,7 @@ func fullSpec() map[string]any {
 				"allowedIdps": []any{"idp-1", "idp-2"},
 			},
 			"accessPolicy": map[string]any{
-				"enabled": true, "name": "p", "decision": "allow",
+				"enabled": true, "name": "p", "serviceAuthName": "p-service-auth", "decision": "allow",
 				"allowEmails": []any{"a@example.com"}, "allowEmailDomains": []any{"example.org"},
 				"allowGroups": []any{"Admins"}, "allowEveryone": true, "includeServiceToken": true,
 				"policyNames": []any{"Staff"},
@@ -66,12 +66,14 @@ func fullStatus() map[string]any {
 	return map[string]any{
 		"phase": "Completed", "message": "done", "workerPod": "cloudflare-worker-0", "attempts": int64(2),
 		"startedAt": "2026-01-02T03:04:05Z", "completedAt": "2026-01-02T03:04:06Z",
+		"heartbeatAt": "2026-01-02T03:04:06Z", "leaseSeconds": int64(300),
 		"result": map[string]any{
 			"zoneId": "z", "tunnelId": "t", "hostnameRouteId": "t", "cnameRecordId": "c", "dnsRecordId": "d",
 			"dnsRecordIp": "192.0.2.8", "accessAppId": "a", "accessPolicyIds": []any{"p1"},
 			"serviceTokenId": "s", "serviceTokenClientId": "cid.access",
 			"serviceTokenSecretRef": map[string]any{"name": "x-service-token", "namespace": "cloudflare-zero-trust"},
 			"deleted":               true,
+			"changes":               []any{"created CNAME c", "deleted service token s0"},
 		},
 	}
 }

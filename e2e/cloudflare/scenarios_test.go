@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cfzt/cfzt-runner/internal/cfsim"
 	"github.com/cfzt/cfzt-runner/internal/e2e"
 )
 
@@ -285,9 +286,17 @@ func TestServiceTokenGoesToASecret(t *testing.T) {
 	secret := string(sec.Data["client_secret"])
 	require.Len(t, secret, 64)
 
-	// The policy admits the token by ID.
+	// The token has its own Service Auth policy, first; the people are in
+	// the allow policy, which does not name the token.
 	app := e.app("api.example.com")
-	require.Contains(t, app.Policies[0].Include, map[string]any{"service_token": map[string]any{"token_id": tok.ID}})
+	require.Len(t, app.Policies, 2)
+	require.Equal(t, "non_identity", app.Policies[0].Decision)
+	require.Equal(t, []map[string]any{{"service_token": map[string]any{"token_id": tok.ID}}}, app.Policies[0].Include)
+	require.Equal(t, "allow", app.Policies[1].Decision)
+	require.Equal(t, []map[string]any{{"email": map[string]any{"email": "ops@example.com"}}}, app.Policies[1].Include)
+	d, err := e.sim.EvaluateAccess(e.ctx, cfsim.AccessRequest{Hostname: "api.example.com", ClientID: tok.ClientID, ClientSecret: string(sec.Data["client_secret"])})
+	require.NoError(t, err)
+	require.True(t, d.Allowed, "%+v", d)
 
 	// The secret is only in the Secret: not in the task, not in the output.
 	raw, err := e.task("cfzt-apps-api").MarshalJSON()
@@ -307,15 +316,31 @@ func TestServiceTokenGoesToASecret(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, secret, string(sec.Data["client_secret"]))
 
-	// A token whose credentials were lost (no Secret, ID unknown) is replaced.
+	// A token whose credentials were lost (no Secret, ID unknown) is
+	// rotated: the new token is created and the Service Auth policy names
+	// it before the old token is deleted (Cloudflare refuses to delete a
+	// token a policy references).
 	require.NoError(t, h.Kube().CoreV1().Secrets(h.Namespace).Delete(e.ctx, "cfzt-apps-api-service-token", metav1.DeleteOptions{}))
 	e.requeue("cfzt-apps-api")
+	e.sim.ResetLog()
 	out = e.run()
 	res = e.requireCompleted("cfzt-apps-api", out)
 	require.NotEqual(t, tok.ID, res["serviceTokenId"])
 	require.Len(t, e.sim.State().ServiceTokens, 1)
-	_, err = h.Kube().CoreV1().Secrets(h.Namespace).Get(e.ctx, "cfzt-apps-api-service-token", metav1.GetOptions{})
+	require.Equal(t, []string{
+		"POST /accounts/" + e.sim.AccountID + "/access/service_tokens",
+		"PUT /accounts/" + e.sim.AccountID + "/access/apps/" + app.ID + "/policies/" + app.Policies[0].ID,
+		"DELETE /accounts/" + e.sim.AccountID + "/access/service_tokens/" + tok.ID,
+	}, e.writes(), "create, repoint, then delete")
+	rotated, err := h.Kube().CoreV1().Secrets(h.Namespace).Get(e.ctx, "cfzt-apps-api-service-token", metav1.GetOptions{})
 	require.NoError(t, err)
+	pass := func(id, secret string) bool {
+		d, err := e.sim.EvaluateAccess(e.ctx, cfsim.AccessRequest{Hostname: "api.example.com", ClientID: id, ClientSecret: secret})
+		require.NoError(t, err)
+		return d.Allowed
+	}
+	require.True(t, pass(string(rotated.Data["client_id"]), string(rotated.Data["client_secret"])))
+	require.False(t, pass(tok.ClientID, secret), "the old token no longer exists")
 }
 
 func TestDeleteRemovesEverythingInReverseOrder(t *testing.T) {
@@ -445,8 +470,10 @@ func TestRerunMakesNoWritesAndNoDuplicates(t *testing.T) {
 		e.sim.ResetLog()
 		out = e.run()
 		require.Empty(t, e.writes(), "a converged rerun makes no write call:\n%s", tail(out))
-		require.Equal(t, first, e.requireCompleted("cfzt-apps-all", out))
-		require.Equal(t, firstA, e.requireCompleted("cfzt-apps-a", out))
+		again, againA := e.requireCompleted("cfzt-apps-all", out), e.requireCompleted("cfzt-apps-a", out)
+		require.Empty(t, again["changes"], "a converged rerun changes nothing")
+		require.Equal(t, withoutChanges(first), withoutChanges(again))
+		require.Equal(t, withoutChanges(firstA), withoutChanges(againA))
 	}
 	after := e.sim.State()
 	require.Len(t, after.DNSRecords, len(before.DNSRecords))
@@ -481,4 +508,16 @@ func TestSwitchingToDNSOnlyRemovesTheTunnelObjects(t *testing.T) {
 	require.Equal(t, "", res["hostnameRouteId"])
 	require.Equal(t, "", res["cnameRecordId"])
 	require.True(t, strings.Contains(e.status("cfzt-apps-sw2")["message"].(string), "removed"))
+}
+
+// withoutChanges is a task result without its changes list, which only the
+// run that changed something fills.
+func withoutChanges(result map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range result {
+		if k != "changes" {
+			out[k] = v
+		}
+	}
+	return out
 }

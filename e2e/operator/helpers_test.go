@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"sort"
@@ -57,13 +56,20 @@ type world struct {
 // watched namespaces can be added with watch.
 func newWorld(t *testing.T, ns string, opts ...cfsim.Option) *world {
 	t.Helper()
+	return newWorldWithSeed(t, ns, nil, opts...)
+}
+
+// newWorldWithSeed is newWorld with the simulator's default seed changed by
+// extend first (see e2e.StartSimWithSeed).
+func newWorldWithSeed(t *testing.T, ns string, extend func(*cfsim.Seed), opts ...cfsim.Option) *world {
+	t.Helper()
 	limit := 4 * time.Minute
 	if os.Getenv("CFZT_E2E_RUNNER") == "oracle" {
 		limit = 40 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	t.Cleanup(cancel)
-	w := &world{t: t, ctx: ctx, sim: e2e.StartSim(t, opts...), ns: ns}
+	w := &world{t: t, ctx: ctx, sim: e2e.StartSimWithSeed(t, extend, opts...), ns: ns}
 	w.watch(ns)
 	require.NoError(t, h.CreateCredentialSecret(ctx, ns, credSecret, w.sim.Token))
 	w.apply(w.tenantYAML(ns, tenantName, ""))
@@ -91,14 +97,7 @@ func (w *world) cleanup() {
 }
 
 func (w *world) tenantYAML(ns, name, extra string) string {
-	return fmt.Sprintf(`apiVersion: cfzt.cloudflare.com/v1alpha1
-kind: CloudflareZeroTrustTenant
-metadata: {name: %q, namespace: %q}
-spec:
-  accountId: %s
-  tunnelId: %s
-  credentialRef: {name: %s}
-%s`, name, ns, w.sim.AccountID, w.sim.TunnelID, credSecret, extra)
+	return w.sim.TenantYAML(ns, name, credSecret, extra)
 }
 
 // apply server-side-applies YAML documents as admin (field manager
@@ -109,24 +108,8 @@ func (w *world) apply(docs ...string) {
 }
 
 // route is an HTTPRoute manifest with the given annotations (names without
-// the cfzt.cloudflare.com/ prefix) and one backendRef NAME:PORT.
-func route(ns, name string, ann map[string]string) string {
-	keys := make([]string, 0, len(ann))
-	for k := range ann {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: %q\n  namespace: %q\n", name, ns)
-	if len(ann) > 0 {
-		b.WriteString("  annotations:\n")
-		for _, k := range keys {
-			fmt.Fprintf(&b, "    %s%s: %q\n", prefix, k, ann[k])
-		}
-	}
-	fmt.Fprintf(&b, "spec:\n  parentRefs: [{name: gw}]\n  rules:\n    - backendRefs: [{name: %s, port: 8080}]\n", name)
-	return b.String()
-}
+// the cfzt.cloudflare.com/ prefix) and one backendRef NAME:8080.
+func route(ns, name string, ann map[string]string) string { return e2e.RouteYAML(ns, name, ann) }
 
 // run runs one playbook with the world's environment plus extra variables
 // ("k=v" strings are passed with -e) and returns its output; it fails the

@@ -3,7 +3,9 @@ package operator
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,6 +31,9 @@ func envOf(c corev1.Container) map[string]corev1.EnvVar {
 // changes; the OperatorConfig's status says what happened.
 func TestOperatorConfigAndWorkers(t *testing.T) {
 	w := newWorld(t, "opcfg")
+	// No controller rolls Deployments out on the test apiserver: do not
+	// wait for it long.
+	w.env["ROLLOUT_TIMEOUT_SECONDS"] = "1"
 	deps := h.Kube().AppsV1().Deployments(h.Namespace)
 	t.Cleanup(func() {
 		for _, n := range append([]string{managerName}, workerNames...) {
@@ -109,7 +114,7 @@ spec:
 	require.Equal(t, gen, observed)
 	ready, _, _ := unstructured.NestedBool(cfg.Object, "status", "deploymentReady")
 	require.False(t, ready) // no controllers run on the test apiserver
-	require.Equal(t, map[string]string{"Applied": "ConfigurationApplied", "Ready": "DeploymentNotReady"}, conditionReasons(cfg))
+	require.Equal(t, map[string]string{"Applied": "ConfigurationApplied", "Ready": "RolloutNotComplete"}, conditionReasons(cfg))
 	applied, _, _ := unstructured.NestedString(cfg.Object, "status", "lastAppliedTime")
 	require.NotEmpty(t, applied)
 
@@ -189,4 +194,89 @@ func TestReconcileDispatch(t *testing.T) {
 	out, code = w.runCode(reconcile, map[string]string{"ROLE": "janitor"})
 	require.NotEqual(t, 0, code)
 	require.Contains(t, out, "ROLE must be one of manager, kube_worker, cloudflare_worker, not 'janitor'")
+}
+
+// Applying a new OperatorConfig generation waits for the manager
+// Deployment's rollout, so the status written at the end of that same run
+// says the Deployment is Ready. A second OperatorConfig in the namespace is
+// refused in its status. Workers of a manager without POLL_INTERVAL_SECONDS
+// get the default resync interval.
+func TestOperatorConfigWaitsForRolloutAndIsASingleton(t *testing.T) {
+	w := newWorld(t, "rollout")
+	deps := h.Kube().AppsV1().Deployments(h.Namespace)
+	t.Cleanup(func() {
+		for _, n := range append([]string{managerName}, workerNames...) {
+			_ = deps.Delete(w.ctx, n, metav1.DeleteOptions{})
+		}
+		for _, n := range []string{"operator-config", "zz-second"} {
+			_ = w.res(configGVR, h.Namespace).Delete(w.ctx, n, metav1.DeleteOptions{})
+		}
+	})
+	manifest, err := os.ReadFile(filepath.Join(h.Root, "deploy", "manager.yaml"))
+	require.NoError(t, err)
+	noPoll := strings.Replace(string(manifest), "            - name: POLL_INTERVAL_SECONDS\n              value: \"60\"\n", "", 1)
+	require.NotEqual(t, string(manifest), noPoll)
+	w.apply(noPoll, `apiVersion: cfzt.cloudflare.com/v1alpha1
+kind: CloudflareZeroTrustOperatorConfig
+metadata: {name: operator-config, namespace: `+h.Namespace+`}
+spec: {replicas: 2}`)
+
+	// Play the Deployment controller: once the manager has applied the new
+	// spec, report the rollout as complete.
+	stop := make(chan struct{})
+	rolled := make(chan struct{})
+	go func() {
+		defer close(rolled)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			d, err := deps.Get(w.ctx, managerName, metav1.GetOptions{})
+			if err != nil || d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
+				continue
+			}
+			d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2}
+			if _, err := deps.UpdateStatus(w.ctx, d, metav1.UpdateOptions{}); err == nil {
+				return
+			}
+		}
+	}()
+	env := map[string]string{"ROLLOUT_TIMEOUT_SECONDS": "60"}
+	for k, v := range w.env {
+		env[k] = v
+	}
+	out, code := h.RunPlaybook(w.ctx, managerPlaybook, env)
+	close(stop)
+	<-rolled
+	require.Equal(t, 0, code, out)
+	require.Contains(t, out, "Deployment "+managerName+" rolled out")
+	cfg := w.get(configGVR, h.Namespace, "operator-config")
+	require.Equal(t, map[string]string{"Applied": "ConfigurationApplied", "Ready": "DeploymentReady"}, conditionReasons(cfg))
+	ready, _, _ := unstructured.NestedBool(cfg.Object, "status", "deploymentReady")
+	require.True(t, ready)
+
+	for _, name := range workerNames {
+		d, err := deps.Get(w.ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		require.Equal(t, "60", envOf(d.Spec.Template.Spec.Containers[0])["POLL_INTERVAL_SECONDS"].Value, name)
+	}
+
+	// A second OperatorConfig is not applied, and says so.
+	time.Sleep(1100 * time.Millisecond) // a later creationTimestamp (seconds)
+	w.apply(`apiVersion: cfzt.cloudflare.com/v1alpha1
+kind: CloudflareZeroTrustOperatorConfig
+metadata: {name: zz-second, namespace: ` + h.Namespace + `}
+spec: {replicas: 5}`)
+	w.run(managerPlaybook)
+	mgr, err := deps.Get(w.ctx, managerName, metav1.GetOptions{})
+	require.NoError(t, err)
+	require.EqualValues(t, 2, *mgr.Spec.Replicas)
+	second := w.get(configGVR, h.Namespace, "zz-second")
+	require.Equal(t, map[string]string{"Applied": "DuplicateOperatorConfig"}, conditionReasons(second))
+	rv := second.GetResourceVersion()
+	w.run(managerPlaybook)
+	w.run(kubeWorker)
+	require.Equal(t, rv, w.get(configGVR, h.Namespace, "zz-second").GetResourceVersion(), "written once")
 }

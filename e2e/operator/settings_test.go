@@ -57,7 +57,11 @@ spec:
 	require.Empty(t, w.dnsRecords("shop.example.com"))
 	st, ready := w.tenantStatus(w.ns, tenantName)
 	require.Contains(t, errorsOf(st), "Service dns-lb/ingress not found")
-	require.Equal(t, "True", ready["status"]) // a route problem, not a tenant one
+	// A route whose configuration cannot work makes the tenant not Ready,
+	// with the documented InvalidRoute reason.
+	require.Equal(t, "False", ready["status"])
+	require.Equal(t, "InvalidRoute", ready["reason"])
+	require.Contains(t, ready["message"], "Service dns-lb/ingress not found")
 
 	svcs := h.Kube().CoreV1().Services(w.ns)
 	svc, err := svcs.Create(w.ctx, &corev1.Service{

@@ -129,7 +129,7 @@ func TestTenantStatus(t *testing.T) {
 	require.EqualValues(t, 2, sum["hostnameRoutes"])
 	require.EqualValues(t, 1, sum["dnsRecords"])
 	require.EqualValues(t, 1, sum["accessApplications"])
-	require.EqualValues(t, 1, sum["accessPolicies"])
+	require.EqualValues(t, 2, sum["accessPolicies"], "the allow policy and the service token's Service Auth policy")
 	require.EqualValues(t, 1, sum["serviceTokens"])
 	require.EqualValues(t, 0, sum["failedRoutes"])
 

@@ -533,7 +533,11 @@ func (d *Default) Warning(msg string) {
 func (d *Default) WarnAt(w run.Warning) {
 	msg := w.Msg
 	if w.Deprecated != "" {
-		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from ansible-core version " + w.Deprecated + "."
+		from := "ansible-core"
+		if w.Plugin != "" {
+			from = w.Plugin + " in ansible-core"
+		}
+		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from " + from + " version " + w.Deprecated + "."
 	}
 	text := strings.TrimSpace(d.segment(msg, errLink{msg: msg, origin: w.Origin, help: w.Help, note: w.Note}))
 	prefix, c := "[WARNING]: ", colorWarn
@@ -701,7 +705,7 @@ func errLinks(err error) []errLink {
 			break
 		}
 		for _, tl := range template.Links(e) {
-			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, detached: tl.Detached})
+			add(errLink{msg: tl.Msg, origin: tl.Origin, note: tl.Note, help: tl.Help, detached: tl.Detached})
 		}
 		break
 	}

@@ -1,9 +1,9 @@
 package playbook
 
 import (
-	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -62,27 +62,14 @@ func (l *Loader) LoadVarsFileData(path string, merge bool) (*value.Dict, error) 
 }
 
 // FindVarsFile finds a vars_files entry the way ansible-core searches a
-// play's files: under vars/ then directly in each of dirs (the play's
-// directory, then the playbook's). It returns "" when no file exists.
-func FindVarsFile(name string, dirs ...string) string {
-	if filepath.IsAbs(name) || strings.HasPrefix(name, "~") {
-		if pathExists(name) {
-			return name
-		}
+// play's files (engine/search): under vars/ then directly in the play's
+// directory, then in the playbook's. It returns "" when no file exists.
+func FindVarsFile(name, playDir, playbookDir string) string {
+	found, _, ok := search.Path{Dirs: []string{playDir}, Base: playbookDir}.Find("vars", name)
+	if !ok {
 		return ""
 	}
-	inVars := strings.Split(name, "/")[0] == "vars"
-	for _, d := range dirs {
-		if !inVars {
-			if p := filepath.Join(d, "vars", name); pathExists(p) {
-				return p
-			}
-		}
-		if p := filepath.Join(d, name); pathExists(p) {
-			return p
-		}
-	}
-	return ""
+	return found
 }
 
 // loadTimeLayers are the variables templates see while a play loads

@@ -1,8 +1,12 @@
 package py
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"syscall"
+
+	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // Strerror is os.strerror: glibc's text for an errno, as Python's OSError
@@ -26,4 +30,14 @@ func Strerror(en syscall.Errno) string {
 	}
 	s := en.Error()
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// OSErrorText is str(OSError) for a failure on a file, such as
+// "[Errno 21] Is a directory: '/x'".
+func OSErrorText(err error, path string) string {
+	var en syscall.Errno
+	if !errors.As(err, &en) {
+		return err.Error()
+	}
+	return fmt.Sprintf("[Errno %d] %s: %s", int(en), Strerror(en), value.Repr(path))
 }

@@ -92,6 +92,9 @@ type Warning struct {
 	// Deprecated is the ansible-core version that removes the feature;
 	// it makes the warning a deprecation.
 	Deprecated string
+	// Plugin names the plugin a deprecated feature belongs to ("lookup
+	// plugin 'first_found'"); empty for ansible-core's own features.
+	Plugin string
 }
 
 // Warner is an optional Display method for warnings that carry an

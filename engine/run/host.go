@@ -2,8 +2,10 @@ package run
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -87,23 +89,47 @@ func (h *taskHost) FindFile(subdir, name string) (string, []string, bool) {
 	return h.tr.searchPath().Find(subdir, name)
 }
 
-// searchPath is the task's search path: its role, the file it was
-// written in, then the play's directory.
+// searchPath is the task's search path (Task.get_search_path): the roles
+// of its dependency chain, innermost first, the directory of the file it
+// was written in, then the play's directory. It is the search of action
+// plugins, which leave the role test to the directories themselves;
+// lookups set InRole (see optAt).
 func (tr *taskRun) searchPath() search.Path {
-	return search.Path{Dirs: searchPaths(tr.t), Base: tr.r.playDir(tr.ps), InRole: tr.t.Role != nil}
+	var dirs []string
+	if tr.t.Role != nil {
+		chain := roleChain(tr.t.Role)
+		for i := len(chain) - 1; i >= 0; i-- {
+			dirs = append(dirs, chain[i].Role.Path)
+		}
+	}
+	if !containsStr(dirs, tr.t.Dir) {
+		dirs = append(dirs, tr.t.Dir)
+	}
+	return search.Path{Dirs: dirs, Base: tr.r.playDir(tr.ps)}
 }
 
+// RenderFile renders a template file as the template action does: with
+// the task's variables and opt.Vars on top, the options of opt, Jinja2's
+// own backslash escapes, and the file as the origin of its errors. A
+// render to None (an empty template after a #jinja2: header) is empty.
 func (h *taskHost) RenderFile(path string, opt module.FileTemplate) (string, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
+	if !utf8.Valid(src) {
+		h.tr.r.warn(Warning{Msg: fmt.Sprintf("File %s could not be decoded as 'utf-8'. Invalid content has been escaped.", value.Repr(path)),
+			Deprecated: "2.23", Help: "This file must be UTF-8 encoded."})
+	}
 	sc := h.sc
 	if opt.Vars != nil {
 		sc = sc.with(opt.Vars, false)
 	}
-	v, err := h.tr.r.Engine.Render(string(src), sc, h.tr.opt)
-	if err != nil {
+	ropt := h.tr.opt
+	cfg := opt.Syntax()
+	ropt.Syntax = &cfg
+	v, err := h.tr.r.Engine.RenderFile(path, string(src), sc, ropt)
+	if err != nil || v == nil {
 		return "", err
 	}
 	return value.Str(v), nil

@@ -3,7 +3,6 @@ package run
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,10 +142,8 @@ func (tr *taskRun) includeVars(args *value.Dict) (*value.Dict, error) {
 		}
 	} else {
 		raw := value.Str(args.Default("_raw_params", args.Default("file", "")))
-		path, searched := tr.findNeedle("vars", raw)
-		if path == "" {
-			failed = true
-			msg = search.NotFoundMessage(raw, searched)
+		if path, err := tr.searchPath().Resolve("vars", raw); err != nil {
+			failed, msg = true, err.Error()
 		} else {
 			load(path, false)
 		}
@@ -163,47 +160,6 @@ func (tr *taskRun) includeVars(args *value.Dict) (*value.Dict, error) {
 	res.Set("ansible_facts", results)
 	res.Set("changed", false)
 	return res, nil
-}
-
-// findNeedle finds a file the way ansible-core's _find_needle does: in
-// subdir then directly under the task's search path (its role, the
-// task's directory), then under the playbook directory. It returns the
-// path, or "" and the places searched.
-func (tr *taskRun) findNeedle(subdir, source string) (string, []string) {
-	if filepath.IsAbs(source) || strings.HasPrefix(source, "~") {
-		if pathExists(source) {
-			return source, nil
-		}
-		return "", []string{source}
-	}
-	var stack []string
-	if tr.t.Role != nil {
-		for _, ri := range roleChain(tr.t.Role) {
-			stack = append([]string{ri.Role.Path}, stack...)
-		}
-	}
-	if !containsStr(stack, tr.t.Dir) {
-		stack = append(stack, tr.t.Dir)
-	}
-	var search []string
-	first := strings.Split(source, "/")[0]
-	for _, p := range stack {
-		if first != subdir {
-			search = append(search, filepath.Join(p, subdir, source))
-		}
-		search = append(search, filepath.Join(p, source))
-	}
-	base := tr.r.playDir(tr.ps)
-	if first != subdir {
-		search = append(search, filepath.Join(base, subdir, source))
-	}
-	search = append(search, filepath.Join(base, source))
-	for _, c := range search {
-		if pathExists(c) {
-			return c, nil
-		}
-	}
-	return "", search
 }
 
 // dirFiles is one directory of a sorted walk and its sorted files.

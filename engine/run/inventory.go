@@ -486,10 +486,14 @@ func (inv *Inventory) matchOne(p string) []string {
 
 // matchChecked matches one pattern, warning about (or, as configured,
 // failing on or ignoring) a pattern that matches nothing.
-func (inv *Inventory) matchChecked(p string) ([]string, error) {
+func (inv *Inventory) matchChecked(pattern string) ([]string, error) {
+	p, sub, dashed := splitSubscript(pattern)
+	if dashed {
+		inv.warning("Use [x:y] inclusive subscripts instead of [x-y] which has been removed")
+	}
 	hosts := inv.matchOne(p)
 	if _, isGroup := inv.groups[p]; len(hosts) > 0 || isGroup || p == "all" || p == "*" {
-		return hosts, nil
+		return sub.apply(hosts, pattern)
 	}
 	msg := "Could not match supplied host pattern, ignoring: " + p
 	switch inv.PatternMismatch {

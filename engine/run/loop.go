@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		}
 		v = r
 	} else {
-		r, err := tr.r.Engine.RenderValue(v, tr.sc, tr.optAt(t.LoopPos))
+		r, err := tr.r.Engine.RenderTerms(strings.TrimPrefix(t.LoopKind, "with_"), v, tr.sc, tr.optAt(t.LoopPos))
 		if err != nil {
 			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
 		}
@@ -61,7 +62,15 @@ func (tr *taskRun) loopItems() ([]any, error) {
 		if !ok {
 			terms = []any{v}
 		}
-		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, tr.optAt(t.LoopPos))
+		opt := tr.optAt(t.LoopPos)
+		opt.LoopAction = t.Action
+		items, err := tr.r.Engine.Query(strings.TrimPrefix(t.LoopKind, "with_"), terms, tr.sc, opt)
+		var pe *template.PluginError
+		if errors.As(err, &pe) {
+			// ansible-core reports a failing with_<lookup> plugin without
+			// the task's context, from its invoke_lookup().
+			return nil, &ChainError{Msg: pe.Error(), Origin: &value.Pos{}, Note: "invoke_lookup()"}
+		}
 		if err != nil {
 			return nil, chain("Task failed.", t.Pos, at(t.LoopPos, err))
 		}

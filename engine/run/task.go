@@ -167,11 +167,16 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 // (the value being templated).
 func (tr *taskRun) optAt(pos value.Pos) template.Options {
 	tr.at = pos
-	return template.Options{SearchPaths: searchPaths(tr.t), Warn: func(w template.Warning) {
-		rw := Warning{Msg: w.Msg, Deprecated: w.Deprecated}
+	sp := tr.searchPath()
+	sp.InRole = tr.t.Role != nil
+	return template.Options{Search: sp, Hosts: tr.r.hostsByPattern, Warn: func(w template.Warning) {
+		rw := Warning{Msg: w.Msg, Deprecated: w.Deprecated, Plugin: w.Plugin, Help: w.Help}
 		if w.AtValue {
 			p := pos
 			rw.Origin = &p
+		}
+		if w.UnknownOrigin != "" {
+			rw.Origin, rw.Note = &value.Pos{}, w.UnknownOrigin
 		}
 		tr.r.warn(rw)
 	}}
@@ -184,14 +189,6 @@ func (r *Runner) warn(w Warning) {
 		return
 	}
 	r.Display.Warning(w.Msg)
-}
-
-func searchPaths(t *playbook.Task) []string {
-	var out []string
-	if t.Role != nil {
-		out = append(out, t.Role.Role.Path)
-	}
-	return append(out, t.Dir)
 }
 
 // renderName renders the task name for the banner, as Ansible does when

@@ -2,58 +2,95 @@
 // the roles of the task's dependency chain, the directory of the file the
 // task was written in, then the play's directory as a last resort, each
 // tried with the kind's subdirectory ("files", "templates", "vars") and
-// without it (DataLoader.path_dwim_relative_stack).
+// without it (DataLoader.path_dwim_relative_stack). It is the only place
+// that knows this order: modules, include_vars, vars_files and lookups all
+// ask it.
 package search
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
 // Path is the search path of one task.
 type Path struct {
-	// Dirs are the task's search stack (ansible_search_path without the
-	// play directory): role directories, innermost first, then the task
-	// file's directory.
+	// Dirs are the task's search stack (Task.get_search_path): the role
+	// directories of its dependency chain, innermost first, then the task
+	// file's directory unless it is one of them.
 	Dirs []string
-	// Base is the play's directory, tried last.
+	// Base is the play's directory (the loader's basedir), tried last.
 	Base string
-	// InRole is set for a task written in a role.
+	// InRole is set for a task written in a role. Lookups pass it to the
+	// search (their variables hold role_path); modules rely on the
+	// directory test alone, as ansible-core's action plugins do.
 	InRole bool
 }
 
-// Candidates lists the paths tried for source, in order.
+// SearchPath is the ansible_search_path variable lookups see: the search
+// stack, then the play's directory unless the stack already holds it.
+func (p Path) SearchPath() []string {
+	out := append([]string(nil), p.Dirs...)
+	if p.Base != "" && !contains(out, p.Base) {
+		out = append(out, p.Base)
+	}
+	if len(out) == 0 {
+		// Without a task, lookups search the loader's directory, which is
+		// the working directory when no playbook is loaded.
+		wd, _ := os.Getwd()
+		out = []string{wd}
+	}
+	return out
+}
+
+// ForLookups returns the path a lookup plugin searches: ansible-core's
+// find_file_in_search_path hands ansible_search_path (which already ends
+// with the play's directory) to the same search, which appends the play's
+// directory once more; the role test holds for every role task.
+func (p Path) ForLookups() Path {
+	return Path{Dirs: p.SearchPath(), Base: p.Base, InRole: p.InRole}
+}
+
+// Candidates lists the paths tried for source, in order, as
+// path_dwim_relative_stack builds them. An absolute source (or one that
+// starts with ~) is the only candidate and is not listed as searched, so
+// the list is empty for it.
+//
+// ansible-core 2.19 means to skip the subdirectory when source already
+// starts with it, but compares bytes with a string, so it never does:
+// "files/a" is tried as files/files/a, then files/a, and "Searched in"
+// messages list both. Like ansible-core, the list may also name a path
+// twice (the task's directory is often the play's).
 func (p Path) Candidates(subdir, source string) []string {
-	if filepath.IsAbs(source) {
-		return []string{source}
+	if isAbsolute(source) {
+		return nil
 	}
-	withSub := subdir != "" && strings.Split(source, "/")[0] != subdir
 	var out []string
-	add := func(dir string) {
-		if withSub {
-			out = append(out, filepath.Join(dir, subdir, source))
-		}
-		out = append(out, filepath.Join(dir, source))
-	}
 	for _, d := range p.Dirs {
-		parent := filepath.Dir(d)
-		if p.InRole && strings.HasSuffix(parent, string(filepath.Separator)+"tasks") {
+		dir := unfrack(d)
+		parent := filepath.Dir(dir)
+		if strings.HasSuffix(parent, string(filepath.Separator)+"tasks") && (p.InRole || looksLikeRole(d)) {
 			out = append(out, filepath.Join(filepath.Dir(parent), subdir, source), filepath.Join(parent, source))
 		}
-		add(d)
+		out = append(out, filepath.Join(dir, subdir, source), filepath.Join(dir, source))
 	}
-	if p.Base != "" {
-		add(p.Base)
+	base := p.Base
+	if base == "" {
+		base, _ = os.Getwd()
 	}
-	// Like ansible-core, the list may name a path twice (the task's
-	// directory is often the play's); "Searched in" messages show both.
-	return out
+	return append(out, filepath.Join(base, subdir, source), filepath.Join(base, source))
 }
 
 // Find returns the first candidate that exists (a file or a directory),
 // and the candidates tried.
 func (p Path) Find(subdir, source string) (string, []string, bool) {
+	if isAbsolute(source) {
+		abs := unfrack(source)
+		_, err := os.Stat(abs)
+		return abs, nil, err == nil
+	}
 	cands := p.Candidates(subdir, source)
 	for _, c := range cands {
 		if _, err := os.Stat(c); err == nil {
@@ -63,32 +100,70 @@ func (p Path) Find(subdir, source string) (string, []string, bool) {
 	return "", cands, false
 }
 
-// All returns the directories a glob or a directory listing searches:
-// each search directory with the subdirectory, then without it.
-func (p Path) All(subdir string) []string {
-	var out []string
-	for _, d := range append(append([]string(nil), p.Dirs...), p.Base) {
-		if d == "" {
-			continue
-		}
-		if subdir != "" {
-			out = append(out, filepath.Join(d, subdir))
-		}
-		out = append(out, d)
-	}
-	return dedupe(out)
+// NotFoundError is ansible-core's AnsibleFileNotFound: the file name and
+// the places searched.
+type NotFoundError struct {
+	Name     string
+	Searched []string
 }
 
-func dedupe(l []string) []string {
-	seen := map[string]bool{}
-	out := l[:0]
-	for _, s := range l {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+func (e *NotFoundError) Error() string { return NotFoundMessage(e.Name, e.Searched) }
+
+// Resolve is Find that reports a missing file as a *NotFoundError.
+func (p Path) Resolve(subdir, source string) (string, error) {
+	found, searched, ok := p.Find(subdir, source)
+	if !ok {
+		return "", &NotFoundError{Name: source, Searched: searched}
+	}
+	return found, nil
+}
+
+// isAbsolute is the test path_dwim_relative_stack makes before searching.
+func isAbsolute(source string) bool {
+	return strings.HasPrefix(source, "~") || strings.HasPrefix(source, "/")
+}
+
+// unfrack is ansible-core's unfrackpath without following links:
+// environment variables and ~ expanded, made absolute, normalized.
+func unfrack(p string) string {
+	p = py.ExpandUser(py.ExpandVars(p, os.LookupEnv), os.LookupEnv)
+	return py.Abspath(p)
+}
+
+// looksLikeRole is DataLoader._is_role: a directory holding main.yml, or
+// whose own or parent directory has tasks/main or meta/main.
+func looksLikeRole(dir string) bool {
+	up := unfrack(dir)
+	parent := filepath.Dir(dir)
+	for _, name := range []string{"main.yml", "main.yaml", "main"} {
+		if exists(filepath.Join(dir, name)) {
+			return true
 		}
 	}
-	return out
+	for _, d := range []string{up, parent} {
+		for _, sub := range []string{"tasks", "meta"} {
+			for _, name := range []string{"main.yml", "main.yaml", "main"} {
+				if exists(filepath.Join(d, sub, name)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // NotFoundMessage is ansible-core's AnsibleFileNotFound text for a file

@@ -8,30 +8,110 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The play's directory comes last, even when the task's directory is the
-// same: ansible-core's "Searched in" lists it twice.
-func TestCandidatesPlayTask(t *testing.T) {
-	p := Path{Dirs: []string{"/pb"}, Base: "/pb"}
-	require.Equal(t, []string{"/pb/vars/x.yml", "/pb/x.yml", "/pb/vars/x.yml", "/pb/x.yml"}, p.Candidates("vars", "x.yml"))
-	// A source that already starts with the subdirectory is not prefixed.
-	require.Equal(t, []string{"/pb/files/a", "/pb/files/a"}, p.Candidates("files", "files/a"))
-	require.Equal(t, []string{"/abs/a"}, p.Candidates("files", "/abs/a"))
+func touch(t *testing.T, parts ...string) string {
+	t.Helper()
+	p := filepath.Join(parts...)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, nil, 0o644))
+	return p
 }
 
-// A role task searches its role, then the role's tasks directory, then
-// the play's directory (files beside the play are found).
+func TestCandidates(t *testing.T) {
+	role := "/pb/roles/r"
+	cases := []struct {
+		name   string
+		path   Path
+		subdir string
+		source string
+		want   []string
+	}{
+		{
+			name: "play task: the play's directory comes twice",
+			path: Path{Dirs: []string{"/pb"}, Base: "/pb"}, subdir: "vars", source: "x.yml",
+			want: []string{"/pb/vars/x.yml", "/pb/x.yml", "/pb/vars/x.yml", "/pb/x.yml"},
+		},
+		{
+			name: "a source under the subdirectory still gets it prepended",
+			path: Path{Dirs: []string{"/pb"}, Base: "/pb"}, subdir: "files", source: "files/a",
+			want: []string{"/pb/files/files/a", "/pb/files/a", "/pb/files/files/a", "/pb/files/a"},
+		},
+		{
+			name: "absolute sources are not searched",
+			path: Path{Dirs: []string{"/pb"}, Base: "/pb"}, subdir: "files", source: "/abs/a",
+		},
+		{
+			name: "role task in a tasks subdirectory also tries the role's own subdirectory",
+			path: Path{Dirs: []string{role, role + "/tasks/sub"}, Base: "/pb", InRole: true}, subdir: "files", source: "a",
+			want: []string{
+				role + "/files/a", role + "/a",
+				role + "/files/a", role + "/tasks/a", role + "/tasks/sub/files/a", role + "/tasks/sub/a",
+				"/pb/files/a", "/pb/a",
+			},
+		},
+		{
+			name: "lookups search the play's directory as part of the path, then again",
+			path: Path{Dirs: []string{role, role + "/tasks"}, Base: "/pb", InRole: true}.ForLookups(), subdir: "files", source: "a",
+			want: []string{
+				role + "/files/a", role + "/a", role + "/tasks/files/a", role + "/tasks/a",
+				"/pb/files/a", "/pb/a", "/pb/files/a", "/pb/a",
+			},
+		},
+		{
+			name: "paths are normalized",
+			path: Path{Dirs: []string{"/pb/./roles/../x/"}, Base: "/pb"}, subdir: "templates", source: "t.j2",
+			want: []string{"/pb/x/templates/t.j2", "/pb/x/t.j2", "/pb/templates/t.j2", "/pb/t.j2"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, c.path.Candidates(c.subdir, c.source))
+		})
+	}
+}
+
+// A role task finds files beside the play when its role has none.
 func TestFindFromRole(t *testing.T) {
 	dir := t.TempDir()
 	role := filepath.Join(dir, "roles", "r")
-	require.NoError(t, os.MkdirAll(filepath.Join(role, "tasks"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "files"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "files", "beside.txt"), nil, 0o644))
+	touch(t, role, "tasks", "main.yml")
+	beside := touch(t, dir, "files", "beside.txt")
+	own := touch(t, role, "files", "own.txt")
 	p := Path{Dirs: []string{role, filepath.Join(role, "tasks")}, Base: dir, InRole: true}
+
 	got, tried, ok := p.Find("files", "beside.txt")
 	require.True(t, ok)
-	require.Equal(t, filepath.Join(dir, "files", "beside.txt"), got)
+	require.Equal(t, beside, got)
 	require.Equal(t, filepath.Join(role, "files", "beside.txt"), tried[0])
-	_, _, ok = p.Find("files", "missing.txt")
-	require.False(t, ok)
-	require.Equal(t, []string{filepath.Join(role, "templates"), role, filepath.Join(role, "tasks", "templates"), filepath.Join(role, "tasks"), filepath.Join(dir, "templates"), dir}, p.All("templates"))
+
+	got, err := p.Resolve("files", "own.txt")
+	require.NoError(t, err)
+	require.Equal(t, own, got)
+
+	_, err = p.Resolve("files", "missing.txt")
+	var nf *NotFoundError
+	require.ErrorAs(t, err, &nf)
+	require.Contains(t, err.Error(), "Could not find or access 'missing.txt'\nSearched in:\n\t"+filepath.Join(role, "files", "missing.txt"))
+
+	_, err = p.Resolve("files", "/nonexistent/x")
+	require.EqualError(t, err, "Could not find or access '/nonexistent/x' on the Ansible Controller.\n"+
+		"If you are using a module and expect the file to exist on the remote, see the remote_src option")
+}
+
+// A module's search (InRole unset) still treats a directory as a role
+// when it looks like one (here, it holds a main.yml), as
+// DataLoader._is_role does.
+func TestLooksLikeRole(t *testing.T) {
+	dir := t.TempDir()
+	role := filepath.Join(dir, "r")
+	touch(t, role, "meta", "main.yml")
+	sub := filepath.Dir(touch(t, role, "tasks", "sub", "main.yml"))
+	p := Path{Dirs: []string{sub}, Base: dir}
+	require.Equal(t, filepath.Join(role, "files", "a"), p.Candidates("files", "a")[0])
+	require.True(t, looksLikeRole(filepath.Join(role, "tasks")))
+	require.False(t, looksLikeRole(dir))
+}
+
+func TestSearchPath(t *testing.T) {
+	require.Equal(t, []string{"/r", "/pb"}, Path{Dirs: []string{"/r", "/pb"}, Base: "/pb"}.SearchPath())
+	require.Equal(t, []string{"/r", "/r/tasks", "/pb"}, Path{Dirs: []string{"/r", "/r/tasks"}, Base: "/pb"}.SearchPath())
 }

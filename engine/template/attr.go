@@ -112,6 +112,10 @@ func getAttr(obj any, attr string) any {
 		if v, ok := o.get(attr); ok {
 			return v
 		}
+	case *templateModule:
+		if v, ok := o.exports.Get(attr); ok {
+			return v
+		}
 	case *loopInfo:
 		if v, ok := o.attr(attr); ok {
 			return v

@@ -244,7 +244,7 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, isMacro := fn.(*macro); !isMacro {
+	if _, isMacro := fn.(*macro); !isMacro && !lookupTakesUndefined(x, a) {
 		if u := firstUndefinedArg(a); u != nil {
 			return u, nil
 		}

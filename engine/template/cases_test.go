@@ -43,7 +43,7 @@ func runCases(t *testing.T, cases []tcase) {
 	e := New()
 	vars := MapVars{D: testVars()}
 	for _, c := range cases {
-		got, err := e.Render(c.src, vars, Options{SearchPaths: []string{"testdata"}})
+		got, err := e.Render(c.src, vars, Options{})
 		if c.err != "" {
 			require.Error(t, err, c.src)
 			require.Equal(t, c.err, err.Error(), c.src)

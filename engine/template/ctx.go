@@ -2,6 +2,7 @@ package template
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
@@ -22,13 +23,16 @@ type Ctx struct {
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
 	jinjaEscapes bool
+	// syntax is the environment of the template being rendered, nil for
+	// ansible-core's default (see Options.Syntax).
+	syntax *syntax.Config
+	// includePaths is where {% include %} finds template files; only the
+	// render of a template file has one.
+	includePaths []string
 }
 
 // Engine returns the engine of the render.
 func (c *Ctx) Engine() *Engine { return c.eng }
-
-// SearchPaths returns the directories for file lookups.
-func (c *Ctx) SearchPaths() []string { return c.opt.SearchPaths }
 
 // Var returns a variable, rendering it if it holds templates.
 func (c *Ctx) Var(name string) (any, error) {
@@ -163,12 +167,22 @@ func errUndefined(err error) value.Undefined {
 	return value.Undefined{Msg: err.Error(), Err: err}
 }
 
-// render evaluates a template in this context. As in ansible-core, Jinja2
-// drops one trailing newline of the source, and the newlines a text result
-// lost are added back.
+// render evaluates a template in this context. As in ansible-core, a
+// #jinja2: first line sets the template's own options, Jinja2 drops one
+// trailing newline of the source, and the newlines a text result lost are
+// added back in the newline sequence of the render's options (not of the
+// header's).
 func (c *Ctx) render(src string) (any, error) {
-	body := strings.TrimSuffix(src, "\n")
-	nodes, err := c.eng.parse(body, !c.jinjaEscapes)
+	cfg := syntax.Default()
+	if c.syntax != nil {
+		cfg = *c.syntax
+	}
+	newline := cfg.NewlineSequence
+	body, cfg, err := splitHeader(src, cfg)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := c.eng.parseConfig(body, !c.jinjaEscapes, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -184,9 +198,9 @@ func (c *Ctx) render(src string) (any, error) {
 		}
 		v = b.concat()
 	}
-	if s, ok := v.(string); ok && len(body) < len(src) {
+	if s, ok := v.(string); ok {
 		if missing := trailingNewlines(src) - trailingNewlines(s); missing > 0 {
-			v = s + strings.Repeat("\n", missing)
+			v = s + strings.Repeat(newline, missing)
 		}
 	}
 	return v, nil
@@ -207,27 +221,40 @@ func trailingNewlines(s string) int {
 
 // Render renders a template file's text for a filter or lookup; as in
 // ansible-core's template lookup, backslash escapes are Jinja2's.
-func (c *Ctx) Render(src string) (any, error) {
-	if !HasMarkers(src) {
-		return src, nil
-	}
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
-	v, err := sub.render(src)
-	if err != nil {
-		return nil, err
-	}
-	return sub.finalize(v)
-}
+func (c *Ctx) Render(src string) (any, error) { return c.RenderWith(src, nil) }
 
 // RenderWith renders a template file's text with extra local variables.
 func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
-	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: map[string]any{}, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true}
-	sub.scopes = []*value.Dict{locals}
-	v, err := sub.render(src)
-	if err != nil {
-		return nil, err
+	return c.renderFile("", src, locals, nil)
+}
+
+// renderFile renders the text of the template file at path (empty when
+// unknown) with locals (nil for none) on top of the variables and the
+// environment options cfg (nil for the default). An error without an
+// origin of its own gets the file as its origin.
+func (c *Ctx) renderFile(path, src string, locals *value.Dict, cfg *syntax.Config) (any, error) {
+	if !isTemplate(src, cfg) {
+		return src, nil
 	}
-	return sub.finalize(v)
+	sub := &Ctx{eng: c.eng, vars: c.vars, opt: c.opt, resolved: c.resolved, resolving: c.resolving, depth: c.depth + 1, jinjaEscapes: true, syntax: cfg}
+	if path != "" {
+		// ansible-core's template lookup searches the file's directory
+		// first, then the task's search path.
+		sub.includePaths = includePaths(append([]string{filepath.Dir(path)}, searchDirs(c.opt)...))
+	}
+	if locals != nil && locals.Len() > 0 {
+		// Locals may shadow variables already resolved in this render.
+		sub.resolved = map[string]any{}
+		sub.scopes = []*value.Dict{locals}
+	}
+	v, err := sub.render(src)
+	if err == nil {
+		v, err = sub.finalize(v)
+	}
+	if err != nil && path != "" {
+		return nil, AtFile(path, err)
+	}
+	return v, err
 }
 
 func (c *Ctx) pushScope() *value.Dict {

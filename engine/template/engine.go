@@ -1,12 +1,15 @@
 package template
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"strings"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/search"
+	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -34,11 +37,18 @@ type Engine struct {
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
 	globals map[string]any
-	cache   sync.Map // cacheKey -> []syntax.Node
+	cache   sync.Map // cacheKey or configKey -> []syntax.Node
 
-	// Getenv reads the environment for lookup('env'); Now gives the time.
-	Getenv func(string) (string, bool)
-	Now    func() time.Time
+	// Getenv reads the environment for lookup('env'); Environ is the
+	// whole environment, which the commands of lookup('pipe') and
+	// lookup('lines') run with. Now gives the time.
+	Getenv  func(string) (string, bool)
+	Environ func() []string
+	Now     func() time.Time
+	// Settings are the ansible.cfg and ANSIBLE_* settings that
+	// lookup('config') and lookup options read; nil means the environment
+	// alone, without a config file.
+	Settings *settings.Source
 }
 
 // New returns an engine with every built-in filter, test and lookup.
@@ -49,6 +59,7 @@ func New() *Engine {
 		lookups: map[string]LookupFunc{},
 		globals: builtinGlobals(),
 		Getenv:  os.LookupEnv,
+		Environ: os.Environ,
 		Now:     time.Now,
 	}
 	if err := e.register(families()); err != nil {
@@ -66,39 +77,77 @@ func (e *Engine) RegisterFilter(name string, f FilterFunc) { e.filters[name] = f
 // such as kubernetes.core.k8s, register from their module package).
 func (e *Engine) RegisterLookup(name string, f LookupFunc) { e.lookups[name] = f }
 
-// HasMarkers reports whether s contains Jinja2 delimiters and so needs
-// rendering.
-func HasMarkers(s string) bool {
-	return strings.Contains(s, "{{") || strings.Contains(s, "{%") || strings.Contains(s, "{#")
-}
+// HasMarkers reports whether s may be a template and so needs rendering:
+// it contains Jinja2's start delimiters or starts with a #jinja2: header
+// (ansible-core's is_possibly_template).
+func HasMarkers(s string) bool { return isTemplate(s, nil) }
 
-// cacheKey identifies a parsed template: its source and whether string
-// constants in {{ }} are raw.
+// cacheKey identifies a template parsed with the default environment: its
+// source and whether string constants in {{ }} are raw.
 type cacheKey struct {
 	src string
 	raw bool
 }
 
+// configKey identifies a template parsed with other environment options;
+// it is kept apart so that the common key stays small.
+type configKey struct {
+	cacheKey
+	cfg syntax.Config
+}
+
+// parse parses src with the default environment.
 func (e *Engine) parse(src string, rawVarStrings bool) ([]syntax.Node, error) {
-	key := cacheKey{src, rawVarStrings}
+	return e.parseConfig(src, rawVarStrings, nil)
+}
+
+// parseConfig parses src with the environment cfg (nil for the default).
+func (e *Engine) parseConfig(src string, rawVarStrings bool, cfg *syntax.Config) ([]syntax.Node, error) {
+	if cfg == nil || *cfg == syntax.Default() {
+		// The key is converted for Load and Store apart: the conversion
+		// for Load does not escape, so the common hit allocates nothing.
+		key := cacheKey{src, rawVarStrings}
+		if n, ok := e.cache.Load(key); ok {
+			return n.([]syntax.Node), nil
+		}
+		nodes, err := parseSyntax(src, rawVarStrings, syntax.Default())
+		if err == nil {
+			e.cache.Store(key, nodes)
+		}
+		return nodes, err
+	}
+	key := configKey{cacheKey{src, rawVarStrings}, *cfg}
 	if n, ok := e.cache.Load(key); ok {
 		return n.([]syntax.Node), nil
 	}
-	nodes, err := syntax.Parse(src, rawVarStrings)
-	if err != nil {
-		if se, ok := err.(*syntax.SyntaxError); ok {
-			return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
-		}
-		return nil, err
+	nodes, err := parseSyntax(src, rawVarStrings, *cfg)
+	if err == nil {
+		e.cache.Store(key, nodes)
 	}
-	e.cache.Store(key, nodes)
-	return nodes, nil
+	return nodes, err
+}
+
+// parseSyntax parses a template, its syntax errors as the engine's.
+func parseSyntax(src string, rawVarStrings bool, cfg syntax.Config) ([]syntax.Node, error) {
+	nodes, err := syntax.ParseConfig(src, rawVarStrings, cfg)
+	if se, ok := err.(*syntax.SyntaxError); ok {
+		return nil, &TemplateSyntaxError{Msg: se.Msg, Line: se.Line, Col: se.Col}
+	}
+	return nodes, err
 }
 
 // Options adjust one render.
 type Options struct {
-	// SearchPaths are the directories for lookup('file'), lookup('template').
-	SearchPaths []string
+	// Search is the task's search path, where lookups find files; its
+	// Base (the play's directory) is where pipe and lines run commands.
+	Search search.Path
+	// Hosts selects inventory hostnames by host pattern for
+	// lookup('inventory_hostnames'), from the groups variable as
+	// ansible-core rebuilds an inventory from it; nil selects none.
+	Hosts func(groups *value.Dict, patterns []string) []string
+	// LoopAction is the task's action when a with_<lookup> loop runs the
+	// lookup (Query): first_found chooses its subdirectory from it.
+	LoopAction string
 	// Locals are variables that shadow Vars (loop variables and the like).
 	Locals *value.Dict
 	// Warn receives the warnings of the render; nil drops them.
@@ -109,6 +158,11 @@ type Options struct {
 	// Markers, when set, replaces failing outputs with placeholders instead
 	// of failing the render (see Markers).
 	Markers *Markers
+	// Syntax, when set, replaces ansible-core's default environment for
+	// the template itself (the delimiters and whitespace options of the
+	// template module and lookup). As in ansible-core, the templates held
+	// by the variables it uses keep the default.
+	Syntax *syntax.Config
 }
 
 // Markers implements ansible-core's ReplacingMarkerBehavior, used for task
@@ -153,7 +207,7 @@ func (m *Markers) Warning() string {
 // keeps the expression's type (ansible-core 2.19 native typing); anything
 // else is a string. A string without delimiters is returned unchanged.
 func (e *Engine) Render(src string, vars Vars, opt Options) (any, error) {
-	if !HasMarkers(src) {
+	if !isTemplate(src, opt.Syntax) {
 		return src, nil
 	}
 	c := e.newCtx(vars, opt)
@@ -167,6 +221,40 @@ func (e *Engine) Render(src string, vars Vars, opt Options) (any, error) {
 	return v, err
 }
 
+// RenderFile renders the text of the template file at path as the
+// template module and lookup do: string constants keep Jinja2's backslash
+// escapes, opt.Syntax holds the file's environment options, and an error
+// without an origin of its own has the file as its origin.
+func (e *Engine) RenderFile(path, src string, vars Vars, opt Options) (any, error) {
+	if !isTemplate(src, opt.Syntax) {
+		return src, nil
+	}
+	c := e.newCtx(vars, opt)
+	c.jinjaEscapes = true
+	// The template action searches the task's search path, then the
+	// file's own directory.
+	c.includePaths = includePaths(append(searchDirs(opt), filepath.Dir(path)))
+	v, err := c.render(src)
+	if err == nil {
+		v, err = c.finalize(v)
+	}
+	if err != nil {
+		return nil, AtFile(path, err)
+	}
+	return v, nil
+}
+
+// AtFile gives err the template file at path as its origin, unless it
+// already has one (an error in a variable's template keeps that
+// variable's origin).
+func AtFile(path string, err error) error {
+	var ve *VarError
+	if errors.As(err, &ve) {
+		return err
+	}
+	return &VarError{Pos: value.Pos{File: path}, Err: err}
+}
+
 // RenderValue renders every string inside v (lists and dicts recursively).
 func (e *Engine) RenderValue(v any, vars Vars, opt Options) (any, error) {
 	c := e.newCtx(vars, opt)
@@ -175,6 +263,18 @@ func (e *Engine) RenderValue(v any, vars Vars, opt Options) (any, error) {
 		return nil, err
 	}
 	return c.finalize(r)
+}
+
+// RenderTerms renders the terms of a with_<lookup> loop. For a lookup
+// that takes undefined values (first_found), an element that fails to
+// render becomes an undefined value the lookup can skip, as ansible-core's
+// lazy templating leaves a marker in its place; for any other lookup it is
+// RenderValue.
+func (e *Engine) RenderTerms(lookup string, v any, vars Vars, opt Options) (any, error) {
+	if !lookupsTakingUndefined[stripFQCN(lookup)] {
+		return e.RenderValue(v, vars, opt)
+	}
+	return e.newCtx(vars, opt).resolveDeep(v, true, nil)
 }
 
 // Eval evaluates a bare Jinja2 expression, as used by `when` and
@@ -206,7 +306,9 @@ func (e *Engine) newCtx(vars Vars, opt Options) *Ctx {
 			}
 		}
 	}
-	c := &Ctx{eng: e, vars: vars, opt: opt, resolved: map[string]any{}, resolving: map[string]bool{}, jinjaEscapes: opt.Conditional}
+	c := &Ctx{eng: e, vars: vars, opt: opt, resolved: map[string]any{}, resolving: map[string]bool{}, jinjaEscapes: opt.Conditional, syntax: opt.Syntax}
+	// Only the top-level template has these options (see Options.Syntax).
+	c.opt.Syntax = nil
 	if opt.Locals != nil && opt.Locals.Len() > 0 {
 		c.scopes = []*value.Dict{opt.Locals}
 	}

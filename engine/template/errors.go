@@ -37,6 +37,12 @@ type FilterError struct {
 	// exception; ansible-core then shows it as its own section below the
 	// plugin's "failed." message instead of joining the two.
 	Detached bool
+	// Help is advice ansible-core shows after the message in the error's
+	// own section, but not in the one-line summary.
+	Help string
+	// Value, when set, is the repr of the offending value, which
+	// ansible-core shows under "Origin: <unknown>" in a section of its own.
+	Value string
 }
 
 func (e *FilterError) Error() string { return e.Msg }
@@ -135,6 +141,17 @@ func (e *VarError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the template's error.
 func (e *VarError) Unwrap() error { return e.Err }
+
+// passThrough is an error a lookup returns in place of a result: the
+// failure of a template it rendered, which ansible-core carries as a
+// marker value, so lookup() neither wraps it in its plugin error nor
+// lets errors=ignore hide it.
+type passThrough struct{ err error }
+
+func (e *passThrough) Error() string { return e.err.Error() }
+
+// Unwrap returns the template's error.
+func (e *passThrough) Unwrap() error { return e.err }
 
 // recursionError is a variable whose template refers back to itself.
 type recursionError struct{}

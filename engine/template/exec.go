@@ -123,6 +123,12 @@ func (c *Ctx) exec(n syntax.Node, b *sink) error {
 		return c.execCall(x, b)
 	case *syntax.With:
 		return c.execWith(x, b)
+	case *syntax.Include:
+		return c.execInclude(x, b)
+	case *syntax.Import:
+		return c.execImport(x)
+	case *syntax.FromImport:
+		return c.execFromImport(x)
 	case *syntax.FilterBlock:
 		var inner sink
 		if err := c.execBody(x.Body, &inner); err != nil {

@@ -134,10 +134,13 @@ func globalLipsum(_ *Ctx, a *Args) (any, error) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
+// defaultUndefHint is the message of undef() without a hint.
+const defaultUndefHint = "Mandatory variable has not been overridden"
+
 func globalUndef(_ *Ctx, a *Args) (any, error) {
 	hint := a.String(0, "hint", "")
 	if hint == "" {
-		hint = "Mandatory variable has not been overridden"
+		hint = defaultUndefHint
 	}
 	return value.Undefined{Msg: hint}, nil
 }
@@ -178,6 +181,9 @@ func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
 		}
 	}
 	res, err := fn(c, append([]any(nil), a.Pos[1:]...), &Args{Kw: kw})
+	if pt, ok := err.(*passThrough); ok {
+		return nil, pt.err
+	}
 	if err != nil {
 		err = fromPy(err)
 		if IsUndefined(err) || errorsMode == "strict" || (errorsMode != "warn" && errorsMode != "ignore") {

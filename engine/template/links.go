@@ -19,6 +19,8 @@ type Link struct {
 	Origin *value.Pos
 	// Note is shown under an unknown origin (the offending value's repr).
 	Note string
+	// Help is advice shown after the message in its section.
+	Help string
 	// Detached starts a new section although the event has no origin: the
 	// exception was raised while handling another one.
 	Detached bool
@@ -48,6 +50,13 @@ func Links(err error) []Link {
 			inner.Origin, inner.Note = &value.Pos{}, e.Value
 		}
 		return []Link{{Msg: "Error rendering template."}, inner}
+	case *FilterError:
+		switch {
+		case e.Value != "":
+			return []Link{{Msg: e.Msg, Origin: &value.Pos{}, Note: e.Value}}
+		case e.Help != "":
+			return []Link{{Msg: e.Msg, Help: e.Help}}
+		}
 	case *recursionError:
 		return []Link{{Msg: "Recursive loop detected in template."}, {Msg: "maximum recursion depth exceeded", Detached: true}}
 	}

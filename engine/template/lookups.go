@@ -1,68 +1,99 @@
 package template
 
 // Lookup plugins live in the lookups_*.go files, one family each (files,
-// variables, list shapes, sequence). A lookup is a LookupFunc added to its
-// family's map: it gets the terms (the positional arguments after the
-// plugin's name) and its options in a.Kw, already without lookup()'s own
-// wantlist and errors, and returns a list, which invokeLookup merges for
-// lookup() or returns as is for query() and with_<lookup> loops. The helpers
-// here check options as ansible-core's get_option does and find files as
-// its find_file_in_search_path does.
+// variables, list shapes, sequence, commands, inventory, passwords,
+// configuration). A lookup is a LookupFunc added to its family's map: it
+// gets the terms (the positional arguments after the plugin's name) and
+// its options in a.Kw, already without lookup()'s own wantlist and errors,
+// and returns a list, which invokeLookup merges for lookup() or returns as
+// is for query() and with_<lookup> loops. The helpers here read options
+// as ansible-core's set_options does and find files on the task's search
+// path (engine/search) as its find_file_in_search_path does.
 
 import (
-	"os"
-	"path/filepath"
-
+	"github.com/cfzt/cfzt-runner/engine/search"
+	"github.com/cfzt/cfzt-runner/engine/settings"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// lookupOptions checks keyword options against the plugin's known ones.
-func lookupOptions(name string, a *Args, known ...string) (*value.Dict, error) {
-	kw := a.Kw
-	if kw == nil {
-		kw = value.NewDict(0)
-	}
-	for _, k := range kw.Keys() {
-		found := false
-		for _, n := range known {
-			found = found || n == k
+// lookupOptions resolves the options a lookup declares (see
+// lookupOptionDefs) from its keyword arguments, as set_options(direct=
+// kwargs) does: each option is converted to its type and checked against
+// its choices, an option not given (or given as None) takes its default,
+// and keywords the lookup does not declare are ignored.
+func lookupOptions(c *Ctx, name string, a *Args) (map[string]any, error) {
+	defs := lookupOptionDefs()[name]
+	out := make(map[string]any, len(defs))
+	for opt, d := range defs {
+		var direct any
+		has := false
+		if a.Kw != nil {
+			direct, has = a.Kw.Get(opt)
 		}
-		if !found {
-			return nil, Errorf("Unrecognized argument(s) for %s: %s", name, k)
+		v, origin, err := c.eng.Settings.ResolveWithVars(settings.Label("lookup", name, opt), d, direct, has, c.definedVar)
+		if err != nil {
+			return nil, optionErr(err)
 		}
+		if d.Deprecated != nil && origin != "default" {
+			c.warn(Warning{Msg: d.Deprecated.Message(opt), Deprecated: d.Deprecated.Version, Plugin: "lookup plugin '" + name + "'"})
+		}
+		out[opt] = v
 	}
-	return kw, nil
+	return out, nil
 }
 
-// findInSearchPath is Ansible's find_file_in_search_path: each search path
-// with the subdirectory, then the path itself, then the needle as given.
-func findInSearchPath(c *Ctx, subdir, needle string) (string, bool) {
-	exists := func(p string) bool {
-		st, err := os.Stat(p)
-		return err == nil && !st.IsDir()
+// optionErr turns a settings error into the lookup's failure; ansible-core
+// shows an invalid choice in a section of its own, with the valid values.
+func optionErr(err error) error {
+	if oe, ok := err.(*settings.OptionError); ok && oe.Help != "" {
+		return &FilterError{Msg: oe.Error(), Help: oe.Help, Detached: true}
 	}
-	if filepath.IsAbs(needle) {
-		return needle, exists(needle)
+	return Errorf("%s", err.Error())
+}
+
+// definedVar returns a variable's value unless it is undefined.
+func (c *Ctx) definedVar(name string) (any, bool) {
+	v := c.lookupName(name)
+	if _, undefined := v.(value.Undefined); undefined {
+		return nil, false
 	}
-	for _, p := range c.SearchPaths() {
-		var cands []string
-		if subdir != "" {
-			cands = append(cands, filepath.Join(p, subdir, needle))
-			if filepath.Base(p) == "tasks" {
-				cands = append(cands, filepath.Join(filepath.Dir(p), subdir, needle))
-			}
+	return v, true
+}
+
+// searchPath is the path lookups search: ansible_search_path, which ends
+// with the play's directory.
+func (c *Ctx) searchPath() search.Path { return c.opt.Search.ForLookups() }
+
+// findFile is find_file_in_search_path: the file (or directory) needle on
+// the lookup search path, with subdir tried first in each directory. A
+// missing file is "" and, unless quiet, the warning ansible-core gives.
+func (c *Ctx) findFile(subdir, needle string, quiet bool) string {
+	found, _, ok := c.searchPath().Find(subdir, needle)
+	if !ok {
+		if !quiet {
+			c.warn(Warning{Msg: "Unable to find '" + needle + "' in expected paths (use -vvvvv to see paths)"})
 		}
-		cands = append(cands, filepath.Join(p, needle))
-		for _, cand := range cands {
-			if exists(cand) {
-				return cand, true
-			}
-		}
+		return ""
 	}
-	if len(c.SearchPaths()) == 0 && exists(needle) {
-		return needle, true
+	return found
+}
+
+// lookupsTakingUndefined are the lookups that receive undefined terms
+// and options as values (ansible-core's accept_args_markers): env's
+// default may be undef(), and first_found skips undefined terms of a
+// with_first_found loop.
+var lookupsTakingUndefined = map[string]bool{"env": true, "first_found": true}
+
+// lookupTakesUndefined reports whether call is lookup(), query() or q()
+// of one of lookupsTakingUndefined.
+func lookupTakesUndefined(call *syntax.Call, a *Args) bool {
+	name, ok := call.Fn.(*syntax.Name)
+	if !ok || (name.Name != "lookup" && name.Name != "query" && name.Name != "q") || len(a.Pos) == 0 {
+		return false
 	}
-	return "", false
+	plugin, ok := a.Pos[0].(string)
+	return ok && lookupsTakingUndefined[stripFQCN(plugin)]
 }
 
 func kwGet(kw *value.Dict, k string) any {

@@ -6,47 +6,52 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // fileLookups returns ansible-core's lookups of files on the controller.
 func fileLookups() family {
 	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"file":        lookupFile,
-		"fileglob":    lookupFileglob,
-		"first_found": lookupFirstFound,
-		"template":    lookupTemplate,
+		"file":     lookupFile,
+		"fileglob": lookupFileglob,
+		"template": lookupTemplate,
 	}}
 }
 
+// readTextFile reads a file as the loader's get_text_file_contents does,
+// with Python's wording for a failure.
+func readTextFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", Errorf("An error occurred while trying to read the file '%s': %s", path, py.OSErrorText(err, path))
+	}
+	return string(b), nil
+}
+
 func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
-	kw, err := lookupOptions("file", a, "lstrip", "rstrip")
+	opts, err := lookupOptions(c, "file", a)
 	if err != nil {
 		return nil, err
-	}
-	lstrip, rstrip := false, true
-	if v, ok := kw.Get("lstrip"); ok {
-		lstrip = value.Truthy(v)
-	}
-	if v, ok := kw.Get("rstrip"); ok {
-		rstrip = value.Truthy(v)
 	}
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
-		p, ok := findInSearchPath(c, "files", name)
-		if !ok {
-			return nil, Errorf("Unable to access the file %s: File not found. Use -vvvvv to see paths searched.", value.Repr(name))
+		fail := func(cause string) error {
+			return Errorf("Unable to access the file %s: %s", value.Repr(name), cause)
 		}
-		b, err := os.ReadFile(p)
+		p := c.findFile("files", name, true)
+		if p == "" {
+			return nil, fail("File not found. Use -vvvvv to see paths searched.")
+		}
+		s, err := readTextFile(p)
 		if err != nil {
-			return nil, Errorf("Unable to access the file %s: %s", value.Repr(name), err.Error())
+			return nil, fail(err.Error())
 		}
-		s := string(b)
-		if lstrip {
+		if opts["lstrip"] == true {
 			s = strings.TrimLeftFunc(s, py.IsSpace)
 		}
-		if rstrip {
+		if opts["rstrip"] == true {
 			s = strings.TrimRightFunc(s, py.IsSpace)
 		}
 		out = append(out, s)
@@ -54,166 +59,99 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 	return out, nil
 }
 
+// lookupTemplate renders template files found under templates/ on the
+// search path as ansible-core's template lookup does: with the lookup's
+// delimiter and trim_blocks options, the template_* variables and the
+// template_vars option on top of the task's variables.
 func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
-	kw, err := lookupOptions("template", a, "convert_data", "template_vars", "jinja2_native",
-		"variable_start_string", "variable_end_string", "comment_start_string", "comment_end_string", "trim_blocks")
+	opts, err := lookupOptions(c, "template", a)
 	if err != nil {
 		return nil, err
 	}
-	locals := value.NewDict(0)
-	if tv, ok := kw.Get("template_vars"); ok {
-		d, isD := tv.(*value.Dict)
-		if !isD {
-			return nil, Errorf("Invalid type for configuration option template_vars: expected dictionary")
-		}
-		locals.Update(d)
+	cfg := lookupSyntax(opts)
+	if !cfg.DistinctStarts() {
+		return nil, Errorf(syntax.ErrSameStart)
 	}
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
-		p, ok := findInSearchPath(c, "templates", name)
-		if !ok {
+		p := c.findFile("templates", name, false)
+		if p == "" {
 			return nil, Errorf("the template file %s could not be found for the lookup", name)
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, Errorf("the template file %s could not be found for the lookup", name)
-		}
-		var res any
-		if locals.Len() > 0 {
-			res, err = c.RenderWith(string(b), locals)
-		} else {
-			res, err = c.Render(string(b))
-		}
+		src, err := readTextFile(p)
 		if err != nil {
 			return nil, err
+		}
+		_, _, userManaged := c.vars.Lookup("ansible_managed")
+		locals, err := FileVars(name, p, nil, c.eng.Now(), !userManaged)
+		if err != nil {
+			return nil, Errorf("the template file %s could not be found for the lookup", name)
+		}
+		if tv, ok := opts["template_vars"].(*value.Dict); ok {
+			locals.Update(tv)
+		}
+		res, err := c.renderFile(p, src, locals, &cfg)
+		if err != nil {
+			// ansible-core's template inside a lookup yields a marker, which
+			// no lookup error handling catches.
+			return nil, &passThrough{err}
 		}
 		out = append(out, res)
 	}
 	return out, nil
 }
 
+// lookupSyntax is the environment of the template lookup's options.
+func lookupSyntax(opts map[string]any) syntax.Config {
+	cfg := syntax.Default()
+	for key, field := range map[string]*string{
+		"variable_start_string": &cfg.VariableStart, "variable_end_string": &cfg.VariableEnd,
+		"comment_start_string": &cfg.CommentStart, "comment_end_string": &cfg.CommentEnd,
+	} {
+		if v, ok := opts[key].(string); ok {
+			*field = v
+		}
+	}
+	if b, ok := opts["trim_blocks"].(bool); ok {
+		cfg.TrimBlocks = b
+	}
+	return cfg
+}
+
+// lookupFileglob lists the files matching each pattern. A pattern with a
+// directory looks for that directory (under files/ first) on the search
+// path and globs in it; a bare pattern globs in each search directory's
+// files/, then in the directory itself. The first directory with a match
+// gives the pattern's files.
 func lookupFileglob(c *Ctx, terms []any, _ *Args) ([]any, error) {
 	out := []any{}
 	for _, t := range terms {
-		pat := value.Str(t)
-		dirs := []string{""}
-		if !filepath.IsAbs(pat) {
-			dirs = nil
-			for _, p := range c.SearchPaths() {
+		term := value.Str(t)
+		base := py.Basename(term)
+		var dirs []string
+		if base != term {
+			dirs = []string{c.findFile("files", py.Dirname(term), false)}
+		} else {
+			for _, p := range c.searchPath().SearchPath() {
 				dirs = append(dirs, filepath.Join(p, "files"), p)
-			}
-			if len(dirs) == 0 {
-				dirs = []string{"."}
 			}
 		}
 		for _, d := range dirs {
-			matches, _ := filepath.Glob(filepath.Join(d, pat))
-			found := false
-			for _, m := range matches {
+			if d == "" {
+				continue
+			}
+			var found []any
+			for _, m := range py.Glob(py.Join([]string{d, base}), "") {
 				if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() {
-					out = append(out, m)
-					found = true
+					found = append(found, m)
 				}
 			}
-			if found {
+			if len(found) > 0 {
+				out = append(out, found...)
 				break
 			}
 		}
 	}
 	return out, nil
-}
-
-func splitOn(v any, seps string) []string {
-	var out []string
-	var items []any
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case string:
-		items = []any{x}
-	default:
-		items, _ = iterate(x)
-	}
-	for _, it := range items {
-		s := value.Str(it)
-		for _, p := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-func firstFoundTerms(terms []any, kw *value.Dict) ([]string, error) {
-	var total []string
-	for _, t := range terms {
-		var files []string
-		paths := splitOn(kwGet(kw, "paths"), ",:;")
-		switch x := t.(type) {
-		case *value.Dict:
-			for _, k := range x.Keys() {
-				if k != "files" && k != "paths" && k != "skip" {
-					return nil, Errorf("Unrecognized argument(s) for first_found: %s", k)
-				}
-			}
-			f, _ := x.Get("files")
-			files = splitOn(f, ",;")
-			if p, ok := x.Get("paths"); ok {
-				paths = splitOn(p, ",:;")
-			}
-		case string:
-			files = []string{x}
-		case []any, value.Tuple:
-			items, _ := iterate(x)
-			sub, err := firstFoundTerms(items, kw)
-			if err != nil {
-				return nil, err
-			}
-			total = append(total, sub...)
-			continue
-		default:
-			return nil, Errorf("Invalid term supplied. A string, dict or list is required, not %s).", value.Repr(value.TypeName(t)))
-		}
-		if len(paths) > 0 {
-			for _, p := range paths {
-				for _, f := range files {
-					total = append(total, py.Join([]string{p, f}))
-				}
-			}
-		} else {
-			total = append(total, files...)
-		}
-	}
-	return total, nil
-}
-
-func lookupFirstFound(c *Ctx, terms []any, a *Args) ([]any, error) {
-	kw, err := lookupOptions("first_found", a, "files", "paths", "skip")
-	if err != nil {
-		return nil, err
-	}
-	if len(terms) == 0 {
-		if f, ok := kw.Get("files"); ok {
-			terms = []any{f}
-		}
-	}
-	total, err := firstFoundTerms(terms, kw)
-	if err != nil {
-		return nil, err
-	}
-	for _, fn := range total {
-		if p, ok := findInSearchPath(c, "", fn); ok {
-			abs, err := filepath.Abs(p)
-			if err == nil {
-				p = abs
-			}
-			return []any{p}, nil
-		}
-	}
-	if value.Truthy(kwGet(kw, "skip")) {
-		return []any{}, nil
-	}
-	return nil, Errorf("No file was found when using first_found.")
 }

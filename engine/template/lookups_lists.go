@@ -1,6 +1,13 @@
 package template
 
-import "github.com/cfzt/cfzt-runner/engine/value"
+import (
+	"crypto/rand"
+	"math/big"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
 
 // listLookups returns ansible-core's lookups that reshape their terms (the with_<lookup> loops).
 func listLookups() family {
@@ -10,6 +17,7 @@ func listLookups() family {
 		"items":         lookupItems,
 		"list":          lookupList,
 		"nested":        lookupNested,
+		"random_choice": lookupRandomChoice,
 		"subelements":   lookupSubelements,
 		"together":      lookupTogether,
 	}}
@@ -110,25 +118,109 @@ func lookupNested(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 	return out, nil
 }
 
-func lookupSubelements(c *Ctx, terms []any, a *Args) ([]any, error) {
-	if len(terms) < 2 || len(terms) > 3 {
-		return nil, Errorf("subelements lookup expects a list of two or three items, ")
+// lookupSubelements pairs each dict of terms[0] (a list, or a dict's
+// values) with each item of the list its terms[1] key (a dotted path)
+// holds; the pair's dict is a copy without that key, as ansible-core pops
+// it. Items whose skipped is set are left out; terms[2] may set
+// skip_missing.
+func lookupSubelements(_ *Ctx, terms []any, _ *Args) ([]any, error) {
+	fail := func(msg string) error {
+		return Errorf("%s", strings.TrimSpace("subelements lookup expects a list of two or three items, "+msg))
 	}
-	args := &Args{Pos: []any{terms[1]}}
+	if len(terms) < 2 || len(terms) > 3 {
+		return nil, fail("")
+	}
+	path, isStr := terms[1].(string)
+	var elements []any
+	switch x := terms[0].(type) {
+	case []any:
+		elements = x
+	case *value.Dict:
+		if skipped, _ := x.Get("skipped"); skipped != nil && skipped != false {
+			return []any{}, nil
+		}
+		x.Each(func(_ string, v any) bool { elements = append(elements, v); return true })
+	default:
+		isStr = false
+	}
+	if !isStr {
+		return nil, fail("first a dict or a list, second a string pointing to the subkey")
+	}
+	skipMissing := false
 	if len(terms) == 3 {
-		if d, ok := terms[2].(*value.Dict); ok {
-			args.Kw = value.NewDict(1)
-			args.Kw.Set("skip_missing", kwGet(d, "skip_missing"))
+		flags, ok := terms[2].(*value.Dict)
+		if !ok {
+			return nil, fail("the optional third item must be a dict with flags ['skip_missing']")
+		}
+		skipMissing, _ = py.LenientBoolean(kwGet(flags, "skip_missing"))
+	}
+	out := []any{}
+	for _, e := range elements {
+		item, ok := e.(*value.Dict)
+		if !ok {
+			return nil, Errorf("subelements lookup expects a dictionary, got '%s'", value.Str(e))
+		}
+		if skipped, _ := item.Get("skipped"); skipped != nil && skipped != false {
+			continue
+		}
+		item, list, err := popSubelements(item, strings.Split(path, "."), skipMissing)
+		if err != nil {
+			return nil, err
+		}
+		for _, sub := range list {
+			out = append(out, []any{item, sub})
 		}
 	}
-	r, err := filterSubelements(c, terms[0], args)
-	if err != nil {
-		return nil, err
-	}
-	items := r.([]any)
-	out := make([]any, len(items))
-	for i, it := range items {
-		out[i] = []any(it.(value.Tuple))
-	}
 	return out, nil
+}
+
+// popSubelements returns a copy of item without the list at the dotted
+// keys, and that list. A missing key (or one that is not a dict on the
+// way) fails unless skipMissing, which skips that key as ansible-core
+// does.
+func popSubelements(item *value.Dict, keys []string, skipMissing bool) (*value.Dict, []any, error) {
+	root := item.Copy()
+	cur := root
+	for i, k := range keys {
+		v, ok := cur.Get(k)
+		if !ok {
+			if skipMissing {
+				continue
+			}
+			return nil, nil, Errorf("could not find '%s' key in iterated item '%s'", k, value.Str(cur))
+		}
+		if i < len(keys)-1 {
+			d, isDict := v.(*value.Dict)
+			if !isDict {
+				if skipMissing {
+					continue
+				}
+				return nil, nil, Errorf("the key %s should point to a dictionary, got '%s'", k, value.Str(v))
+			}
+			d = d.Copy()
+			cur.Set(k, d)
+			cur = d
+			continue
+		}
+		l, isList := v.([]any)
+		if !isList {
+			return nil, nil, Errorf("the key %s should point to a list, got '%s'", k, value.Str(v))
+		}
+		cur.Delete(k)
+		return root, l, nil
+	}
+	return root, nil, nil
+}
+
+// lookupRandomChoice picks one of the terms with a secure random source,
+// as secrets.choice does; without terms it returns none.
+func lookupRandomChoice(_ *Ctx, terms []any, _ *Args) ([]any, error) {
+	if len(terms) == 0 {
+		return []any{}, nil
+	}
+	n, err := rand.Int(rand.Reader, big.NewInt(int64(len(terms))))
+	if err != nil {
+		return nil, Errorf("Unable to choose random term: %s", err.Error())
+	}
+	return []any{terms[n.Int64()]}, nil
 }

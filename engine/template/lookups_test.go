@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
@@ -37,7 +38,8 @@ func TestLookups(t *testing.T) {
 		{"{{ lookup('file', 'f.txt', lstrip=true) }}", "file content", ""},
 		{"{{ lookup('ansible.builtin.file', 'plain.txt') }}", "plain", ""},
 		{"{{ lookup('file', 'nope.txt') }}", nil, le("file", "Unable to access the file 'nope.txt': File not found. Use -vvvvv to see paths searched.")},
-		{"{{ lookup('file', 'f.txt', bad=1) }}", nil, le("file", "Unrecognized argument(s) for file: bad")},
+		{"{{ lookup('file', 'f.txt', bad=1) }}", "  file content", ""},
+		{"{{ lookup('file', 'f.txt', rstrip='maybe') }}", "  file content  \n", ""},
 		{"{{ lookup('template', 't.j2') }}", "hello you\n", ""},
 		{"{{ lookup('template', 't.j2', template_vars={'who': 'bob'}) }}", "hello bob\n", ""},
 		{"{{ lookup('template', 'nope.j2') }}", nil, le("template", "the template file nope.j2 could not be found for the lookup")},
@@ -71,11 +73,17 @@ func TestLookups(t *testing.T) {
 		{"{{ query('fileglob', '*.txt') }}", L(filepath.Join(dir, "files", "f.txt")), ""},
 		{"{{ query('subelements', [{'n': 1, 'l': [5, 6]}], 'l') | map('last') | list }}", L(5, 6), ""},
 	}
+	renderCases(t, e, vars, Options{Search: search.Path{Base: dir}}, cases)
+}
+
+// renderCases renders each case with e, vars and opt and checks its
+// result or its error.
+func renderCases(t *testing.T, e *Engine, vars Vars, opt Options, cases []tcase) {
+	t.Helper()
 	for _, c := range cases {
-		got, err := e.Render(c.src, vars, Options{SearchPaths: []string{dir}})
+		got, err := e.Render(c.src, vars, opt)
 		if c.err != "" {
-			require.Error(t, err, c.src)
-			require.Equal(t, c.err, err.Error(), c.src)
+			require.EqualError(t, err, c.err, c.src)
 			continue
 		}
 		require.NoError(t, err, c.src)

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -15,16 +16,18 @@ func varLookups() family {
 }
 
 func lookupEnv(c *Ctx, terms []any, a *Args) ([]any, error) {
-	def, hasDef := "", false
-	var defV any
-	if a.Kw != nil {
-		if v, ok := a.Kw.Get("default"); ok {
-			defV, hasDef = v, true
-		}
+	opts, err := lookupOptions(c, "env", a)
+	if err != nil {
+		return nil, err
 	}
-	_ = def
+	def := opts["default"]
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
+		if u, undefined := t.(value.Undefined); undefined {
+			// An undefined term gives an undefined value.
+			out = append(out, u)
+			continue
+		}
 		s, ok := t.(string)
 		if !ok {
 			return nil, typeErrorf("'%s' object has no attribute 'split'", value.TypeName(t))
@@ -34,46 +37,53 @@ func lookupEnv(c *Ctx, terms []any, a *Args) ([]any, error) {
 			return nil, typeErrorf("list index out of range")
 		}
 		name := fields[0]
-		if v, ok := c.Engine().Getenv(name); ok {
+		switch v, set := c.Engine().Getenv(name); {
+		case set:
 			out = append(out, v)
-		} else if hasDef {
-			out = append(out, defV)
-		} else {
-			out = append(out, "")
+		case isDefaultUndef(def):
+			// default=undef(): an unset variable is undefined, with a
+			// message that names it.
+			out = append(out, value.Undefined{Msg: fmt.Sprintf("The environment variable %s is not set.", value.Repr(name))})
+		default:
+			out = append(out, def)
 		}
 	}
 	return out, nil
 }
 
+// isDefaultUndef reports whether v is what undef() returns without a hint.
+func isDefaultUndef(v any) bool {
+	u, ok := v.(value.Undefined)
+	return ok && u.Msg == defaultUndefHint
+}
+
+// lookupVars returns the variables the terms name. A missing one is the
+// default option when it is set, or an undefined value that fails where
+// it is used (so that a default filter can still catch it).
 func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
-	kw, err := lookupOptions("vars", a, "default")
+	opts, err := lookupOptions(c, "vars", a)
 	if err != nil {
 		return nil, err
 	}
-	def, hasDef := kw.Get("default")
+	def := opts["default"]
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name, ok := t.(string)
 		if !ok {
-			return nil, Errorf("Variable name must be 'str' not %s.", value.Repr(value.TypeName(t)))
+			return nil, &FilterError{Msg: fmt.Sprintf("Variable name must be 'str' not %s.", value.Repr(value.TypeName(t))), Value: value.Repr(t)}
 		}
 		v := c.lookupName(name)
-		if u, isU := v.(value.Undefined); isU {
-			if _, isGlobal := c.eng.globals[name]; isGlobal || u.Msg == undefinedName(name).Msg {
-				if hasDef && def != nil {
-					out = append(out, def)
-					continue
-				}
-				return nil, &UndefinedError{Msg: "No variable named '" + name + "' was found."}
-			}
+		_, isGlobal := c.eng.globals[name]
+		if u, isU := v.(value.Undefined); isU && !isGlobal && u.Msg != undefinedName(name).Msg {
 			return nil, undefinedErr(u)
 		}
-		if _, isGlobal := v.(globalFunc); isGlobal {
-			if hasDef && def != nil {
-				out = append(out, def)
-				continue
+		switch v.(type) {
+		case value.Undefined, globalFunc:
+			if def != nil {
+				v = def
+			} else {
+				v = value.Undefined{Msg: "No variable named '" + name + "' was found."}
 			}
-			return nil, &UndefinedError{Msg: "No variable named '" + name + "' was found."}
 		}
 		out = append(out, v)
 	}

@@ -33,7 +33,8 @@ func families() []family {
 		netFilters(), hashFilters(), mathFilters(), setFilters(), randomFilters(), dateFilters(),
 		communityFilters(), ipaddrPlugins(),
 		jinjaTests(), resultTests(), ansibleTests(), fileTests(),
-		fileLookups(), varLookups(), listLookups(), sequenceLookups(),
+		fileLookups(), firstFoundLookups(), varLookups(), listLookups(), sequenceLookups(),
+		commandLookups(), inventoryLookups(), passwordLookups(), configLookups(), urlLookups(),
 	}
 }
 

@@ -147,6 +147,12 @@ type Warning struct {
 	Deprecated string
 	// Help is advice printed after the message and origin.
 	Help string
+	// Plugin names the plugin a deprecated feature belongs to, as in
+	// "lookup plugin 'first_found'" (empty for ansible-core's own).
+	Plugin string
+	// UnknownOrigin, when set, is the value the warning is about, which
+	// ansible-core shows under "Origin: <unknown>".
+	UnknownOrigin string
 }
 
 // DeprecatedVar is a variable value whose use ansible-core deprecates (the

@@ -19,10 +19,14 @@ type Pos struct {
 	Col  int
 }
 
-// String renders the position as file:line:col.
+// String renders the position as file:line:col, or as the file alone when
+// the line is unknown (a template file, as ansible-core shows its origin).
 func (p Pos) String() string {
 	if p.File == "" {
 		return "<unknown>"
+	}
+	if p.Line == 0 {
+		return p.File
 	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }

@@ -21,6 +21,7 @@ func Scenarios() []*Scenario {
 		{ID: 4, Name: "operator", Title: "The operator: kube_worker and cloudflare_worker cycles at N = 10, 100, 1,000 HTTPRoutes", Setup: setupOperator},
 		{ID: 5, Name: "latency", Title: "Event latency: HTTPRoute annotation to rule in the Cloudflare simulator", Setup: setupLatency},
 		{ID: 6, Name: "command", Title: "Processes: a 1,000-item loop of command: echo", Setup: setupCommand},
+		{ID: 7, Name: "template", Title: "Files: a 1,000-item loop of template to 1,000 files", Setup: setupTemplate},
 	}
 }
 
@@ -46,13 +47,26 @@ func setupEngine(_ context.Context, b *Bench) ([]Case, func(), error) {
 // setupCommand measures the command module, which starts one process per
 // item; BENCH_COMMAND_ITEMS overrides the 1,000 items for quick runs.
 func setupCommand(_ context.Context, b *Bench) ([]Case, func(), error) {
+	return b.loopCase("command", "command: echo", "BENCH_COMMAND_ITEMS"), nil, nil
+}
+
+// setupTemplate measures the template module, which renders and writes one
+// file per item; BENCH_TEMPLATE_ITEMS overrides the 1,000 items.
+func setupTemplate(_ context.Context, b *Bench) ([]Case, func(), error) {
+	return b.loopCase("template", "template", "BENCH_TEMPLATE_ITEMS"), nil, nil
+}
+
+// loopCase is the case of bench/scenarios/<name>.yml, a loop of one module
+// over <name>_items items: 1,000, or the number in the environment
+// variable sizeEnv.
+func (b *Bench) loopCase(name, what, sizeEnv string) []Case {
 	items := 1000
-	if n, err := strconv.Atoi(os.Getenv("BENCH_COMMAND_ITEMS")); err == nil && n > 0 {
+	if n, err := strconv.Atoi(os.Getenv(sizeEnv)); err == nil && n > 0 {
 		items = n
 	}
-	vars := []string{"-e", "command_items=" + strconv.Itoa(items)}
-	return []Case{b.playbookCase(fmt.Sprintf("%d-item loop of command: echo", items), filepath.Join(b.Root, "bench/scenarios/command.yml"), nil,
-		func(int) []string { return vars })}, nil, nil
+	vars := []string{"-e", name + "_items=" + strconv.Itoa(items)}
+	return []Case{b.playbookCase(fmt.Sprintf("%d-item loop of %s", items, what), filepath.Join(b.Root, "bench/scenarios/"+name+".yml"), nil,
+		func(int) []string { return vars })}
 }
 
 // Sizes of the Kubernetes scenario; BENCH_K8S_CONFIGMAPS and

@@ -158,7 +158,7 @@ func (s *Server) listApps(c *call) (any, error) {
 			out = append(out, s.appView(app))
 		}
 	}
-	return paginate(c, out, perPageAccess, maxPerPageAcc), nil
+	return paginate(c, out, pagesAccess), nil
 }
 
 func (s *Server) getApp(c *call) (any, error) {

@@ -47,7 +47,7 @@ func (s *Server) listGroups(c *call) (any, error) {
 		}
 		out = append(out, g.g)
 	}
-	return paginate(c, out, perPageAccess, maxPerPageAcc), nil
+	return paginate(c, out, pagesAccess), nil
 }
 
 func (s *Server) getGroup(c *call) (any, error) {

@@ -90,6 +90,11 @@ func (s *Server) buildPolicy(account string, in policyInput, base AccessPolicy) 
 	if p.Require, err = validateRules(s.st, account, "require", in.Require, false); err != nil {
 		return p, err
 	}
+	if p.Decision == "non_identity" {
+		if err := rejectIdentityRules(p.Include, p.Require); err != nil {
+			return p, err
+		}
+	}
 	p.SessionDuration = ""
 	if in.SessionDuration != nil && *in.SessionDuration != "" {
 		if !validDuration(*in.SessionDuration) {
@@ -173,7 +178,7 @@ func (s *Server) listAppPolicies(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return paginate(c, s.appPolicies(app), perPageAccess, maxPerPageAcc), nil
+	return paginate(c, s.appPolicies(app), pagesAccess), nil
 }
 
 // createAppPolicy creates a policy owned by one application. Without a
@@ -319,7 +324,7 @@ func (s *Server) listReusablePolicies(c *call) (any, error) {
 			out = append(out, s.policyView(p, 0, true))
 		}
 	}
-	return paginate(c, out, perPageAccess, maxPerPageAcc), nil
+	return paginate(c, out, pagesAccess), nil
 }
 
 func (s *Server) createReusablePolicy(c *call) (any, error) {

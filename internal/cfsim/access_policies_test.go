@@ -111,7 +111,7 @@ func TestPolicyRuleValidation(t *testing.T) {
 		{"geo": map[string]any{"country_code": "US"}},
 	}
 	for _, rule := range valid {
-		h.api(http.MethodPost, base, policyBody("ok", "non_identity", rule)).ok(http.StatusCreated, nil)
+		h.api(http.MethodPost, base, policyBody("ok", "allow", rule)).ok(http.StatusCreated, nil)
 	}
 
 	invalid := []struct {

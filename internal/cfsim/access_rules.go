@@ -104,6 +104,29 @@ func validateRule(st *store, account, where, kind string, body any) *apiError {
 	return nil
 }
 
+// identitySelectors need a login through an identity provider, which a
+// Service Auth (non_identity) policy never has.
+var identitySelectors = map[string]bool{
+	"email": true, "email_domain": true, "email_list": true, "login_method": true, "auth_method": true,
+	"github-organization": true, "gsuite": true, "okta": true, "saml": true, "azureAD": true,
+}
+
+// rejectIdentityRules refuses identity selectors in a non_identity policy:
+// Cloudflare evaluates Service Auth policies before any login, so such a
+// rule could never match (the simulator's stricter reading, see README).
+func rejectIdentityRules(lists ...[]map[string]any) *apiError {
+	for _, rules := range lists {
+		for _, r := range rules {
+			for kind := range r {
+				if identitySelectors[kind] {
+					return accessInvalid(fmt.Sprintf("%s rules need an identity and cannot be used in a non_identity (Service Auth) policy", kind))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // policyDecisions are the actions an Access policy can take.
 var policyDecisions = map[string]bool{"allow": true, "deny": true, "non_identity": true, "bypass": true}
 

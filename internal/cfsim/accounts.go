@@ -44,7 +44,7 @@ func (s *Server) listAccounts(c *call) (any, error) {
 		}
 		out = append(out, s.accountView(a))
 	}
-	return paginate(c, out, perPageZones, maxPerPageZones), nil
+	return paginate(c, out, pagesAccounts), nil
 }
 
 func (s *Server) getAccount(c *call) (any, error) {

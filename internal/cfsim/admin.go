@@ -16,6 +16,7 @@ import (
 //	GET    /__admin/writes     {"count": CountWrites()}
 //	POST   /__admin/reset-log  empty the request log
 //	POST   /__admin/reset      restore the seeded state, clear log/faults/limits
+//	POST   /__admin/evaluate   AccessDecision for an AccessRequest (JSON body)
 //	GET    /__admin/health     {"ok": true}
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, AdminPrefix), "/")
@@ -29,9 +30,7 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	switch r.Method + " " + path {
 	case "POST faults":
 		var f Fault
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&f); err != nil {
+		if err := decodeStrict(w, r, &f); err != nil {
 			fail(http.StatusBadRequest, "fault: "+err.Error())
 			return
 		}
@@ -58,6 +57,17 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	case "POST reset":
 		s.Reset()
 		reply(http.StatusOK, map[string]any{"ok": true})
+	case "POST evaluate":
+		var req AccessRequest
+		if err := decodeStrict(w, r, &req); err != nil {
+			fail(http.StatusBadRequest, "evaluate: "+err.Error())
+			return
+		}
+		if req.Hostname == "" && req.AppID == "" {
+			fail(http.StatusBadRequest, "evaluate: set hostname or app_id")
+			return
+		}
+		reply(http.StatusOK, s.Evaluate(req))
 	case "GET health":
 		reply(http.StatusOK, map[string]any{"ok": true})
 	default:
@@ -81,4 +91,12 @@ func filterRequests(all []RequestRecord, r *http.Request) []RequestRecord {
 		out = append(out, rec)
 	}
 	return out
+}
+
+// decodeStrict reads an admin request's JSON body into v, refusing unknown
+// fields so that a misspelt test control fails loudly.
+func decodeStrict(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }

@@ -98,7 +98,7 @@ func (s *Server) listDNS(c *call) (any, error) {
 		}
 	}
 	sortDNS(out, c.query.Get("order"), c.query.Get("direction") == "desc")
-	return paginate(c, out, perPageDNS, maxPerPageDNS), nil
+	return paginate(c, out, pagesDNS), nil
 }
 
 type dnsPred func(DNSRecord) bool

@@ -72,7 +72,7 @@ func (s *Server) listIdPs(c *call) (any, error) {
 			out = append(out, p.p)
 		}
 	}
-	return paginate(c, out, perPageAccess, maxPerPageAcc), nil
+	return paginate(c, out, pagesAccess), nil
 }
 
 func (s *Server) getIdP(c *call) (any, error) {

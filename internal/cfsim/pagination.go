@@ -2,28 +2,31 @@ package cfsim
 
 import "strconv"
 
-// Per-resource page sizes. Cloudflare documents 20 (max 50) for zones and
-// 100 for DNS records; the others are the simulator's choice (see README).
-const (
-	perPageZones    = 20
-	maxPerPageZones = 50
-	perPageDNS      = 100
-	maxPerPageDNS   = 5000
-	perPageTunnels  = 20
-	maxPerPageTun   = 1000
-	perPageAccess   = 25
-	maxPerPageAcc   = 1000
+// pageLimit is the default and the largest per_page of one list endpoint.
+// A larger per_page is clamped to max; result_info then reports the size
+// actually used, so a client that pages by total_pages still sees every
+// item.
+type pageLimit struct{ def, max int }
+
+// Page sizes of the list endpoints the roles use. Where each comes from is
+// in README.md ("Pagination"): Cloudflare documents 20 (max 50) for zones
+// and 100 (max 5,000,000) for DNS records; it documents page and per_page
+// for tunnels and the Access lists without their limits, so those are the
+// simulator's choice.
+var (
+	pagesZones    = pageLimit{def: 20, max: 50}
+	pagesDNS      = pageLimit{def: 100, max: 5_000_000}
+	pagesTunnels  = pageLimit{def: 20, max: 1000}
+	pagesAccess   = pageLimit{def: 25, max: 1000}
+	pagesAccounts = pageLimit{def: 20, max: 50}
 )
 
 // paginate slices items according to the page and per_page query parameters
 // and records result_info on the call. Out-of-range pages are empty, which is
 // how Cloudflare's clients (including the Go SDK's auto-pager) detect the end.
-func paginate[T any](c *call, items []T, defaultPerPage, maxPerPage int) []T {
+func paginate[T any](c *call, items []T, limit pageLimit) []T {
 	page := positiveInt(c.query.Get("page"), 1)
-	per := positiveInt(c.query.Get("per_page"), defaultPerPage)
-	if per > maxPerPage {
-		per = maxPerPage
-	}
+	per := min(positiveInt(c.query.Get("per_page"), limit.def), limit.max)
 	total := len(items)
 	start := min((page-1)*per, total)
 	end := min(start+per, total)

@@ -105,6 +105,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
+	// Reading the body first lets net/http notice a client that goes away
+	// during an injected delay (it watches the connection only once the
+	// body is consumed), so a killed client does not hold its handler.
+	body, bodyErr := readBody(r)
 	if !sleepCtx(r.Context(), s.latency) {
 		return
 	}
@@ -122,12 +126,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.add(s.record(r, act.err.status, "status", start))
 		return
 	}
-	status := s.serveAPI(w, r)
+	status := s.serveAPI(w, r, body, bodyErr)
 	s.log.add(s.record(r, status, "", start))
 }
 
 // serveAPI answers one API request and returns the status it sent.
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) int {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, body []byte, bodyErr error) int {
 	fail := func(e *apiError) int {
 		writeError(w, e)
 		return e.status
@@ -154,8 +158,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) int {
 		}
 		return fail(errNoRoute())
 	}
-	body, err := readBody(r)
-	if err != nil {
+	if bodyErr != nil {
 		return fail(newAPIError(http.StatusRequestEntityTooLarge, codeMalformedJSON, "Request body too large"))
 	}
 	c := &call{s: s, r: r, path: rel, params: params, query: r.URL.Query(), token: token, body: body}

@@ -1,8 +1,11 @@
 package cfsim
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 	"time"
 )
@@ -13,6 +16,10 @@ const defaultServiceTokenDuration = "8760h"
 type serviceTokenRec struct {
 	account string
 	t       ServiceToken
+	// secretHash is the SHA-256 of the client secret: enough for the
+	// evaluation endpoint to check CF-Access-Client-Secret, and never
+	// dumped or returned.
+	secretHash [sha256.Size]byte
 }
 
 // ServiceToken is an Access service token as the v4 API lists it. The
@@ -82,7 +89,7 @@ func (s *Server) listServiceTokens(c *call) (any, error) {
 		}
 		out = append(out, t.t)
 	}
-	return paginate(c, out, perPageAccess, maxPerPageAcc), nil
+	return paginate(c, out, pagesAccess), nil
 }
 
 func (s *Server) getServiceToken(c *call) (any, error) {
@@ -114,9 +121,11 @@ func (s *Server) createServiceToken(c *call) (any, error) {
 		CreatedAt: stamp(now), UpdatedAt: stamp(now),
 	}}
 	rec.setDuration(duration, now)
+	secret := hex.EncodeToString(s.ids.Secret())
+	rec.secretHash = sha256.Sum256([]byte(secret))
 	s.st.serviceTokens = append(s.st.serviceTokens, rec)
 	c.created()
-	return serviceTokenCreated{ServiceToken: rec.t, ClientSecret: hex.EncodeToString(s.ids.Secret())}, nil
+	return serviceTokenCreated{ServiceToken: rec.t, ClientSecret: secret}, nil
 }
 
 // updateServiceToken renames the token and/or changes its duration, which
@@ -146,13 +155,48 @@ func (s *Server) updateServiceToken(c *call) (any, error) {
 	return t.t, nil
 }
 
+// deleteServiceToken refuses while an Access policy or group still names
+// the token in a rule: Cloudflare will not delete a token a policy
+// references, so a rotation must create the new token and repoint the
+// policy before it removes the old one.
 func (s *Server) deleteServiceToken(c *call) (any, error) {
 	t, err := c.serviceToken()
 	if err != nil {
 		return nil, err
 	}
+	if users := s.serviceTokenUsers(t); len(users) > 0 {
+		return nil, accessInvalid(fmt.Sprintf("service token %s is still referenced by %s; remove it from them first", t.t.ID, strings.Join(users, ", ")))
+	}
 	s.st.serviceTokens = remove(s.st.serviceTokens, t)
 	return t.t, nil
+}
+
+// serviceTokenUsers names the policies and groups whose rules reference t.
+func (s *Server) serviceTokenUsers(t *serviceTokenRec) []string {
+	var users []string
+	for _, p := range s.st.policies {
+		if p.account == t.account && rulesReferenceToken(t.t.ID, p.p.Include, p.p.Exclude, p.p.Require) {
+			users = append(users, "policy "+p.p.ID)
+		}
+	}
+	for _, g := range s.st.groups {
+		if g.account == t.account && rulesReferenceToken(t.t.ID, g.g.Include, g.g.Exclude, g.g.Require) {
+			users = append(users, "group "+g.g.ID)
+		}
+	}
+	sort.Strings(users)
+	return users
+}
+
+func rulesReferenceToken(id string, lists ...[]map[string]any) bool {
+	for _, rules := range lists {
+		for _, r := range rules {
+			if body, ok := r["service_token"].(map[string]any); ok && body["token_id"] == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func serviceTokenFields(in serviceTokenInput, defaultDuration string) (name, duration string, err *apiError) {

@@ -122,7 +122,7 @@ func (s *Server) listTunnels(c *call) (any, error) {
 			out = append(out, v)
 		}
 	}
-	return paginate(c, out, perPageTunnels, maxPerPageTun), nil
+	return paginate(c, out, pagesTunnels), nil
 }
 
 func tunnelExisted(t Tunnel, at time.Time) bool {

@@ -113,7 +113,7 @@ func (s *Server) listZones(c *call) (any, error) {
 		}
 		return key(views[i]) < key(views[j])
 	})
-	return paginate(c, views, perPageZones, maxPerPageZones), nil
+	return paginate(c, views, pagesZones), nil
 }
 
 func (s *Server) getZone(c *call) (any, error) {

@@ -368,20 +368,10 @@ func (h *Harness) run(ctx context.Context, binary, playbook string, env map[stri
 	if !filepath.IsAbs(playbook) {
 		playbook = filepath.Join(h.Root, playbook)
 	}
-	merged := h.BaseEnv()
-	for k, v := range env {
-		merged[k] = v
-	}
-	cmdEnv := inheritedEnv()
-	for k, v := range merged {
-		if v != "" {
-			cmdEnv = append(cmdEnv, k+"="+v)
-		}
-	}
 	// Options go before the playbook, which every ansible-playbook accepts.
 	cmd := exec.CommandContext(ctx, binary, append(append([]string{}, args...), playbook)...)
 	cmd.Dir = h.Root
-	cmd.Env = cmdEnv
+	cmd.Env = h.commandEnv(env)
 	cmd.WaitDelay = 5 * time.Second
 	var out SyncBuffer
 	cmd.Stdout = &out
@@ -396,6 +386,22 @@ func (h *Harness) run(ctx context.Context, binary, playbook string, env map[stri
 	default:
 		return out.String() + "\n[e2e] " + err.Error(), -1
 	}
+}
+
+// commandEnv is BaseEnv overridden by env (an empty value removes a
+// variable) on top of the inherited environment.
+func (h *Harness) commandEnv(env map[string]string) []string {
+	merged := h.BaseEnv()
+	for k, v := range env {
+		merged[k] = v
+	}
+	cmdEnv := inheritedEnv()
+	for k, v := range merged {
+		if v != "" {
+			cmdEnv = append(cmdEnv, k+"="+v)
+		}
+	}
+	return cmdEnv
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers.

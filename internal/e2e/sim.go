@@ -1,8 +1,14 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -68,8 +74,19 @@ func DefaultSeed(token string) cfsim.Seed {
 // returned IDs are looked up by the default names and may be empty).
 func StartSim(t testing.TB, opts ...cfsim.Option) *Sim {
 	t.Helper()
+	return StartSimWithSeed(t, nil, opts...)
+}
+
+// StartSimWithSeed is StartSim with DefaultSeed changed by extend (when not
+// nil) first, e.g. to add DNS records or Access groups.
+func StartSimWithSeed(t testing.TB, extend func(*cfsim.Seed), opts ...cfsim.Option) *Sim {
+	t.Helper()
 	token := "cfzt-e2e-token-" + randomHex(16)
-	all := append([]cfsim.Option{cfsim.WithSeed(DefaultSeed(token)), cfsim.WithRateLimit(0, 0)}, opts...)
+	seed := DefaultSeed(token)
+	if extend != nil {
+		extend(&seed)
+	}
+	all := append([]cfsim.Option{cfsim.WithSeed(seed), cfsim.WithRateLimit(0, 0)}, opts...)
 	srv, err := cfsim.New(all...)
 	if err != nil {
 		t.Fatalf("cfsim: %v", err)
@@ -112,4 +129,30 @@ func randomHex(n int) string {
 		panic(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// EvaluateAccess sends req to the simulator's test-only evaluation endpoint
+// (POST /__admin/evaluate) over HTTP, as a client outside the process
+// would, and returns what Cloudflare Access would do with the request.
+func (s *Sim) EvaluateAccess(ctx context.Context, req cfsim.AccessRequest) (cfsim.AccessDecision, error) {
+	var out cfsim.AccessDecision
+	body, err := json.Marshal(req)
+	if err != nil {
+		return out, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+cfsim.AdminPrefix+"evaluate", bytes.NewReader(body))
+	if err != nil {
+		return out, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		return out, fmt.Errorf("evaluate: HTTP %d: %s", resp.StatusCode, b)
+	}
+	return out, json.NewDecoder(resp.Body).Decode(&out)
 }

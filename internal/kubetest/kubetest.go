@@ -102,6 +102,12 @@ type Cluster struct {
 	// LogFile receives the apiserver's stdout and stderr.
 	LogFile string
 
+	// bin, port and opts are what the process was started with, so that
+	// Restart can start it again the same way.
+	bin  string
+	port int
+	opts Options
+
 	cmd      *exec.Cmd
 	exited   chan struct{} // closed when the process has exited
 	waitErr  error         // valid after exited is closed
@@ -155,7 +161,7 @@ func Start(opts Options) (*Cluster, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kubetest: picking a port: %w", err)
 		}
-		err = c.start(bin, port, opts)
+		err = c.start(bin, port, opts, true)
 		if err == nil {
 			break
 		}
@@ -168,9 +174,11 @@ func Start(opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// start runs the binary on port and waits for readiness. On failure the
-// process is stopped and the error includes the tail of the log.
-func (c *Cluster) start(bin string, port int, opts Options) error {
+// start runs the binary on port and waits for readiness; freshData empties
+// the etcd data directory first (Restart keeps it). On failure the process
+// is stopped and the error includes the tail of the log.
+func (c *Cluster) start(bin string, port int, opts Options, freshData bool) error {
+	c.bin, c.port, c.opts = bin, port, opts
 	c.Host = "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	c.AdminConfig = c.restConfig(c.AdminToken)
 	c.OperatorConfig = c.restConfig(c.OperatorToken)
@@ -184,13 +192,15 @@ func (c *Cluster) start(bin string, port int, opts Options) error {
 	}
 
 	etcdDir := filepath.Join(c.Dir, "etcd")
-	if err := os.RemoveAll(etcdDir); err != nil {
-		return fmt.Errorf("kubetest: %w", err)
+	if freshData {
+		if err := os.RemoveAll(etcdDir); err != nil {
+			return fmt.Errorf("kubetest: %w", err)
+		}
+		if err := os.Mkdir(etcdDir, 0o700); err != nil {
+			return fmt.Errorf("kubetest: %w", err)
+		}
 	}
-	if err := os.Mkdir(etcdDir, 0o700); err != nil {
-		return fmt.Errorf("kubetest: %w", err)
-	}
-	logf, err := os.Create(c.LogFile)
+	logf, err := os.OpenFile(c.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("kubetest: %w", err)
 	}

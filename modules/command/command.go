@@ -226,11 +226,11 @@ func (c *commandRun) skipForCreatesRemoves() bool {
 	if c.req.Check {
 		verb = "Would"
 	}
-	if creates := c.path("creates"); creates != "" && globMatches(creates, c.cwd) {
+	if creates := c.path("creates"); creates != "" && py.GlobAny(creates, c.cwd) {
 		c.skip(fmt.Sprintf("%s not run command since '%s' exists", verb, creates), "skipped, since "+creates+" exists")
 		return true
 	}
-	if removes := c.path("removes"); removes != "" && !globMatches(removes, c.cwd) {
+	if removes := c.path("removes"); removes != "" && !py.GlobAny(removes, c.cwd) {
 		c.skip(fmt.Sprintf("%s not run command since '%s' does not exist", verb, removes), "skipped, since "+removes+" does not exist")
 		return true
 	}

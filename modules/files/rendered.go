@@ -16,7 +16,8 @@ import (
 // what the diff's after header and the copy module's _original_basename
 // show). args are the template task's arguments without the
 // template-only options (newline_sequence, the *_string delimiters,
-// trim_blocks, lstrip_blocks, output_encoding); src is replaced.
+// trim_blocks, lstrip_blocks, output_encoding); src is replaced, and a
+// content argument stays for the copy action to refuse, as it does.
 func WriteRendered(req *module.Request, args *value.Dict, name string, content []byte) (*value.Dict, error) {
 	base, err := localTmpDir()
 	if err != nil {
@@ -33,11 +34,21 @@ func WriteRendered(req *module.Request, args *value.Dict, name string, content [
 	}
 	copyArgs := args.Copy()
 	copyArgs.Set("src", src)
-	copyArgs.Delete("content")
 	if !copyArgs.Has("follow") {
 		copyArgs.Set("follow", false)
 	}
 	copyReq := *req
 	copyReq.Args = copyArgs
 	return RunCopy(&copyReq)
+}
+
+// PreservedMode is what "mode: preserve" stands for with the file at
+// path as the source: its permission bits as '0%03o' (the template action
+// resolves it before it hands over to the copy).
+func PreservedMode(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	return octalMode(permOf(st)), nil
 }

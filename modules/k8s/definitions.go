@@ -200,7 +200,7 @@ func (s *service) fromTemplate(req *module.Request, tmpl any) ([]any, error) {
 		if !ok {
 			return nil, failf("%s", search.NotFoundMessage(path, tried))
 		}
-		rendered, err := req.Host.RenderFile(found, module.FileTemplate{})
+		rendered, err := req.Host.RenderFile(found, module.FileTemplate{TrimBlocks: true})
 		if err != nil {
 			return nil, failf("Failed to render template %s: %s", path, err)
 		}

@@ -268,6 +268,8 @@ var normalizers = []struct {
 	// names (pid and time) of the file modules.
 	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/\.ansible/tmp/ansible-tmp-[0-9.]+-\d+-\d+/`), "<REMOTE_TMP>/"},
 	{regexp.MustCompile(`ansible-local-\d+[a-z0-9_]{8}/\.[a-z0-9_]{8}`), "ansible-local-<ID>/.<TMP>"},
+	// The template action's rendered file: <local temp>/tmpXXXXXXXX/<name>.
+	{regexp.MustCompile(`ansible-local-\d+[a-z0-9_]{8}/tmp[a-z0-9_]{8}/`), "ansible-local-<ID>/tmp<RANDOM>/"},
 	{regexp.MustCompile(`(<REMOTE_TMP>/tmp)[a-z0-9_]{8}`), "${1}<RANDOM>"},
 	{regexp.MustCompile(`\.\d+\.\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d~`), ".<PID>.<TIMESTAMP>~"},
 	// The random part of the names tempfile makes with its default prefix.

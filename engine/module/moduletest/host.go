@@ -8,9 +8,9 @@ import (
 	"context"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -19,7 +19,8 @@ import (
 type Host struct {
 	HostName string
 	Vars     *value.Dict
-	// Dirs are searched, in order, by FindFile (each dir, then dir/subdir).
+	// Dirs are searched, in order, by FindFile and lookups (each dir/subdir,
+	// then dir).
 	Dirs []string
 	Dir  string
 	Out  bytes.Buffer
@@ -50,7 +51,7 @@ func (h *Host) Request(name string, args ...any) *module.Request {
 	return &module.Request{Ctx: context.Background(), Name: name, FQCN: "ansible.builtin." + name, Action: name, Args: value.DictOf(args...), Host: h}
 }
 
-func (h *Host) opt() template.Options { return template.Options{SearchPaths: h.Dirs} }
+func (h *Host) opt() template.Options { return template.Options{Search: h.search()} }
 
 func (h *Host) Name() string { return h.HostName }
 
@@ -95,20 +96,16 @@ func (h *Host) ArgPos(k string) value.Pos { return h.Positions[k] }
 func (h *Host) KeyPos(k string) value.Pos { return h.Positions[k] }
 
 func (h *Host) FindFile(subdir, name string) (string, []string, bool) {
-	if filepath.IsAbs(name) {
-		_, err := os.Stat(name)
-		return name, []string{name}, err == nil
+	return h.search().Find(subdir, name)
+}
+
+// search is the host's search path: Dirs, the last one standing for the
+// play's directory.
+func (h *Host) search() search.Path {
+	if len(h.Dirs) == 0 {
+		return search.Path{}
 	}
-	var tried []string
-	for _, d := range h.Dirs {
-		for _, p := range []string{filepath.Join(d, subdir, name), filepath.Join(d, name)} {
-			tried = append(tried, p)
-			if _, err := os.Stat(p); err == nil {
-				return p, tried, true
-			}
-		}
-	}
-	return "", tried, false
+	return search.Path{Dirs: h.Dirs[:len(h.Dirs)-1], Base: h.Dirs[len(h.Dirs)-1]}
 }
 
 func (h *Host) RenderFile(path string, opt module.FileTemplate) (string, error) {
@@ -121,8 +118,11 @@ func (h *Host) RenderFile(path string, opt module.FileTemplate) (string, error) 
 		vars = h.Vars.Copy()
 		vars.Update(opt.Vars)
 	}
-	v, err := h.engine.Render(string(src), template.MapVars{D: vars}, h.opt())
-	if err != nil {
+	ropt := h.opt()
+	cfg := opt.Syntax()
+	ropt.Syntax = &cfg
+	v, err := h.engine.RenderFile(path, string(src), template.MapVars{D: vars}, ropt)
+	if err != nil || v == nil {
 		return "", err
 	}
 	return value.Str(v), nil

@@ -96,6 +96,30 @@ type (
 		Filters []*FilterCall
 		Body    []Node
 	}
+	// Include is {% include template [ignore missing] [with|without
+	// context] %}; Template evaluates to a name or a list of names, the
+	// first found of which is rendered in place.
+	Include struct {
+		Pos
+		Template      Expr
+		IgnoreMissing bool
+		WithContext   bool
+	}
+	// Import is {% import template as name [with|without context] %}.
+	Import struct {
+		Pos
+		Template    Expr
+		Name        string
+		WithContext bool
+	}
+	// FromImport is {% from template import name [as alias], ...
+	// [with|without context] %}: Names and Aliases are parallel.
+	FromImport struct {
+		Pos
+		Template       Expr
+		Names, Aliases []string
+		WithContext    bool
+	}
 )
 
 // The expression nodes.
@@ -228,6 +252,9 @@ func (*Macro) node()       {}
 func (*CallBlock) node()   {}
 func (*With) node()        {}
 func (*FilterBlock) node() {}
+func (*Include) node()     {}
+func (*Import) node()      {}
+func (*FromImport) node()  {}
 
 func (*Literal) expr() {}
 func (*Name) expr()    {}

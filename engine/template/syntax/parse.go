@@ -9,6 +9,9 @@ import (
 
 // parser turns gonja's token stream into nodes.
 type parser struct {
+	cfg Config
+	// lex is cfg as the lexer sees it (see maskSignedCommentEnds).
+	lex  Config
 	src  string
 	toks []*tokens.Token
 	i    int
@@ -22,15 +25,27 @@ type parser struct {
 	tagStack []string
 }
 
-// Parse parses a whole template. With rawVarStrings, backslashes in string
-// constants inside {{ }} are not escapes (ansible-core pre-escapes them for
-// templates that come from YAML, whose parser already processed escapes);
-// in {% %} statements they always are. A template that does not parse
-// fails with a *SyntaxError.
+// Parse parses a whole template with ansible-core's default environment
+// (see ParseConfig).
 func Parse(src string, rawVarStrings bool) ([]Node, error) {
+	return ParseConfig(src, rawVarStrings, Default())
+}
+
+// ParseConfig parses a whole template with the delimiters and whitespace
+// options of cfg. As in Jinja2, every line break becomes "\n" first and,
+// unless cfg keeps it, the last one is dropped. With rawVarStrings,
+// backslashes in string constants inside {{ }} are not escapes
+// (ansible-core pre-escapes them for templates that come from YAML, whose
+// parser already processed escapes); in {% %} statements they always are.
+// A template that does not parse fails with a *SyntaxError.
+func ParseConfig(src string, rawVarStrings bool, cfg Config) ([]Node, error) {
 	norm := strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
-	st := tokens.LexAll(maskEscapedBackslashes(norm), lexCfg)
-	p := &parser{src: norm, rawVarStrings: rawVarStrings}
+	if !cfg.KeepTrailingNewline {
+		norm = strings.TrimSuffix(norm, "\n")
+	}
+	input, lex := maskSignedCommentEnds(maskEscapedBackslashes(norm, cfg), cfg)
+	st := tokens.LexAll(input, lex.lexer())
+	p := &parser{cfg: cfg, lex: lex, src: norm, rawVarStrings: rawVarStrings}
 	for {
 		t := st.Current()
 		p.toks = append(p.toks, t)
@@ -122,15 +137,8 @@ func (p *parser) parseBody(ends ...string) ([]Node, string, error) {
 			}
 			return out, "", nil
 		case tokens.Data:
-			trimLeft := p.i > 0 && strings.HasPrefix(p.toks[p.i-1].Val, "-") && isEndToken(p.toks[p.i-1].Type)
+			text := p.dataText()
 			p.next()
-			text := t.Val
-			if t.Trim || trimLeft {
-				text = strings.TrimLeft(text, " \t\n\r")
-			}
-			if nt := p.cur(); (nt.Type == tokens.VariableBegin || nt.Type == tokens.BlockBegin || nt.Type == tokens.CommentBegin) && strings.HasSuffix(nt.Val, "-") {
-				text = strings.TrimRight(text, " \t\n\r")
-			}
 			if text != "" {
 				out = append(out, &Text{Pos: pos(t), Text: text})
 			}
@@ -157,7 +165,7 @@ func (p *parser) parseBody(ends ...string) ([]Node, string, error) {
 		case tokens.BlockBegin:
 			start := p.next()
 			name := p.cur()
-			if name.Type != tokens.Name {
+			if name.Type != tokens.Name || name.Val == "" {
 				return nil, "", p.errf("tag name expected")
 			}
 			for _, e := range ends {
@@ -175,10 +183,6 @@ func (p *parser) parseBody(ends ...string) ([]Node, string, error) {
 			return nil, "", p.errf("unexpected '%s'", t.Val)
 		}
 	}
-}
-
-func isEndToken(t tokens.Type) bool {
-	return t == tokens.VariableEnd || t == tokens.BlockEnd || t == tokens.CommentEnd
 }
 
 func (p *parser) endBlock() error {
@@ -221,7 +225,8 @@ func (p *parser) failUnknownTag(name string) error {
 
 // parseStatement parses the statement a block tag opens at start; only
 // Jinja2's statements and the extensions ansible-core enables are known
-// (not do, break or continue).
+// (not do, break or continue), and of the template loading statements
+// include, import and from (not extends).
 func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 	var parse func(Pos) (Node, error)
 	switch name {
@@ -243,6 +248,12 @@ func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 		parse = p.parseRaw
 	case "print":
 		parse = p.parsePrint
+	case "include":
+		parse = p.parseInclude
+	case "import":
+		parse = p.parseImport
+	case "from":
+		parse = p.parseFrom
 	default:
 		return nil, p.failUnknownTag(name)
 	}

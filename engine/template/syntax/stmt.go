@@ -14,6 +14,122 @@ func (p *parser) parsePrint(start Pos) (Node, error) {
 	return &Output{Pos: start, Expr: e}, p.endBlock()
 }
 
+// parseInclude parses {% include template [ignore missing] [with|without
+// context] %}, with Jinja2's defaults (the context is passed).
+func (p *parser) parseInclude(start Pos) (Node, error) {
+	n := &Include{Pos: start, WithContext: true}
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	var err error
+	if n.Template, err = p.parseExpr(); err != nil {
+		return nil, err
+	}
+	if p.isName("ignore") && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "missing" {
+		p.next()
+		p.next()
+		n.IgnoreMissing = true
+	}
+	n.WithContext = p.parseContext(true)
+	return n, p.endBlock()
+}
+
+// isContext reports whether "with context" or "without context" follows.
+func (p *parser) isContext() bool {
+	return p.isName("with", "without") && p.peekTok(1).Type == tokens.Name && p.peekTok(1).Val == "context"
+}
+
+// parseContext reads an optional "with context" or "without context" and
+// returns whether the context is passed (def when neither is written).
+func (p *parser) parseContext(def bool) bool {
+	if p.isContext() {
+		with := p.next().Val == "with"
+		p.next()
+		return with
+	}
+	return def
+}
+
+// parseLoaded parses the template name of an import or from tag and the
+// keyword that must follow it.
+func (p *parser) parseLoaded(keyword string) (Expr, error) {
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
+	e, err := p.parseExpr()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isName(keyword) {
+		return nil, p.errf("expected token '%s', got '%s'", keyword, tokenText(p.cur()))
+	}
+	p.next()
+	return e, nil
+}
+
+// parseImport parses {% import template as name [with|without context] %};
+// an import does not pass the context unless asked to.
+func (p *parser) parseImport(start Pos) (Node, error) {
+	n := &Import{Pos: start}
+	var err error
+	if n.Template, err = p.parseLoaded("as"); err != nil {
+		return nil, err
+	}
+	t, err := p.expect(tokens.Name, "name")
+	if err != nil {
+		return nil, err
+	}
+	n.Name = t.Val
+	n.WithContext = p.parseContext(false)
+	return n, p.endBlock()
+}
+
+// parseFrom parses {% from template import name [as alias], ...
+// [with|without context] %}.
+func (p *parser) parseFrom(start Pos) (Node, error) {
+	n := &FromImport{Pos: start}
+	var err error
+	if n.Template, err = p.parseLoaded("import"); err != nil {
+		return nil, err
+	}
+	for {
+		if len(n.Names) > 0 {
+			if _, err := p.expect(tokens.Comma, ","); err != nil {
+				return nil, err
+			}
+		}
+		if p.isContext() {
+			n.WithContext = p.parseContext(false)
+			break
+		}
+		name, err := p.expect(tokens.Name, "name")
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(name.Val, "_") {
+			return nil, &SyntaxError{Msg: "names starting with an underline can not be imported", Line: name.Line, Col: name.Col}
+		}
+		alias := name.Val
+		if p.isName("as") {
+			p.next()
+			t, err := p.expect(tokens.Name, "name")
+			if err != nil {
+				return nil, err
+			}
+			alias = t.Val
+		}
+		n.Names, n.Aliases = append(n.Names, name.Val), append(n.Aliases, alias)
+		if p.isContext() {
+			n.WithContext = p.parseContext(false)
+			break
+		}
+		if !p.is(tokens.Comma) {
+			break
+		}
+	}
+	return n, p.endBlock()
+}
+
 // parseRaw keeps the text up to {% endraw %} as it is.
 func (p *parser) parseRaw(start Pos) (Node, error) {
 	if err := p.endBlock(); err != nil {
@@ -32,7 +148,11 @@ func (p *parser) parseRaw(start Pos) (Node, error) {
 			p.next()
 			return &Text{Pos: start, Text: b.String()}, p.endBlock()
 		}
-		b.WriteString(t.Val)
+		if t.Type == tokens.Data {
+			b.WriteString(p.dataText())
+		} else {
+			b.WriteString(t.Val)
+		}
 		p.next()
 	}
 }
@@ -136,6 +256,14 @@ func (p *parser) parseTargets() ([]string, error) {
 
 func (p *parser) parseFor(start Pos) (Node, error) {
 	n := &For{Pos: start}
+	// Jinja2 reads the target as a tuple that ends at the block's end or
+	// at "in", and an empty one is no expression.
+	if p.is(tokens.In) {
+		return nil, p.errf("Expected an expression, got 'in'")
+	}
+	if err := p.expectExpression(); err != nil {
+		return nil, err
+	}
 	var err error
 	if n.Targets, err = p.parseTargets(); err != nil {
 		return nil, err

@@ -1,26 +1,27 @@
-package command
+package py
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
-// globMatches reports whether Python's glob.glob(pattern) would find
-// anything, relative paths being taken from dir: `creates` and `removes`
-// are such patterns. As in Python, a wildcard does not match a name
-// starting with a dot unless the pattern's component does too, and a
-// pattern without wildcards matches a path that exists, even as a broken
-// symbolic link.
-func globMatches(pattern, dir string) bool {
-	return len(globPaths(pattern, dir, 1)) > 0
-}
+// Glob is glob.glob(pattern) with relative paths taken from dir (the
+// working directory when dir is empty): the paths that match, as written
+// in the pattern, in the order the directories list them (Python does not
+// sort them). As in Python, a wildcard does not match a name starting with
+// a dot unless the pattern's component does too, and a pattern without
+// wildcards matches a path that exists, even as a broken symbolic link.
+func Glob(pattern, dir string) []string { return globPaths(pattern, dir, -1, false) }
 
-// globPaths returns up to limit matches of pattern (as written, not joined
-// with dir).
-func globPaths(pattern, dir string, limit int) []string {
+// GlobAny reports whether Glob(pattern, dir) would find anything, without
+// listing more than one match.
+func GlobAny(pattern, dir string) bool { return len(globPaths(pattern, dir, 1, false)) > 0 }
+
+// globPaths returns up to limit matches of pattern (every match when limit
+// is negative); dirOnly keeps directories only, for the components before
+// the last.
+func globPaths(pattern, dir string, limit int, dirOnly bool) []string {
 	at := func(p string) string {
 		if filepath.IsAbs(p) || dir == "" {
 			return p
@@ -36,11 +37,11 @@ func globPaths(pattern, dir string, limit int) []string {
 	}
 	parents := []string{parent}
 	if parent != "" && parent != pattern && hasMagic(parent) {
-		parents = globPaths(parent, dir, -1)
+		parents = globPaths(parent, dir, -1, true)
 	}
 	var out []string
 	for _, p := range parents {
-		for _, name := range globIn(at(p), p == "", base) {
+		for _, name := range globIn(at(p), p == "", base, dirOnly) {
 			out = append(out, joinGlob(p, name))
 			if limit > 0 && len(out) >= limit {
 				return out
@@ -51,7 +52,7 @@ func globPaths(pattern, dir string, limit int) []string {
 }
 
 // globIn lists the names in dir that match one pattern component.
-func globIn(dir string, relative bool, component string) []string {
+func globIn(dir string, relative bool, component string, dirOnly bool) []string {
 	if relative && dir == "" {
 		dir = "."
 	}
@@ -61,15 +62,17 @@ func globIn(dir string, relative bool, component string) []string {
 		}
 		return nil
 	}
-	entries, err := os.ReadDir(dir)
+	names, err := listDir(dir)
 	if err != nil {
 		return nil
 	}
-	re := py.FnmatchRegexp(component)
+	re := FnmatchRegexp(component)
 	var out []string
-	for _, e := range entries {
-		name := e.Name()
+	for _, name := range names {
 		if strings.HasPrefix(name, ".") && !strings.HasPrefix(component, ".") {
+			continue
+		}
+		if dirOnly && !isDir(filepath.Join(dir, name)) {
 			continue
 		}
 		if re.MatchString(name) {
@@ -77,6 +80,17 @@ func globIn(dir string, relative bool, component string) []string {
 		}
 	}
 	return out
+}
+
+// listDir lists a directory in the order the system returns its entries,
+// as os.scandir does.
+func listDir(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
 }
 
 // splitPath is os.path.split: the part up to the last slash (without its
