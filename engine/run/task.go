@@ -246,20 +246,16 @@ func (tr *taskRun) boolOf(v any) bool {
 }
 
 func (tr *taskRun) boolIn(v any, sc *scope) bool {
-	if s, ok := v.(string); ok && template.HasMarkers(s) {
-		r, err := tr.r.Engine.Render(s, sc, tr.opt)
-		if err != nil {
-			return false
-		}
-		v = r
-	}
-	return keywordBool(v)
+	return tr.boolInOr(v, sc, false)
 }
 
 // keywordBool reads a keyword's rendered value as a boolean: Ansible's
 // boolean strings and 0/1, an unrecognised string is false, any other
 // value its truth.
 func keywordBool(v any) bool {
+	if _, omit := v.(value.Omit); omit {
+		return false
+	}
 	if b, known := py.LenientBoolean(v); known {
 		return b
 	}
@@ -558,18 +554,35 @@ func (tr *taskRun) renderEnvironmentLevel(lv any, sc *scope) (any, error) {
 
 func (tr *taskRun) checkMode() bool {
 	v := tr.f.keyword(tr.t, "check_mode", func(k *playbook.Keywords) any { return k.CheckMode })
-	if v == nil {
-		return tr.r.Opts.Check
-	}
-	return tr.boolOf(v)
+	return tr.boolOr(v, tr.r.Opts.Check)
 }
 
 func (tr *taskRun) diffMode() bool {
 	v := tr.f.keyword(tr.t, "diff", func(k *playbook.Keywords) any { return k.Diff })
+	return tr.boolOr(v, tr.r.Opts.Diff)
+}
+
+// boolOr renders a keyword value to a bool, or gives def when the keyword
+// is not set or renders to omit (ansible-core then uses the default).
+func (tr *taskRun) boolOr(v any, def bool) bool {
+	return tr.boolInOr(v, tr.sc, def)
+}
+
+func (tr *taskRun) boolInOr(v any, sc *scope, def bool) bool {
 	if v == nil {
-		return tr.r.Opts.Diff
+		return def
 	}
-	return tr.boolOf(v)
+	if s, ok := v.(string); ok && template.HasMarkers(s) {
+		r, err := tr.r.Engine.Render(s, sc, tr.opt)
+		if err != nil {
+			return false
+		}
+		if _, omit := r.(value.Omit); omit {
+			return def
+		}
+		v = r
+	}
+	return keywordBool(v)
 }
 
 // renderArgs renders module arguments, dropping any that resolve to omit.
