@@ -415,8 +415,8 @@ func IncludeRoleRef(t *Task, args *value.Dict, static bool) *RoleRef {
 	ref.VarsFrom = value.Str(firstArg(args, "vars_from"))
 	ref.DefaultsFrom = value.Str(firstArg(args, "defaults_from"))
 	ref.HandlersFrom = value.Str(firstArg(args, "handlers_from"))
-	ref.NoValidate = !value.Truthy(args.Default("rolespec_validate", true))
-	allow := value.Truthy(args.Default("allow_duplicates", true))
+	ref.NoValidate = !boolOption(args.Default("rolespec_validate", true))
+	allow := boolOption(args.Default("allow_duplicates", true))
 	ref.AllowDuplicates = &allow
 	if t.Role != nil {
 		ref.Collections = t.Role.Role.Collections
