@@ -9,6 +9,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -35,7 +36,8 @@ func runSlurp(req *module.Request) (*value.Dict, error) {
 			// ansible-core 2.19 forgot the f-string prefix here.
 			msg = "Unable to slurp file: {source}"
 		}
-		return module.Failed(msg), nil
+		// fail_json(msg, exception=ex): the task's error adds the OSError.
+		return module.FailedWith(msg, errors.New(msg+": "+py.OSErrorText(err, src))), nil
 	}
 	return value.DictOf("changed", false, "content", base64.StdEncoding.EncodeToString(b), "encoding", "base64", "source", src), nil
 }
