@@ -22,7 +22,9 @@ func runSlurp(req *module.Request) (*value.Dict, error) {
 		return f, nil
 	}
 	src := v.P().Str("src")
-	b, err := os.ReadFile(src)
+	var b []byte
+	var err error
+	module.InBaseDir(req, []string{src}, func() { b, err = os.ReadFile(src) })
 	if err != nil {
 		var msg string
 		switch {
