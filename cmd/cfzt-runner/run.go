@@ -221,8 +221,8 @@ func runCLI(ctx context.Context, args []string) int {
 	eng := template.New()
 	eng.Settings = cfg.settings()
 	loader := cfg.newLoader(reg, eng, extra)
-	inv := loadInventory(c.inventory, disp)
-	inv.PatternMismatch, inv.MergeHashes = cfg.hostPatternMismatch, cfg.mergeHashes
+	inv := loadInventory(c.inventory, disp, cfg.mergeHashes)
+	inv.PatternMismatch = cfg.hostPatternMismatch
 	listing := c.listTasks || c.listTags || c.listHosts
 	var loaded []*playbook.Playbook
 	for _, book := range books {
@@ -347,8 +347,16 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 // loadInventory parses the -i sources (or ANSIBLE_INVENTORY, or
 // /etc/ansible/hosts), warning as ansible-playbook does about sources it
 // cannot parse and about an inventory without hosts.
-func loadInventory(sources []string, disp *display.Default) *run.Inventory {
+// warnUnparsed warns about an inventory source no plugin could read,
+// named by its absolute path (ansible-core's unfrackpath).
+func warnUnparsed(disp *display.Default, src string) {
+	disp.Warning("Unable to parse " + py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv)) + " as an inventory source")
+}
+
+func loadInventory(sources []string, disp *display.Default, mergeHashes bool) *run.Inventory {
 	inv := run.NewInventory()
+	// Sources that set the same dict variable merge under hash_behaviour=merge.
+	inv.MergeHashes = mergeHashes
 	if len(sources) == 0 {
 		if env := os.Getenv("ANSIBLE_INVENTORY"); env != "" {
 			sources = strings.Split(env, ",")
@@ -360,12 +368,12 @@ func loadInventory(sources []string, disp *display.Default) *run.Inventory {
 	for _, src := range sources {
 		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
 			if src != "/etc/ansible/hosts" {
-				disp.Warning("Unable to parse " + src + " as an inventory source")
+				warnUnparsed(disp, src)
 			}
 			continue
 		}
 		if err := inv.AddSource(src); err != nil {
-			disp.Warning("Unable to parse " + src + " as an inventory source")
+			warnUnparsed(disp, src)
 			continue
 		}
 		parsed++
