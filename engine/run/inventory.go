@@ -124,7 +124,13 @@ func (inv *Inventory) ParsedMessage(src string) string {
 	if isYAMLInventory(src, nil) {
 		return declined("host_list") + declined("script") + "Parsed " + abs + " inventory source with yaml plugin"
 	}
-	return declined("host_list") + declined("script") + declined("auto") + declined("yaml") + "Parsed " + abs + " inventory source with ini plugin"
+	msg := declined("host_list") + declined("script") + declined("auto")
+	if _, ext := py.Splitext(abs); ext != "" {
+		// The yaml plugin tries files without an extension (and fails
+		// quietly on INI); it declines only other extensions.
+		msg += declined("yaml")
+	}
+	return msg + "Parsed " + abs + " inventory source with ini plugin"
 }
 
 func isYAMLInventory(src string, data []byte) bool {
