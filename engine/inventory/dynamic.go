@@ -8,8 +8,9 @@ import (
 )
 
 // invalidGroupChars matches what ansible-core's to_safe_group_name
-// objects to in a group name (C.INVALID_VARIABLE_NAMES).
-var invalidGroupChars = regexp.MustCompile(`^[\d\W]|[^\w]`)
+// objects to in a group name (C.INVALID_VARIABLE_NAMES, `^[\d\W]|[^\w]`
+// on a str, where \w and \d are Unicode word characters and digits).
+var invalidGroupChars = regexp.MustCompile(`^\p{Nd}|[^\p{L}\p{N}_]`)
 
 // invalidGroupWarning is ansible-core's warning for such a name with the
 // default TRANSFORM_INVALID_GROUP_CHARS (never).

@@ -128,7 +128,13 @@ func (inv *Inventory) ParsedMessage(src string) string {
 	if isYAMLInventory(src, nil) {
 		return declined("host_list") + declined("script") + "Parsed " + abs + " inventory source with yaml plugin"
 	}
-	return declined("host_list") + declined("script") + declined("auto") + declined("yaml") + "Parsed " + abs + " inventory source with ini plugin"
+	msg := declined("host_list") + declined("script") + declined("auto")
+	if _, ext := py.Splitext(abs); ext != "" {
+		// The yaml plugin tries files without an extension (and fails
+		// quietly on INI); it declines only other extensions.
+		msg += declined("yaml")
+	}
+	return msg + "Parsed " + abs + " inventory source with ini plugin"
 }
 
 func isYAMLInventory(src string, data []byte) bool {
@@ -306,7 +312,7 @@ func (inv *Inventory) parseINI(file, data string) error {
 				inv.addHost(host, section, file)
 				fields.Each(func(k string, v any) bool {
 					if k != "_raw_params" {
-						inv.hostVars[host].Set(k, py.LiteralEval(value.Str(v)))
+						inv.setVar(inv.hostVars[host], k, py.LiteralEval(value.Str(v)))
 					}
 					return true
 				})
@@ -316,8 +322,22 @@ func (inv *Inventory) parseINI(file, data string) error {
 	return sc.Err()
 }
 
+// setVar sets an inventory variable of a host or group as Host and
+// Group.set_variable do: under hash_behaviour=merge a dict merges into
+// the dict an earlier source gave the same name.
+func (inv *Inventory) setVar(vars *value.Dict, k string, v any) {
+	if old, ok := vars.Get(k); ok && inv.MergeHashes {
+		od, oldIsDict := old.(*value.Dict)
+		nd, newIsDict := v.(*value.Dict)
+		if oldIsDict && newIsDict {
+			v = value.MergeHash(od, nd, true, "replace")
+		}
+	}
+	vars.Set(k, v)
+}
+
 func (inv *Inventory) setGroupVar(g *group, k string, v any) {
-	g.vars.Set(k, v)
+	inv.setVar(g.vars, k, v)
 	if k == "ansible_group_priority" {
 		if n, ok := value.AsInt(v); ok {
 			g.priority = n
@@ -347,7 +367,7 @@ func (inv *Inventory) parseYAMLGroup(file, name string, v any) {
 				for _, host := range expandHost(h) {
 					inv.addHost(host, name, file)
 					if vars, ok := hv.(*value.Dict); ok {
-						inv.hostVars[host].Update(vars)
+						vars.Each(func(k string, v any) bool { inv.setVar(inv.hostVars[host], k, v); return true })
 					}
 				}
 				return true

@@ -55,6 +55,22 @@ func (r *Request) LoadName() string { return r.Action }
 // wrote.
 func (r *Request) LegacyName() string { return "ansible.legacy." + r.Name }
 
+// BaseDir is the directory ansible-core runs modules in on the local
+// connection: the playbook's directory, not the runner's working
+// directory nor the task file's. Relative paths in a module's arguments
+// resolve against it.
+func (r *Request) BaseDir() string {
+	if r.Host != nil {
+		if d, ok := r.Host.Var("playbook_dir"); ok {
+			if s, isStr := d.(string); isStr && s != "" {
+				return s
+			}
+		}
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
 // Getenv looks a variable up in the task environment, then the process's.
 func (r *Request) Getenv(name string) (string, bool) {
 	if v, ok := r.Env[name]; ok {

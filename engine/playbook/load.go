@@ -50,6 +50,10 @@ type Loader struct {
 	warnings []*diag.Diagnostic
 	// inHandlers is set while a handlers section or file loads.
 	inHandlers bool
+	// importVars are the vars of the import_playbook entry whose plays
+	// are loading: a play without vars of its own sees them at load time
+	// (ansible-core's Play.load starts from them).
+	importVars *value.Dict
 }
 
 // Renderer renders a template with variable layers, lowest first.
@@ -182,7 +186,10 @@ func (l *Loader) importPlaybook(file string, n, imp *yaml.Node) ([]*Play, error)
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(l.playbookDir, path)
 	}
+	outerVars := l.importVars
+	l.importVars = kw.Vars
 	sub, err := l.LoadPlaybook(path)
+	l.importVars = outerVars
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +198,7 @@ func (l *Loader) importPlaybook(file string, n, imp *yaml.Node) ([]*Play, error)
 			vars := value.NewDict(0)
 			vars.Update(p.Vars)
 			vars.Update(kw.Vars)
+			copyOrigins(vars, p.Vars, kw.Vars)
 			p.Vars = vars
 		}
 		p.Tags = append(p.Tags, kw.Tags...)
@@ -281,6 +289,10 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 	sort.SliceStable(keys, func(a, b int) bool {
 		return playKeyPriority(n.Content[keys[a]].Value) > playKeyPriority(n.Content[keys[b]].Value)
 	})
+	if l.importVars != nil {
+		p.Vars = l.importVars.Copy()
+		copyOrigins(p.Vars, l.importVars)
+	}
 	outer := l.play
 	l.play = p
 	defer func() { l.play = outer }()
@@ -407,6 +419,9 @@ func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 		}
 		p.Roles = append(p.Roles, ri)
 	}
+	// Roles the listed roles import in their tasks belong to the play
+	// too: their defaults and vars are visible after the import.
+	p.StaticRoles = append(p.StaticRoles, l.ImportedRoles()...)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -56,7 +57,7 @@ func (l *Loader) loadRoleMeta(r *Role) error {
 	}
 	r.Meta, _ = v.(*value.Dict)
 	if ad, ok := r.Meta.Get("allow_duplicates"); ok {
-		r.AllowDuplicates = value.Truthy(ad)
+		r.AllowDuplicates = boolOption(ad)
 	}
 	r.Collections = roleCollections(r)
 	if specs, ok := r.Meta.Get("argument_specs"); ok {
@@ -215,13 +216,23 @@ func (l *Loader) loadRoleTasks(ri *RoleInstance) error {
 	return nil
 }
 
+// boolOption reads a boolean role option as ansible-core's bool
+// attributes do: the strings "no", "false", "0"... (as `name=x public=no`
+// gives them) are false; any other value counts by its truth.
+func boolOption(v any) bool {
+	if b, known := py.LenientBoolean(v); known {
+		return b
+	}
+	return value.Truthy(v)
+}
+
 // rolePublic decides whether a role's defaults and vars are visible to
 // the whole play: the reference's `public` option when given; otherwise
 // imports and `roles:` entries are and includes are not, unless
 // private_role_vars is configured, which then decides for every role.
 func (l *Loader) rolePublic(ref *RoleRef) bool {
 	if ref.Public != nil {
-		return value.Truthy(ref.Public)
+		return boolOption(ref.Public)
 	}
 	if l.PrivateRoleVars != nil {
 		return !*l.PrivateRoleVars

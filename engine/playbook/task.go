@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -414,8 +415,8 @@ func IncludeRoleRef(t *Task, args *value.Dict, static bool) *RoleRef {
 	ref.VarsFrom = value.Str(firstArg(args, "vars_from"))
 	ref.DefaultsFrom = value.Str(firstArg(args, "defaults_from"))
 	ref.HandlersFrom = value.Str(firstArg(args, "handlers_from"))
-	ref.NoValidate = !value.Truthy(args.Default("rolespec_validate", true))
-	allow := value.Truthy(args.Default("allow_duplicates", true))
+	ref.NoValidate = !boolOption(args.Default("rolespec_validate", true))
+	allow := boolOption(args.Default("allow_duplicates", true))
 	ref.AllowDuplicates = &allow
 	if t.Role != nil {
 		ref.Collections = t.Role.Role.Collections
@@ -448,7 +449,9 @@ func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) strin
 	}
 	var cands []string
 	if role != nil {
-		cands = append(cands, filepath.Join(role.Role.Path, "tasks", raw))
+		// Joined as os.path.join does, without cleaning: the path shows
+		// as written ("tasks/./x.yml") in the "included:" line.
+		cands = append(cands, py.Join([]string{role.Role.Path, "tasks", raw}))
 	}
 	cands = append(cands, filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw))
 	for _, c := range cands {

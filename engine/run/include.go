@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -88,6 +89,11 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 		for _, it := range items {
 			incs = addInclude(incs, tr, it)
 		}
+		if tr.runOnce() {
+			// run_once on a dynamic include processes it for the first
+			// host only: the others do not run the included tasks.
+			break
+		}
 	}
 	for _, inc := range incs {
 		if err := r.loadInclude(ps, inc); err != nil {
@@ -112,7 +118,17 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 				res.Set("failed", true)
 				res.Set("reason", reason)
 				r.stat(h).Failed++
-				tr.r.report(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
+				if slices.Contains(st.failed, h) {
+					// Another file of the same loop failed for this host
+					// already: the host is failed once.
+					continue
+				}
+				if !t.HasLoop {
+					// The failed result of a loop is its list of item
+					// results, which the default callback does not show
+					// again: only the error above tells.
+					tr.r.report(&Event{Host: h, Task: t, Name: tr.name, Status: StatusFailed, Result: res, NoLog: tr.noLog})
+				}
 				r.failHost(h)
 				st.failed = append(st.failed, h)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"slices"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		}
 		st.fatal = st.fatal || tr.stepFatal()
 		if tr.runOnce() {
-			r.runOnceTask(tr, hosts, st)
+			r.runOnceTask(ps, tr, hosts, st)
 			return
 		}
 		st.add(h, tr.process(tr.result(), nil))
@@ -119,12 +120,19 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 
 // runOnceTask runs a run_once task on one host and gives its result
 // (registered value, facts, failure) to every other host of the task.
-func (r *Runner) runOnceTask(tr *taskRun, hosts []string, st *step) {
+func (r *Runner) runOnceTask(ps *playState, tr *taskRun, hosts []string, st *step) {
 	res := tr.result()
 	var others []*hostState
 	for _, h := range hosts {
 		if h != tr.host.name {
 			others = append(others, r.host(h))
+		}
+	}
+	// Inside a file only some hosts included, the result still reaches
+	// every running host of the batch (ansible-core's hosts cache).
+	for _, h := range ps.batch {
+		if hs := r.host(h); !slices.Contains(hosts, h) && !hs.halted && !hs.ended {
+			others = append(others, hs)
 		}
 	}
 	st.add(tr.host.name, tr.process(res, others))
@@ -183,11 +191,10 @@ func (tr *taskRun) renderName() string {
 	if name == "" {
 		name = tr.t.Action
 		if tr.t.Info.Kind == module.KindIncludeRole {
-			// IncludeRole.get_name: "<action> : <role name>".
-			if rn, ok := tr.t.Args.Get("name"); ok {
-				rn = tr.renderScalar(rn, tr.sc)
-				name += " : " + value.Str(rn)
-			}
+			// IncludeRole.get_name: "<action> : <role name>", with the
+			// role name as written: a name that is a template shows
+			// unrendered.
+			return name + " : " + includeRoleRawName(tr.t.Args)
 		}
 	}
 	if template.HasMarkers(name) {
@@ -212,26 +219,36 @@ func (tr *taskRun) renderName() string {
 	return name
 }
 
+// includeRoleRawName is the role an include_role task names, before
+// templating: its `name` argument, or `role` when there is no `name`
+// (ansible-core's IncludeRole keeps this for its banner).
+func includeRoleRawName(args *value.Dict) string {
+	rn, ok := args.Get("name")
+	if !ok {
+		rn, ok = args.Get("role")
+	}
+	if !ok {
+		return "None"
+	}
+	return value.Str(rn)
+}
+
 // boolOf renders a keyword value (ignore_errors, no_log, ...) to a bool.
 func (tr *taskRun) boolOf(v any) bool {
 	return tr.boolIn(v, tr.sc)
 }
 
 func (tr *taskRun) boolIn(v any, sc *scope) bool {
-	if s, ok := v.(string); ok && template.HasMarkers(s) {
-		r, err := tr.r.Engine.Render(s, sc, tr.opt)
-		if err != nil {
-			return false
-		}
-		v = r
-	}
-	return keywordBool(v)
+	return tr.boolInOr(v, sc, false)
 }
 
 // keywordBool reads a keyword's rendered value as a boolean: Ansible's
 // boolean strings and 0/1, an unrecognised string is false, any other
 // value its truth.
 func keywordBool(v any) bool {
+	if _, omit := v.(value.Omit); omit {
+		return false
+	}
 	if b, known := py.LenientBoolean(v); known {
 		return b
 	}
@@ -474,7 +491,7 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 	}
 	env := map[string]string{}
 	for _, lv := range levels {
-		rv, err := tr.r.Engine.RenderValue(lv, sc, tr.opt)
+		rv, err := tr.renderEnvironmentLevel(lv, sc)
 		if err != nil {
 			return nil, diag.Chain("Task failed.", tr.t.Pos, diag.Chain("Error while resolving value for 'environment'.", tr.t.Pos, err))
 		}
@@ -499,20 +516,66 @@ func (tr *taskRun) environment(sc *scope) (map[string]string, error) {
 	return env, nil
 }
 
+// renderEnvironmentLevel renders one level of the `environment` keyword.
+// A dict written out is rendered value by value, as ansible-core's
+// Task._post_validate_environment does: a value that is omitted is left
+// out, and so is one that needs the not yet gathered `ansible_env` facts
+// (an undefined error naming ansible_env).
+func (tr *taskRun) renderEnvironmentLevel(lv any, sc *scope) (any, error) {
+	d, ok := lv.(*value.Dict)
+	if !ok {
+		return tr.r.Engine.RenderValue(lv, sc, tr.opt)
+	}
+	out := value.NewDict(d.Len())
+	var ferr error
+	d.Each(func(k string, v any) bool {
+		rv, err := tr.r.Engine.RenderValue(v, sc, tr.opt)
+		switch {
+		case err != nil && template.IsUndefined(err) && strings.Contains(err.Error(), "ansible_env"):
+		case err != nil:
+			ferr = err
+			return false
+		default:
+			if _, omit := rv.(value.Omit); !omit {
+				out.Set(k, rv)
+			}
+		}
+		return true
+	})
+	return out, ferr
+}
+
 func (tr *taskRun) checkMode() bool {
 	v := tr.f.keyword(tr.t, "check_mode", func(k *playbook.Keywords) any { return k.CheckMode })
-	if v == nil {
-		return tr.r.Opts.Check
-	}
-	return tr.boolOf(v)
+	return tr.boolOr(v, tr.r.Opts.Check)
 }
 
 func (tr *taskRun) diffMode() bool {
 	v := tr.f.keyword(tr.t, "diff", func(k *playbook.Keywords) any { return k.Diff })
+	return tr.boolOr(v, tr.r.Opts.Diff)
+}
+
+// boolOr renders a keyword value to a bool, or gives def when the keyword
+// is not set or renders to omit (ansible-core then uses the default).
+func (tr *taskRun) boolOr(v any, def bool) bool {
+	return tr.boolInOr(v, tr.sc, def)
+}
+
+func (tr *taskRun) boolInOr(v any, sc *scope, def bool) bool {
 	if v == nil {
-		return tr.r.Opts.Diff
+		return def
 	}
-	return tr.boolOf(v)
+	if s, ok := v.(string); ok && template.HasMarkers(s) {
+		r, err := tr.r.Engine.Render(s, sc, tr.opt)
+		if err != nil {
+			return false
+		}
+		if _, omit := r.(value.Omit); omit {
+			return def
+		}
+		v = r
+	}
+	return keywordBool(v)
 }
 
 // renderArgs renders module arguments, dropping any that resolve to omit.

@@ -17,6 +17,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
 )
@@ -130,17 +131,21 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 	inv := inventory.New()
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
+	// An unreadable source is named by its absolute path (unfrackpath).
+	unparsed := func(src string) {
+		warn("Unable to parse " + py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv)) + " as an inventory source")
+	}
 	var parsedMsgs []string
 	parsed := 0
 	for _, src := range c.InventorySources(s.Inventory, s.Fallback) {
 		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
 			if src != DefaultInventory {
-				warn("Unable to parse " + src + " as an inventory source")
+				unparsed(src)
 			}
 			continue
 		}
 		if err := inv.AddSource(src); err != nil {
-			warn("Unable to parse " + src + " as an inventory source")
+			unparsed(src)
 			continue
 		}
 		parsed++

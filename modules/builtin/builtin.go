@@ -5,6 +5,8 @@
 package builtin
 
 import (
+	"strings"
+
 	"errors"
 	"fmt"
 	"math"
@@ -45,9 +47,15 @@ func Entries() []module.Entry {
 }
 
 // actionLoadName is how ansible-core names an action plugin in
-// "Unsupported parameters for (...) module" messages.
-func actionLoadName(action string) string {
-	return "ansible_collections.ansible.builtin.plugins.action." + action
+// "Unsupported parameters for (...) module" messages: the plugin loader's
+// name for it, which is its Python module path when the task wrote
+// ansible.builtin.<name>, and the short name otherwise (also for
+// ansible.legacy.<name>).
+func actionLoadName(req *module.Request) string {
+	if strings.HasPrefix(req.Action, "ansible.builtin.") {
+		return "ansible_collections.ansible.builtin.plugins.action." + req.Name
+	}
+	return req.Name
 }
 
 var debugSpec = &argspec.Spec{
@@ -61,7 +69,7 @@ var debugSpec = &argspec.Spec{
 
 func debugModule(req *module.Request) (*value.Dict, error) {
 	v := debugSpec.Validate(req.Args)
-	if err := v.ActionError(actionLoadName("debug")); err != nil {
+	if err := v.ActionError(actionLoadName(req)); err != nil {
 		return nil, err
 	}
 	args := v.P()
@@ -209,7 +217,7 @@ var assertSpec = &argspec.Spec{Options: []argspec.Option{
 // rules. Unless quiet, its result (failed or not) is always shown in full.
 func assertModule(req *module.Request) (*value.Dict, error) {
 	v := assertSpec.Validate(req.Args)
-	if err := v.ActionError(actionLoadName("assert")); err != nil {
+	if err := v.ActionError(actionLoadName(req)); err != nil {
 		return nil, err
 	}
 	args := v.P()
@@ -254,7 +262,7 @@ var pauseSpec = &argspec.Spec{
 // no prompt can be answered, a pause without a duration warns and returns.
 func pauseModule(req *module.Request) (*value.Dict, error) {
 	v := pauseSpec.Validate(req.Args)
-	if err := v.ActionError(actionLoadName("pause")); err != nil {
+	if err := v.ActionError(actionLoadName(req)); err != nil {
 		return nil, err
 	}
 	args := v.P()

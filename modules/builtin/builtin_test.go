@@ -62,8 +62,18 @@ func TestDebugValidatesArguments(t *testing.T) {
 	_, err := debugModule(newReq(value.DictOf("msg", "a", "var", "b"), value.NewDict(0), &w))
 	require.Equal(t, "parameters are mutually exclusive: msg|var", actionFail(t, err))
 
-	_, err = debugModule(newReq(value.DictOf("msg", "x", "bogus", 1), value.NewDict(0), &w))
-	require.Equal(t, "Unsupported parameters for (ansible_collections.ansible.builtin.plugins.action.debug) module: bogus. Supported parameters include: msg, var, verbosity.", actionFail(t, err))
+	// The plugin is named as ansible-core's loader names it: its Python
+	// module for an ansible.builtin FQCN, its short name otherwise.
+	for _, tc := range []struct{ action, name string }{
+		{"ansible.builtin.debug", "ansible_collections.ansible.builtin.plugins.action.debug"},
+		{"debug", "debug"},
+		{"ansible.legacy.debug", "debug"},
+	} {
+		req := newReq(value.DictOf("msg", "x", "bogus", 1), value.NewDict(0), &w)
+		req.Name, req.Action = "debug", tc.action
+		_, err = debugModule(req)
+		require.Equal(t, "Unsupported parameters for ("+tc.name+") module: bogus. Supported parameters include: msg, var, verbosity.", actionFail(t, err), tc.action)
+	}
 
 	// A rendered var that is not a string is refused, without conversion.
 	_, err = debugModule(newReq(value.DictOf("var", value.DictOf("b", []any{10, 20})), value.NewDict(0), &w))

@@ -95,7 +95,7 @@ func commandModule(req *module.Request, args *value.Dict) (*value.Dict, error) {
 	if fail := v.Failure(commandLoadName); fail != nil {
 		return fail, nil
 	}
-	c := &commandRun{req: req, args: args, p: v.P(), shell: v.P().Bool("_uses_shell"), cwd: baseDir(req)}
+	c := &commandRun{req: req, args: args, p: v.P(), shell: v.P().Bool("_uses_shell"), cwd: req.BaseDir()}
 	c.env = withPWD(req.Environ(), c.cwd)
 	c.result = value.DictOf("changed", false, "stdout", "", "stderr", "", "rc", nil, "cmd", nil,
 		"start", nil, "end", nil, "delta", nil, "msg", "")
@@ -290,19 +290,6 @@ func enterDir(cwd *string, dir string) error {
 	}
 	*cwd = target
 	return nil
-}
-
-// baseDir is the directory ansible-core runs modules in on the local
-// connection: the playbook's directory, not the runner's working
-// directory nor the task file's.
-func baseDir(req *module.Request) string {
-	if d, ok := req.Host.Var("playbook_dir"); ok {
-		if s, isStr := d.(string); isStr && s != "" {
-			return s
-		}
-	}
-	wd, _ := os.Getwd()
-	return wd
 }
 
 // withPWD sets PWD to dir, as the /bin/sh that starts ansible-core's

@@ -29,7 +29,7 @@ func rawAction(req *module.Request) (*value.Dict, error) {
 		// is the shell's "not found" (rc 127), as in ansible-core.
 		line = value.Str(e) + " -c " + py.Quote(line)
 	}
-	dir := baseDir(req)
+	dir := req.BaseDir()
 	return shellLine(req, process{argv: []string{"/bin/sh", "-c", line}, dir: dir, env: withPWD(os.Environ(), dir)})
 }
 

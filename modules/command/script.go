@@ -40,7 +40,7 @@ func scriptAction(req *module.Request) (*value.Dict, error) {
 		return nil, err
 	}
 	p := v.P()
-	dir := baseDir(req)
+	dir := req.BaseDir()
 	if creates := p.Str("creates"); creates != "" && exists(dir, creates) {
 		return skippedAction(creates + " exists, matching creates option"), nil
 	}

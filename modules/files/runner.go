@@ -94,6 +94,20 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 			"msg", "remote module ("+loadName+") does not support check mode"), nil
 	}
 	m := &amod{req: req, p: v.P(), check: req.Check, diff: req.Diff}
+	var res *value.Dict
+	var err error
+	module.InBaseDir(req, pathArgs(d.spec, m.p), func() { res, err = d.finish(m) })
+	if err != nil {
+		return nil, err
+	}
+	addOutputLines(res)
+	return res, nil
+}
+
+// finish runs the module body and completes its result: changed and
+// add_path_info's keys (read in the module's directory). Only an action
+// plugin's own failure comes back as an error.
+func (d *moduleDef) finish(m *amod) (*value.Dict, error) {
 	res, err := d.run(m)
 	var f *failure
 	switch {
@@ -112,8 +126,29 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 		res.Set("changed", false)
 	}
 	addPathInfo(res)
-	addOutputLines(res)
 	return res, nil
+}
+
+// pathArgs lists the values of a module's path-typed options (and of its
+// lists of paths), to tell whether any of them is relative.
+func pathArgs(spec *argspec.Spec, p argspec.Params) []string {
+	var out []string
+	for _, o := range spec.Options {
+		if o.Type != argspec.Path && o.Elements != argspec.Path {
+			continue
+		}
+		switch v := p.Default(o.Name, nil).(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // addOutputLines adds stdout_lines and stderr_lines to a result that has

@@ -117,7 +117,12 @@ func containsAny(l []any, v any) bool {
 }
 
 // pyType is Python's repr of a value's type, as "%s" % type(v) shows it.
+// A string here is a task's free-form arguments, which come from the
+// playbook's YAML: ansible-core 2.19 names its tagged class.
 func pyType(v any) string {
+	if _, isStr := v.(string); isStr {
+		return "<class 'ansible.module_utils._internal._datatag._AnsibleTaggedStr'>"
+	}
 	return "<class '" + value.TypeName(v) + "'>"
 }
 

@@ -35,7 +35,7 @@ func TestAddHost(t *testing.T) {
 			want: value.DictOf("host_name", "r1", "groups", []any{}, "host_vars", value.DictOf("x", 2))},
 		{name: "no name", args: []any{"groups", "g"}, err: "name, host or hostname needs to be provided"},
 		{name: "groups of another type", args: []any{"name", "h", "groups", 5}, err: "Groups must be specified as a list."},
-		{name: "raw params that are not a dict", args: []any{"_raw_params", "h"}, err: "Invalid raw parameters passed, requires a dictionary/mapping got a  <class 'str'>"},
+		{name: "raw params that are not a dict", args: []any{"_raw_params", "h"}, err: "Invalid raw parameters passed, requires a dictionary/mapping got a  <class 'ansible.module_utils._internal._datatag._AnsibleTaggedStr'>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := moduletest.NewHost(nil)

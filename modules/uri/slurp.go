@@ -9,6 +9,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -21,7 +22,9 @@ func runSlurp(req *module.Request) (*value.Dict, error) {
 		return f, nil
 	}
 	src := v.P().Str("src")
-	b, err := os.ReadFile(src)
+	var b []byte
+	var err error
+	module.InBaseDir(req, []string{src}, func() { b, err = os.ReadFile(src) })
 	if err != nil {
 		var msg string
 		switch {
@@ -35,7 +38,8 @@ func runSlurp(req *module.Request) (*value.Dict, error) {
 			// ansible-core 2.19 forgot the f-string prefix here.
 			msg = "Unable to slurp file: {source}"
 		}
-		return module.Failed(msg), nil
+		// fail_json(msg, exception=ex): the task's error adds the OSError.
+		return module.FailedWith(msg, errors.New(msg+": "+py.OSErrorText(err, src))), nil
 	}
 	return value.DictOf("changed", false, "content", base64.StdEncoding.EncodeToString(b), "encoding", "base64", "source", src), nil
 }
