@@ -41,6 +41,10 @@ type Request struct {
 	// Env is the task's merged `environment` keyword, rendered. Modules
 	// read it before the process environment (see Getenv).
 	Env map[string]string
+	// ModuleFile is the module file found on the module search path
+	// (Info.Path) that the external module runner executes; empty for a
+	// built-in module.
+	ModuleFile string
 	// Host is the executor's side of the contract for this task and host.
 	Host Host
 }

@@ -30,7 +30,7 @@ func (tr *taskRun) request(args *value.Dict, env map[string]string, sc *scope) *
 	t := tr.t
 	return &module.Request{Ctx: tr.r.ctx, Name: t.Info.Name, FQCN: t.Info.FQCN, Action: t.Action, Args: args.Copy(),
 		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity, Env: env,
-		Host: &taskHost{tr: tr, sc: sc}}
+		ModuleFile: t.Info.Path, Host: &taskHost{tr: tr, sc: sc}}
 }
 
 func (h *taskHost) Name() string { return h.tr.host.name }

@@ -1,0 +1,116 @@
+package playbook
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/module"
+)
+
+// overrider is what the loader needs of a registry to let a module file
+// shadow a built-in module; *module.Registry implements it.
+type overrider interface {
+	Overridable(name string) bool
+}
+
+// ignoredModuleSuffixes are the endings ansible-core's MODULE_IGNORE_EXTS
+// rejects for a module file, plus the PowerShell modules a POSIX host
+// cannot run.
+var ignoredModuleSuffixes = []string{".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst", ".yaml", ".yml", ".ini", ".ps1", ".psm1"}
+
+// ignoredModuleFile reports a file the module loader skips.
+func ignoredModuleFile(name string) bool {
+	if name == "__init__.py" {
+		return true
+	}
+	for _, s := range ignoredModuleSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// addPluginDir adds dir's library/ subdirectory to the module search path,
+// as ansible-core's add_all_plugin_dirs does when it loads a playbook or a
+// role: directories are searched in the order they were added, before the
+// configured ANSIBLE_LIBRARY paths.
+func (l *Loader) addPluginDir(dir string) {
+	lib := filepath.Join(dir, "library")
+	if st, err := os.Stat(lib); err != nil || !st.IsDir() {
+		return
+	}
+	if real, err := filepath.EvalSymlinks(lib); err == nil {
+		lib = real
+	}
+	for _, d := range l.libraryDirs {
+		if d == lib {
+			return
+		}
+	}
+	l.libraryDirs = append(l.libraryDirs, lib)
+}
+
+// moduleSearchPath is ansible-core's module path for a short name: the
+// library/ directories of the playbooks and roles loaded so far, then
+// each configured path with its subdirectories one and two levels deep.
+func (l *Loader) moduleSearchPath() []string {
+	out := append([]string(nil), l.libraryDirs...)
+	for _, p := range l.ModulePath {
+		var subdirs []string
+		for _, pat := range []string{"*", "*/*"} {
+			m, _ := filepath.Glob(filepath.Join(p, pat))
+			sort.Strings(m)
+			for _, c := range m {
+				if st, err := os.Stat(c); err == nil && st.IsDir() {
+					subdirs = append(subdirs, c)
+				}
+			}
+		}
+		out = append(out, subdirs...)
+		out = append(out, p)
+	}
+	return out
+}
+
+// findModuleFile resolves an action name to a module file on the module
+// search path. Only short names and ansible.legacy.<name> are looked up
+// there; a name the registry must keep (an action plugin) is not.
+func (l *Loader) findModuleFile(name string) (module.Info, bool) {
+	short := strings.TrimPrefix(name, "ansible.legacy.")
+	if strings.Contains(short, ".") || short == "" {
+		return module.Info{}, false
+	}
+	if o, ok := l.Modules.(overrider); ok && !o.Overridable(name) {
+		return module.Info{}, false
+	}
+	for _, dir := range l.moduleSearchPath() {
+		if p, ok := moduleFileIn(dir, short); ok {
+			return module.Info{Name: short, FQCN: "ansible.legacy." + short, Kind: module.KindModule, Path: p}, true
+		}
+	}
+	return module.Info{}, false
+}
+
+// moduleFileIn finds the module file for name in one directory: a file
+// whose name, or name without its extension, is name, skipping the files
+// the module loader ignores. Files are taken in name order.
+func moduleFileIn(dir, name string) (string, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if ignoredModuleFile(n) || (n != name && strings.TrimSuffix(n, filepath.Ext(n)) != name) {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
