@@ -45,6 +45,10 @@ type Request struct {
 	// (Info.Path) that the external module runner executes; empty for a
 	// built-in module.
 	ModuleFile string
+	// ModuleUtils are the module_utils/ directories of the playbooks and
+	// roles loaded so far, which a module file's imports of
+	// ansible.module_utils also search.
+	ModuleUtils []string
 	// Host is the executor's side of the contract for this task and host.
 	Host Host
 }

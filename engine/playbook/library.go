@@ -38,20 +38,30 @@ func ignoredModuleFile(name string) bool {
 // role: directories are searched in the order they were added, before the
 // configured ANSIBLE_LIBRARY paths.
 func (l *Loader) addPluginDir(dir string) {
-	lib := filepath.Join(dir, "library")
-	if st, err := os.Stat(lib); err != nil || !st.IsDir() {
-		return
+	l.libraryDirs = appendDir(l.libraryDirs, filepath.Join(dir, "library"))
+	l.moduleUtilsDirs = appendDir(l.moduleUtilsDirs, filepath.Join(dir, "module_utils"))
+}
+
+// appendDir adds an existing directory, by its real path, to a list of
+// directories unless it is there already.
+func appendDir(dirs []string, dir string) []string {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return dirs
 	}
-	if real, err := filepath.EvalSymlinks(lib); err == nil {
-		lib = real
-	}
-	for _, d := range l.libraryDirs {
-		if d == lib {
-			return
+	dir = realPath(dir)
+	for _, d := range dirs {
+		if d == dir {
+			return dirs
 		}
 	}
-	l.libraryDirs = append(l.libraryDirs, lib)
+	return append(dirs, dir)
 }
+
+// ModuleUtilsDirs are the module_utils/ directories of the playbooks and
+// roles loaded so far: a module file's imports of ansible.module_utils
+// find their modules there too, as with ansible-core's module_utils
+// loader.
+func (l *Loader) ModuleUtilsDirs() []string { return l.moduleUtilsDirs }
 
 // moduleSearchPath is ansible-core's module path for a short name: the
 // library/ directories of the playbooks and roles loaded so far, then
@@ -89,6 +99,25 @@ func (l *Loader) findModuleFile(name string) (module.Info, bool) {
 	for _, dir := range l.moduleSearchPath() {
 		if p, ok := moduleFileIn(dir, short); ok {
 			return module.Info{Name: short, FQCN: "ansible.legacy." + short, Kind: module.KindModule, Path: p}, true
+		}
+	}
+	return module.Info{}, false
+}
+
+// findCollectionModule resolves a fully qualified name the registry does
+// not know to a module file in an installed collection's plugins/modules
+// directory (the playbook's collections/ directory first, then the
+// collections path). The collection's root goes with it, so that its
+// module_utils import as ansible_collections.<ns>.<name>.plugins.module_utils.
+func (l *Loader) findCollectionModule(name string) (module.Info, bool) {
+	if !fqcrPattern.MatchString(name) || strings.HasPrefix(name, "ansible.") {
+		return module.Info{}, false
+	}
+	parts := strings.Split(name, ".")
+	for _, root := range l.collectionRoots() {
+		dir := filepath.Join(root, "ansible_collections", parts[0], parts[1], "plugins", "modules")
+		if p, ok := moduleFileIn(dir, parts[2]); ok {
+			return module.Info{Name: parts[2], FQCN: name, Kind: module.KindModule, Path: p}, true
 		}
 	}
 	return module.Info{}, false

@@ -43,6 +43,8 @@ type Loader struct {
 	// libraryDirs are the library/ directories of the playbooks and roles
 	// loaded so far, in the order they were loaded.
 	libraryDirs []string
+	// moduleUtilsDirs are their module_utils/ directories.
+	moduleUtilsDirs []string
 
 	playbookDir string
 	// play is the play being loaded, whose variables templates see.

@@ -3,7 +3,6 @@ package external
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -32,11 +31,6 @@ func (Module) Run(req *module.Request) (*value.Dict, error) {
 	cmd, err := command(req, src, style)
 	if err != nil {
 		return nil, err
-	}
-	if style == StyleNewPython {
-		if msg := checkModuleUtils(req, cmd); msg != "" {
-			return module.Failed(msg), nil
-		}
 	}
 	tmp, err := os.MkdirTemp(localTemp(req), "cfzt-module-")
 	if err != nil {
@@ -124,46 +118,82 @@ const moduleUtilsMissing = "The module %s is a new-style Python module (it impor
 	"module_utils: install ansible-core's module_utils for that interpreter (or put them on PYTHONPATH), " +
 	"or use a built-in module."
 
-// checkModuleUtils returns why a new-style Python module cannot run with
-// cmd's interpreter (empty when ansible.module_utils.basic imports).
-func checkModuleUtils(req *module.Request, cmd []string) string {
-	probe := exec.CommandContext(req.Ctx, cmd[0], append(cmd[1:], "-c", "import ansible.module_utils.basic")...)
-	probe.Env = withPythonPath(req, req.Environ())
-	if err := probe.Run(); err != nil {
-		return fmt.Sprintf(moduleUtilsMissing, req.ModuleFile, cmd[0])
+// missingMarker and missingStatus are what the bootstrap prints and exits
+// with when ansible.module_utils.basic cannot be imported.
+const (
+	missingMarker = "cfzt-runner: ansible.module_utils.basic is not importable"
+	missingStatus = 97
+)
+
+// bootstrap is the Python program that starts a new-style module in place
+// of ansible-core's AnsiballZ wrapper: it checks that module_utils import,
+// puts the module_utils/ directories of the play's playbooks and roles
+// under ansible.module_utils, and runs the module as __main__ (a
+// collection's module as its package's module, so that relative imports
+// work). The module reads its arguments on standard input.
+const bootstrap = `import sys, runpy
+try:
+    import ansible.module_utils
+    import ansible.module_utils.basic
+except ImportError:
+    sys.stdout.write(%[1]s)
+    sys.exit(%[2]d)
+ansible.module_utils.__path__[:0] = %[3]s
+sys.argv = [%[4]s]
+if %[5]s:
+    runpy.run_module(%[5]s, run_name='__main__', alter_sys=True)
+else:
+    runpy.run_path(%[4]s, run_name='__main__')
+`
+
+// newStyleArgv is the command that runs a new-style Python module through
+// the bootstrap.
+func newStyleArgv(req *module.Request, cmd []string, file string) []string {
+	utils := make([]any, 0, len(req.ModuleUtils))
+	for _, d := range req.ModuleUtils {
+		utils = append(utils, d)
 	}
-	return ""
+	pkg := ""
+	if root, rel, ok := collectionPart(req.ModuleFile); ok && root != "" {
+		pkg = strings.ReplaceAll(strings.TrimSuffix(rel, filepath.Ext(rel)), "/", ".")
+	}
+	quote := func(v any) string { return value.JSON(v, value.JSONOptions{}) }
+	prog := fmt.Sprintf(bootstrap, quote(missingMarker), missingStatus, quote(utils), quote(file), quote(pkg))
+	return append(append([]string(nil), cmd...), "-c", prog)
 }
 
-// withPythonPath adds to env's PYTHONPATH the directories a module's
-// imports of module_utils resolve against: the module_utils/ beside its
-// library directory become importable as ansible.module_utils.<name> by
-// the module's own imports only through a package, so the directory that
-// holds module_utils/ is put on the path too.
-func withPythonPath(req *module.Request, env []string) []string {
-	var extra []string
-	libDir := filepath.Dir(req.ModuleFile)
-	for _, d := range []string{filepath.Join(filepath.Dir(libDir), "module_utils"), filepath.Join(libDir, "module_utils")} {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			extra = append(extra, d)
-		}
+// collectionPart splits a module file inside an installed collection into
+// the collections root (the directory holding ansible_collections) and
+// its path below that root.
+func collectionPart(path string) (root, rel string, ok bool) {
+	const marker = string(filepath.Separator) + "ansible_collections" + string(filepath.Separator)
+	i := strings.LastIndex(path, marker)
+	if i < 0 {
+		return "", "", false
 	}
-	if len(extra) == 0 {
+	return path[:i], path[i+1:], true
+}
+
+// withPythonPath puts the collections root of a collection's module on
+// env's PYTHONPATH, so that it imports as a package with its
+// module_utils.
+func withPythonPath(req *module.Request, env []string) []string {
+	root, _, ok := collectionPart(req.ModuleFile)
+	if !ok {
 		return env
 	}
 	out := make([]string, 0, len(env)+1)
-	cur := ""
+	path := root
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PYTHONPATH="); ok {
-			cur = v
+		if v, found := strings.CutPrefix(kv, "PYTHONPATH="); found {
+			if v != "" {
+				path += string(os.PathListSeparator) + v
+			}
 			continue
 		}
 		out = append(out, kv)
 	}
-	if cur != "" {
-		extra = append(extra, cur)
-	}
-	return append(out, "PYTHONPATH="+strings.Join(extra, string(os.PathListSeparator)))
+	return append(out, "PYTHONPATH="+path)
 }
 
 // oldStyleArgs is the key=value file an old-style module reads, each

@@ -3,6 +3,7 @@ package external
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,14 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 		return nil, err
 	}
 	inv := &invocation{argv: append(append([]string(nil), cmd...), file), env: req.Environ()}
+	if style == StyleNewPython {
+		// A collection's module runs from its collection, where its
+		// package is.
+		if _, _, inColl := collectionPart(req.ModuleFile); inColl {
+			file = req.ModuleFile
+		}
+		inv.argv = newStyleArgv(req, cmd, file)
+	}
 	var argsData string
 	switch style {
 	case StyleOld:
@@ -74,6 +83,9 @@ func execute(req *module.Request, inv *invocation) (*value.Dict, error) {
 			return parseResult(req, inv.argv[0], stdout.String(), inv.argv[0]+": not found\n", 127), nil
 		}
 		rc = exit.ExitCode()
+	}
+	if rc == missingStatus && stdout.String() == missingMarker {
+		return module.Failed(fmt.Sprintf(moduleUtilsMissing, req.ModuleFile, inv.argv[0])), nil
 	}
 	return parseResult(req, inv.argv[0], stdout.String(), stderr.String(), rc), nil
 }
