@@ -88,7 +88,9 @@ func command(req *module.Request, src []byte, style Style) ([]string, error) {
 	}
 	interp, iargs, ok := shebang(src)
 	if !ok {
-		return nil, module.ActionFail(fmt.Sprintf("module (%s) is missing interpreter line", req.Action), nil)
+		// An AnsibleError of the action, not a failed result: the task
+		// fails with it below "Task failed.".
+		return nil, fmt.Errorf("module (%s) is missing interpreter line", req.Action)
 	}
 	name := filepath.Base(interp)
 	if v, set := req.Host.Var("ansible_" + name + "_interpreter"); set && value.Str(v) != "" {
