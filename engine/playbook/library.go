@@ -67,8 +67,18 @@ func (l *Loader) ModuleUtilsDirs() []string { return l.moduleUtilsDirs }
 // library/ directories of the playbooks and roles loaded so far, then
 // each configured path with its subdirectories one and two levels deep.
 func (l *Loader) moduleSearchPath() []string {
-	out := append([]string(nil), l.libraryDirs...)
-	for _, p := range l.ModulePath {
+	if l.configuredModuleDirs == nil {
+		l.configuredModuleDirs = expandModulePath(l.ModulePath)
+	}
+	return append(append([]string(nil), l.libraryDirs...), l.configuredModuleDirs...)
+}
+
+// expandModulePath lists each configured module directory after its
+// subdirectories one and two levels deep, as ansible-core's plugin loader
+// searches a configured path.
+func expandModulePath(paths []string) []string {
+	out := []string{}
+	for _, p := range paths {
 		var subdirs []string
 		for _, pat := range []string{"*", "*/*"} {
 			m, _ := filepath.Glob(filepath.Join(p, pat))
@@ -97,7 +107,7 @@ func (l *Loader) findModuleFile(name string) (module.Info, bool) {
 		return module.Info{}, false
 	}
 	for _, dir := range l.moduleSearchPath() {
-		if p, ok := moduleFileIn(dir, short); ok {
+		if p, ok := l.moduleFileIn(dir, short); ok {
 			return module.Info{Name: short, FQCN: "ansible.legacy." + short, Kind: module.KindModule, Path: p}, true
 		}
 	}
@@ -116,7 +126,7 @@ func (l *Loader) findCollectionModule(name string) (module.Info, bool) {
 	parts := strings.Split(name, ".")
 	for _, root := range l.collectionRoots() {
 		dir := filepath.Join(root, "ansible_collections", parts[0], parts[1], "plugins", "modules")
-		if p, ok := moduleFileIn(dir, parts[2]); ok {
+		if p, ok := l.moduleFileIn(dir, parts[2]); ok {
 			return module.Info{Name: parts[2], FQCN: name, Kind: module.KindModule, Path: p}, true
 		}
 	}
@@ -126,13 +136,19 @@ func (l *Loader) findCollectionModule(name string) (module.Info, bool) {
 // moduleFileIn finds the module file for name in one directory: a file
 // whose name, or name without its extension, is name, skipping the files
 // the module loader ignores. Files are taken in name order.
-func moduleFileIn(dir, name string) (string, bool) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", false
+func (l *Loader) moduleFileIn(dir, name string) (string, bool) {
+	names, listed := l.dirListings[dir]
+	if !listed {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if l.dirListings == nil {
+			l.dirListings = map[string][]string{}
+		}
+		l.dirListings[dir] = names
 	}
-	for _, e := range entries {
-		n := e.Name()
+	for _, n := range names {
 		if ignoredModuleFile(n) || (n != name && strings.TrimSuffix(n, filepath.Ext(n)) != name) {
 			continue
 		}

@@ -45,6 +45,11 @@ type Loader struct {
 	libraryDirs []string
 	// moduleUtilsDirs are their module_utils/ directories.
 	moduleUtilsDirs []string
+	// configuredModuleDirs is ModulePath with its subdirectories, listed
+	// once; dirListings caches the directories searched for module files,
+	// as ansible-core's plugin path cache does.
+	configuredModuleDirs []string
+	dirListings          map[string][]string
 
 	playbookDir string
 	// play is the play being loaded, whose variables templates see.
