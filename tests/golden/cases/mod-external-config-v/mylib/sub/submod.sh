@@ -1,2 +1,0 @@
-#!/bin/sh
-echo '{"changed": false, "from": "a subdirectory of the configured library"}'

@@ -1,2 +1,0 @@
-#!/bin/sh
-echo '{"changed": false, "ping": "library pong", "location": "library"}'
