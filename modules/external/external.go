@@ -87,6 +87,11 @@ func command(req *module.Request, src []byte, style Style) ([]string, error) {
 		return nil, nil
 	}
 	interp, iargs, ok := shebang(src)
+	if style == StyleNewPython {
+		// ansible-core runs its AnsiballZ wrapper with the host's python
+		// whatever the module's own interpreter line says.
+		interp, iargs, ok = "/usr/bin/python", nil, true
+	}
 	if !ok {
 		// An AnsibleError of the action, not a failed result: the task
 		// fails with it below "Task failed.".
