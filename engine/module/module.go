@@ -45,6 +45,9 @@ type Request struct {
 	// (Info.Path) that the external module runner executes; empty for a
 	// built-in module.
 	ModuleFile string
+	// NoLog is the task's no_log, which a module file is told
+	// (_ansible_no_log) so that it keeps its arguments out of logs.
+	NoLog bool
 	// ModuleUtils are the module_utils/ directories of the playbooks and
 	// roles loaded so far, which a module file's imports of
 	// ansible.module_utils also search.

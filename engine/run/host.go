@@ -31,8 +31,11 @@ func (tr *taskRun) request(args *value.Dict, env map[string]string, sc *scope) *
 	req := &module.Request{Ctx: tr.r.ctx, Name: t.Info.Name, FQCN: t.Info.FQCN, Action: t.Action, Args: args.Copy(),
 		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity, Env: env,
 		ModuleFile: t.Info.Path, Host: &taskHost{tr: tr, sc: sc}}
-	if t.Info.Path != "" && tr.r.Loader != nil {
-		req.ModuleUtils = tr.r.Loader.ModuleUtilsDirs()
+	if t.Info.Path != "" {
+		req.NoLog = tr.noLogIn(sc)
+		if tr.r.Loader != nil {
+			req.ModuleUtils = tr.r.Loader.ModuleUtilsDirs()
+		}
 	}
 	return req
 }

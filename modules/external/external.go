@@ -49,7 +49,7 @@ func (Module) Run(req *module.Request) (*value.Dict, error) {
 func internalArgs(req *module.Request) *value.Dict {
 	args := req.Args.Copy()
 	args.Set("_ansible_check_mode", req.Check)
-	args.Set("_ansible_no_log", false)
+	args.Set("_ansible_no_log", req.NoLog)
 	args.Set("_ansible_debug", false)
 	args.Set("_ansible_diff", req.Diff)
 	args.Set("_ansible_verbosity", req.Verbosity)

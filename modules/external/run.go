@@ -85,7 +85,8 @@ func execute(req *module.Request, inv *invocation) (*value.Dict, error) {
 		rc = exit.ExitCode()
 	}
 	if rc == missingStatus && stdout.String() == missingMarker {
-		return module.Failed(fmt.Sprintf(moduleUtilsMissing, req.ModuleFile, inv.argv[0])), nil
+		// The runner's refusal, not the module's failure.
+		return module.ActionFailed(fmt.Sprintf(moduleUtilsMissing, req.ModuleFile, inv.argv[0])), nil
 	}
 	return parseResult(req, inv.argv[0], stdout.String(), stderr.String(), rc), nil
 }
