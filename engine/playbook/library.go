@@ -114,20 +114,44 @@ func (l *Loader) findModuleFile(name string) (module.Info, bool) {
 	return module.Info{}, false
 }
 
-// findCollectionModule resolves a fully qualified name the registry does
-// not know to a module file in an installed collection's plugins/modules
-// directory (the playbook's collections/ directory first, then the
-// collections path). The collection's root goes with it, so that its
-// module_utils import as ansible_collections.<ns>.<name>.plugins.module_utils.
-func (l *Loader) findCollectionModule(name string) (module.Info, bool) {
-	if !fqcrPattern.MatchString(name) || strings.HasPrefix(name, "ansible.") {
+// collectionSearchList is the `collections` search list a task's
+// unqualified names are resolved with: its role's, else its play's.
+func (l *Loader) collectionSearchList(t *Task) []string {
+	if t.Role != nil {
+		return t.Role.Role.Collections
+	}
+	if l.play != nil {
+		return l.play.Collections
+	}
+	return nil
+}
+
+// findCollectionModule resolves a name the registry does not know to a
+// module file in an installed collection's plugins/modules directory (the
+// playbook's collections/ directory first, then the collections path): a
+// fully qualified name in its collection, a short name in each collection
+// of the search list. The file's path tells the runner the collection's
+// root, so that its module_utils import as
+// ansible_collections.<ns>.<name>.plugins.module_utils.
+func (l *Loader) findCollectionModule(name string, searchList []string) (module.Info, bool) {
+	candidates := searchList
+	short := name
+	if fqcrPattern.MatchString(name) {
+		i := strings.LastIndex(name, ".")
+		candidates, short = []string{name[:i]}, name[i+1:]
+	} else if strings.Contains(name, ".") {
 		return module.Info{}, false
 	}
-	parts := strings.Split(name, ".")
-	for _, root := range l.collectionRoots() {
-		dir := filepath.Join(root, "ansible_collections", parts[0], parts[1], "plugins", "modules")
-		if p, ok := l.moduleFileIn(dir, parts[2]); ok {
-			return module.Info{Name: parts[2], FQCN: name, Kind: module.KindModule, Path: p}, true
+	for _, coll := range candidates {
+		ns, cn, ok := strings.Cut(coll, ".")
+		if !ok || ns == "ansible" {
+			continue
+		}
+		for _, root := range l.collectionRoots() {
+			dir := filepath.Join(root, "ansible_collections", ns, cn, "plugins", "modules")
+			if p, ok := l.moduleFileIn(dir, short); ok {
+				return module.Info{Name: short, FQCN: coll + "." + short, Kind: module.KindModule, Path: p}, true
+			}
 		}
 	}
 	return module.Info{}, false

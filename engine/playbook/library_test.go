@@ -32,6 +32,10 @@ func TestModuleFileResolution(t *testing.T) {
     - acme.tools.hammer:
     - import_role:
         name: r
+- hosts: all
+  collections: [acme.tools]
+  tasks:
+    - hammer:
 `,
 	}
 	dir := writeTree(t, files)
@@ -51,6 +55,9 @@ func TestModuleFileResolution(t *testing.T) {
 		{"rolemod", "ansible.legacy.rolemod", real("roles/r/library/rolemod.py")},
 	}
 	tasks := tasksOf(pb)
+	require.Len(t, pb.Plays, 2)
+	tasks = append(tasks, pb.Plays[1].Tasks[0].(*Task))
+	want = append(want, struct{ action, fqcn, path string }{"hammer", "acme.tools.hammer", filepath.Join(dir, "collections/ansible_collections/acme/tools/plugins/modules/hammer.sh")})
 	require.Len(t, tasks, len(want))
 	for i, w := range want {
 		require.Equal(t, w.action, tasks[i].Action)

@@ -287,7 +287,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		info, ok = l.Modules.Lookup(name)
 	}
 	if !ok {
-		info, ok = l.findCollectionModule(name)
+		info, ok = l.findCollectionModule(name, l.collectionSearchList(t))
 	}
 	if !ok {
 		return &diag.Diagnostic{Code: diag.ExitParse, Origin: diag.At(t.Pos), Summary: fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name), Help: suggest(name, l.Modules.Names())}
