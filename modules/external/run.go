@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -68,14 +70,18 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 
 // execute runs a prepared module and makes its output the task result.
 func execute(req *module.Request, inv *invocation) (*value.Dict, error) {
-	c := exec.CommandContext(req.Ctx, inv.argv[0], inv.argv[1:]...)
-	c.Dir = req.BaseDir()
-	c.Env = inv.env
-	c.Stdin = bytes.NewReader(inv.stdin)
 	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
+	err := runOnce(req, inv, &stdout, &stderr)
+	// A binary module just written may still be open in a process forked
+	// meanwhile by another goroutine ("text file busy"); it is retried.
+	for try := 0; try < 5 && errors.Is(err, syscall.ETXTBSY); try++ {
+		time.Sleep(20 * time.Millisecond)
+		stdout.Reset()
+		stderr.Reset()
+		err = runOnce(req, inv, &stdout, &stderr)
+	}
 	rc := 0
-	if err := c.Run(); err != nil {
+	if err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
 			// The shell ansible-core starts modules with reports a missing
@@ -89,6 +95,16 @@ func execute(req *module.Request, inv *invocation) (*value.Dict, error) {
 		return module.ActionFailed(fmt.Sprintf(moduleUtilsMissing, req.ModuleFile, inv.argv[0])), nil
 	}
 	return parseResult(req, inv.argv[0], stdout.String(), stderr.String(), rc), nil
+}
+
+// runOnce starts a prepared module and waits for it.
+func runOnce(req *module.Request, inv *invocation, stdout, stderr *bytes.Buffer) error {
+	c := exec.CommandContext(req.Ctx, inv.argv[0], inv.argv[1:]...)
+	c.Dir = req.BaseDir()
+	c.Env = inv.env
+	c.Stdin = bytes.NewReader(inv.stdin)
+	c.Stdout, c.Stderr = stdout, stderr
+	return c.Run()
 }
 
 // parseResult is ansible-core's _parse_returned_data: the JSON object in
