@@ -98,12 +98,29 @@ func command(req *module.Request, src []byte, style Style) ([]string, error) {
 		return nil, fmt.Errorf("module (%s) is missing interpreter line", req.Action)
 	}
 	name := filepath.Base(interp)
+	if name == "python" {
+		return append([]string{pythonInterpreter(req)}, iargs...), nil
+	}
 	if v, set := req.Host.Var("ansible_" + name + "_interpreter"); set && value.Str(v) != "" {
 		interp = value.Str(v)
-	} else if name == "python" {
-		interp = discoverPython(req)
 	}
 	return append([]string{interp}, iargs...), nil
+}
+
+// discoveryModes are the interpreter settings that ask for discovery.
+var discoveryModes = map[string]bool{"": true, "auto": true, "auto_silent": true, "auto_legacy": true, "auto_legacy_silent": true}
+
+// pythonInterpreter is the python a module runs under: the host's
+// ansible_python_interpreter, else INTERPRETER_PYTHON
+// (ANSIBLE_PYTHON_INTERPRETER), else the one discovery finds.
+func pythonInterpreter(req *module.Request) string {
+	if v, set := req.Host.Var("ansible_python_interpreter"); set && !discoveryModes[value.Str(v)] {
+		return value.Str(v)
+	}
+	if v, set := req.Getenv("ANSIBLE_PYTHON_INTERPRETER"); set && !discoveryModes[v] {
+		return v
+	}
+	return discoverPython(req)
 }
 
 // discoverPython is the python3 on the task's PATH, as ansible-core's

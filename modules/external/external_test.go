@@ -227,3 +227,27 @@ func TestNewStylePythonWithoutModuleUtils(t *testing.T) {
 	require.Equal(t, true, res.Default("failed", nil))
 	require.Contains(t, value.Str(res.Default("msg", nil)), "cannot import ansible.module_utils.basic. cfzt-runner ships no Python")
 }
+
+func TestPythonInterpreter(t *testing.T) {
+	t.Setenv("ANSIBLE_PYTHON_INTERPRETER", "")
+	bin := t.TempDir()
+	writeModule(t, bin, "python3", "#!/bin/sh\n")
+	for _, tc := range []struct {
+		name string
+		vars *value.Dict
+		env  map[string]string
+		want string
+	}{
+		{name: "discovered on PATH", env: map[string]string{"PATH": bin}, want: filepath.Join(bin, "python3")},
+		{name: "the host variable", vars: value.DictOf("ansible_python_interpreter", "/opt/py"), env: map[string]string{"PATH": bin}, want: "/opt/py"},
+		{name: "auto discovers", vars: value.DictOf("ansible_python_interpreter", "auto_silent"), env: map[string]string{"PATH": bin}, want: filepath.Join(bin, "python3")},
+		{name: "the setting", env: map[string]string{"PATH": bin, "ANSIBLE_PYTHON_INTERPRETER": "/usr/local/bin/py"}, want: "/usr/local/bin/py"},
+		{name: "nothing found", env: map[string]string{"PATH": t.TempDir()}, want: "/usr/bin/python3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := moduletest.NewHost(tc.vars).Request("m")
+			req.Env = tc.env
+			require.Equal(t, tc.want, pythonInterpreter(req))
+		})
+	}
+}
