@@ -282,7 +282,13 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			t.DelegateTo = "localhost"
 		}
 	}
-	info, ok := l.Modules.Lookup(name)
+	info, ok := l.findModuleFile(name)
+	if !ok {
+		info, ok = l.Modules.Lookup(name)
+	}
+	if !ok {
+		info, ok = l.findCollectionModule(name, l.collectionSearchList(t))
+	}
 	if !ok {
 		return &diag.Diagnostic{Code: diag.ExitParse, Origin: diag.At(t.Pos), Summary: fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name), Help: suggest(name, l.Modules.Names())}
 	}

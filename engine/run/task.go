@@ -463,7 +463,14 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if t.Info.Kind == module.KindIncludeVars {
 		return tr.includeVars(args)
 	}
-	res, err := tr.r.Modules.Module(t.Action).Run(tr.request(args, env, sc))
+	m := tr.r.Modules.Module(t.Action)
+	if t.Info.Path != "" {
+		m = tr.r.Modules.External()
+	}
+	if m == nil {
+		return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
+	}
+	res, err := m.Run(tr.request(args, env, sc))
 	if err != nil {
 		return tr.moduleFailure(err)
 	}
