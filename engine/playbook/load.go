@@ -536,6 +536,8 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.NoLog = val
 	case "environment":
 		kw.Environment = val
+	case "module_defaults":
+		kw.ModuleDefaults = val
 	case "check_mode":
 		kw.CheckMode = val
 	case "diff":

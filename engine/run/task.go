@@ -601,6 +601,10 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 			args.Update(t.Args)
 		}
 	}
+	args, err := tr.withModuleDefaults(args, sc)
+	if err != nil {
+		return nil, err
+	}
 	out := value.NewDict(args.Len())
 	args.Each(func(k string, v any) bool {
 		pos := t.ArgPos[k]
