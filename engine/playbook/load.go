@@ -546,6 +546,8 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.RunOnce = val
 	case "delegate_to":
 		kw.DelegateTo = val
+	case "delegate_facts":
+		kw.DelegateFacts = val
 	case "any_errors_fatal":
 		kw.AnyErrorsFatal = val
 	case "become":

@@ -279,7 +279,12 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			argNode = nil
 		}
 		if k.Value == "local_action" {
+			// local_action is delegate_to: localhost, shown as such.
 			t.DelegateTo = "localhost"
+			if t.Set == nil {
+				t.Set = map[string]bool{}
+			}
+			t.Set["delegate_to"] = true
 		}
 	}
 	info, ok := l.findModuleFile(name)

@@ -44,6 +44,9 @@ type Keywords struct {
 	Diff           any
 	RunOnce        any
 	DelegateTo     any
+	// DelegateFacts sends the facts a delegated task returns to the
+	// host it was delegated to.
+	DelegateFacts  any
 	AnyErrorsFatal any
 	Become         any
 	// Notify is inherited by the tasks of a block or an import.
