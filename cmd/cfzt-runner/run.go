@@ -234,7 +234,7 @@ func runCLI(ctx context.Context, args []string) int {
 		for _, pb := range r.Playbooks {
 			r.Inventory.AddVarsDir(pb.Dir)
 			run.ListPlaybook(os.Stdout, pb, r.Inventory, run.ListOptions{Tasks: c.listTasks, Tags: c.listTags, Hosts: c.listHosts,
-				OnlyTags: splitTags(c.tags), SkipTags: splitTags(c.skipTags)})
+				OnlyTags: splitTags(c.tags), SkipTags: splitTags(c.skipTags), Limit: strings.Join(c.limit, ":")})
 		}
 		return 0
 	}

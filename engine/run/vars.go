@@ -35,7 +35,7 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		sources = append(sources, s)
 	}
 	exe, _ := os.Executable()
-	return value.DictOf(
+	m := value.DictOf(
 		"inventory_hostname", host,
 		"inventory_hostname_short", short,
 		"group_names", groupNames(r.Inventory, host),
@@ -48,12 +48,33 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		"ansible_verbosity", r.Opts.Verbosity,
 		"ansible_run_tags", tags,
 		"ansible_skip_tags", skip,
-		"ansible_forks", 5,
+		"ansible_forks", r.forks(),
 		"ansible_inventory_sources", sources,
 		"ansible_playbook_python", exe,
 		"ansible_config_file", r.ConfigFile,
 		"ansible_version", value.DictOf("full", "2.19.11", "major", 2, "minor", 19, "revision", 11, "string", "2.19.11"),
 	)
+	if r.Opts.Limit != "" {
+		// ansible-core sets ansible_limit only when --limit is given.
+		m.Set("ansible_limit", r.Opts.Limit)
+	}
+	return m
+}
+
+// forks is ansible_forks: --forks, else the forks setting (ANSIBLE_FORKS,
+// ansible.cfg), else 5.
+func (r *Runner) forks() int {
+	if r.Opts.Forks > 0 {
+		return r.Opts.Forks
+	}
+	if r.Engine != nil && r.Engine.Settings != nil {
+		if v, _, err := r.Engine.Settings.Core("DEFAULT_FORKS"); err == nil {
+			if n, ok := v.(int); ok && n > 0 {
+				return n
+			}
+		}
+	}
+	return 5
 }
 
 // magicVars are the variables Ansible defines about the run, the play
