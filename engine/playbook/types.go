@@ -119,6 +119,11 @@ type Task struct {
 	Role *RoleInstance
 	// Dir is the directory relative paths in the task resolve against.
 	Dir string
+	// IncludeDir is set on the tasks a play-level include_tasks loaded: the
+	// directory a nested include_tasks joins its file to, uncleaned, as
+	// ansible-core joins the play's directory with each parent include's
+	// directory, so that "included:" shows "a/./b/../c.yml" as written.
+	IncludeDir string
 	// UnknownOrigin is set on a task ansible-core builds itself (a role's
 	// argument validation): its errors show no source position, but this
 	// text, the task's data, instead.
