@@ -48,6 +48,9 @@ type Config struct {
 	StdoutCallback string
 	// MergeHashes is DEFAULT_HASH_BEHAVIOUR=merge.
 	MergeHashes bool
+	// Forks is DEFAULT_FORKS: hosts still run in turn, but plays see the
+	// number in ansible_forks.
+	Forks int
 	// PrivateRoleVars is DEFAULT_PRIVATE_ROLE_VARS when it is set (nil if
 	// not, which keeps ansible-core's default: imports public, includes
 	// private).
@@ -98,6 +101,7 @@ var (
 	injectFactsSetting     = setting{"ANSIBLE_INJECT_FACT_VARS", "defaults", "inject_facts_as_vars", "true"}
 	customStatsSetting     = setting{"ANSIBLE_SHOW_CUSTOM_STATS", "defaults", "show_custom_stats", "false"}
 	stdoutCallbackSetting  = setting{"ANSIBLE_STDOUT_CALLBACK", "defaults", "stdout_callback", "default"}
+	forksSetting           = setting{"ANSIBLE_FORKS", "defaults", "forks", "5"}
 	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
 )
 
@@ -166,6 +170,9 @@ func Load(env Environment) *Config {
 	c.RolesPath = r.paths(rolesPathSetting)
 	c.CollectionsPaths = r.paths(collectionsSetting)
 	c.MergeHashes = strings.TrimSpace(r.str(hashBehaviourSetting)) == "merge"
+	if n, err := strconv.Atoi(strings.TrimSpace(r.str(forksSetting))); err == nil {
+		c.Forks = n
+	}
 	if v, set, _ := r.get(privateRoleVarsSetting); set {
 		private, _ := py.LenientBoolean(v)
 		c.PrivateRoleVars = &private

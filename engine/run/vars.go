@@ -48,7 +48,7 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		"ansible_verbosity", r.Opts.Verbosity,
 		"ansible_run_tags", tags,
 		"ansible_skip_tags", skip,
-		"ansible_forks", 5,
+		"ansible_forks", r.forks(),
 		"ansible_inventory_sources", sources,
 		"ansible_playbook_python", exe,
 		"ansible_config_file", r.ConfigFile,
@@ -218,4 +218,13 @@ func groupNames(inv *inventory.Inventory, h string) []any {
 		out = append(out, g)
 	}
 	return out
+}
+
+// forks is the ansible_forks magic variable: DEFAULT_FORKS, 5 unless the
+// configuration says otherwise.
+func (r *Runner) forks() int {
+	if r.Opts.Forks > 0 {
+		return r.Opts.Forks
+	}
+	return 5
 }
