@@ -254,7 +254,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		}
 		switch a := val.(type) {
 		case string:
-			mod, rest, _ := strings.Cut(strings.TrimSpace(a), " ")
+			mod, rest := cutActionName(strings.TrimSpace(a))
 			name = mod
 			actionArgs = &rest
 			argNode = nil
@@ -280,9 +280,18 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		}
 		if k.Value == "local_action" {
 			t.DelegateTo = "localhost"
+			if t.Set == nil {
+				t.Set = map[string]bool{}
+			}
+			t.Set["delegate_to"] = true
 		}
 	}
 	info, ok := l.Modules.Lookup(name)
+	if !ok && strings.Contains(name, "{{") && (k.Value == "action" || k.Value == "local_action") {
+		// A templated action name resolves per host when the task runs.
+		info, ok = module.Info{Name: name, FQCN: name}, true
+		t.TemplatedAction = true
+	}
 	if !ok {
 		return &diag.Diagnostic{Code: diag.ExitParse, Origin: diag.At(t.Pos), Summary: fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name), Help: suggest(name, l.Modules.Names())}
 	}
@@ -460,4 +469,17 @@ func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) strin
 		}
 	}
 	return cands[0]
+}
+
+// cutActionName splits an `action:` string into the action name and its
+// arguments; a name that is a template ("{{ mod }} a=1") ends after the
+// template's closing braces.
+func cutActionName(s string) (string, string) {
+	if strings.HasPrefix(s, "{{") {
+		if end := strings.Index(s, "}}"); end >= 0 {
+			return s[:end+2], strings.TrimSpace(s[end+2:])
+		}
+	}
+	mod, rest, _ := strings.Cut(s, " ")
+	return mod, rest
 }

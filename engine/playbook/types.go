@@ -117,6 +117,9 @@ type Task struct {
 	ApplyErr error
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
+	// TemplatedAction marks an `action:` whose module name is a template:
+	// Module and Action hold the template until each host's run resolves it.
+	TemplatedAction bool
 	// Dir is the directory relative paths in the task resolve against.
 	Dir string
 	// IncludeDir is set on the tasks a play-level include_tasks loaded: the

@@ -154,6 +154,7 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 	}
 	tr.opt = tr.optAt(t.Pos)
 	tr.name = tr.renderName()
+	tr.t = tr.resolveTemplatedAction(t)
 	tr.noLog = tr.boolOf(f.keyword(t, "no_log", func(k *playbook.Keywords) any { return k.NoLog }))
 	if dt := f.keyword(t, "delegate_to", func(k *playbook.Keywords) any { return k.DelegateTo }); dt != nil {
 		if v := tr.renderScalar(dt, tr.sc); v != nil {
@@ -188,6 +189,10 @@ func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
 // every variable it needs is available.
 func (tr *taskRun) renderName() string {
 	name := tr.t.Name
+	if name == "" && tr.t.TemplatedAction {
+		// A templated action names the task as written.
+		return tr.rolePrefixed(tr.t.Action)
+	}
 	if name == "" {
 		name = tr.t.Action
 		if tr.t.Info.Kind == module.KindIncludeRole {
@@ -213,8 +218,17 @@ func (tr *taskRun) renderName() string {
 	}
 	// An include_role task names itself (IncludeRole.get_name) without
 	// the prefix of the role it is written in.
-	if tr.t.Role != nil && tr.t.Info.Kind != module.KindIncludeRole {
-		name = tr.t.Role.Name() + " : " + name
+	if tr.t.Info.Kind != module.KindIncludeRole {
+		return tr.rolePrefixed(name)
+	}
+	return name
+}
+
+// rolePrefixed is a task name as the banner shows it: "<role> : <name>"
+// for a task of a role.
+func (tr *taskRun) rolePrefixed(name string) string {
+	if tr.t.Role != nil {
+		return tr.t.Role.Name() + " : " + name
 	}
 	return name
 }
@@ -463,7 +477,11 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if t.Info.Kind == module.KindIncludeVars {
 		return tr.includeVars(args)
 	}
-	res, err := tr.r.Modules.Module(t.Action).Run(tr.request(args, env, sc))
+	m := tr.r.moduleOf(t)
+	if m == nil {
+		return tr.moduleFailure(unresolvedAction(t))
+	}
+	res, err := m.Run(tr.request(args, env, sc))
 	if err != nil {
 		return tr.moduleFailure(err)
 	}
