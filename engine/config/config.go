@@ -63,6 +63,9 @@ type Config struct {
 	// SHOW_CUSTOM_STATS.
 	Gathering                    string
 	InjectFacts, ShowCustomStats bool
+	// ErrorOnMissingHandler is ERROR_ON_MISSING_HANDLER: a notification no
+	// handler answers fails the run (else it is a warning).
+	ErrorOnMissingHandler bool
 	// DiffAlways is DIFF_ALWAYS: the default of --diff.
 	DiffAlways bool
 
@@ -102,6 +105,7 @@ var (
 	customStatsSetting     = setting{"ANSIBLE_SHOW_CUSTOM_STATS", "defaults", "show_custom_stats", "false"}
 	stdoutCallbackSetting  = setting{"ANSIBLE_STDOUT_CALLBACK", "defaults", "stdout_callback", "default"}
 	forksSetting           = setting{"ANSIBLE_FORKS", "defaults", "forks", "5"}
+	missingHandlerSetting  = setting{"ANSIBLE_ERROR_ON_MISSING_HANDLER", "defaults", "error_on_missing_handler", "true"}
 	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
 )
 
@@ -180,6 +184,7 @@ func Load(env Environment) *Config {
 	c.HostPatternMismatch = r.str(patternMismatchSetting)
 	c.Gathering = strings.ToLower(strings.TrimSpace(r.str(gatheringSetting)))
 	c.InjectFacts = r.boolean(injectFactsSetting)
+	c.ErrorOnMissingHandler = r.boolean(missingHandlerSetting)
 	c.ShowCustomStats = r.boolean(customStatsSetting)
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
 	c.StdoutCallback = r.str(stdoutCallbackSetting)

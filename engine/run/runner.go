@@ -38,6 +38,9 @@ type Options struct {
 	// NoInjectFacts turns INJECT_FACTS_AS_VARS off: facts are then only
 	// in ansible_facts (and ansible_local).
 	NoInjectFacts bool
+	// WarnOnMissingHandler turns ERROR_ON_MISSING_HANDLER off: a
+	// notification no handler answers is a warning.
+	WarnOnMissingHandler bool
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool

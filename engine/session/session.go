@@ -81,7 +81,7 @@ func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
 func (s *Session) Options(o run.Options) run.Options {
 	c := s.Config
 	o.MergeHashes, o.Gathering, o.NoInjectFacts, o.ShowCustomStats = c.MergeHashes, c.Gathering, !c.InjectFacts, c.ShowCustomStats
-	o.Forks = c.Forks
+	o.Forks, o.WarnOnMissingHandler = c.Forks, !c.ErrorOnMissingHandler
 	return o
 }
 
