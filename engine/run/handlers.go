@@ -149,7 +149,7 @@ func (r *Runner) searchHandlers(ps *playState, name string) []*playbook.Task {
 		if !ok || hn == "" {
 			continue
 		}
-		if hn == name || (h.Role != nil && h.Role.Name()+" : "+hn == name) {
+		if hn == name || roleQualified(h, hn, name) {
 			out = append(out, h)
 			break
 		}
@@ -172,11 +172,21 @@ func (r *Runner) searchHandlers(ps *playState, name string) []*playbook.Task {
 // also answers "role : topic".
 func listensTo(h *playbook.Task, topic string) bool {
 	for _, l := range h.Listen {
-		if l == topic || (h.Role != nil && h.Role.Name()+" : "+l == topic) {
+		if l == topic || roleQualified(h, l, topic) {
 			return true
 		}
 	}
 	return false
+}
+
+// roleQualified reports whether notification is "<role> : name" for
+// handler h's role, with the role's short name or its collection-qualified
+// one (ansible-core accepts both).
+func roleQualified(h *playbook.Task, name, notification string) bool {
+	if h.Role == nil {
+		return false
+	}
+	return notification == h.Role.Role.Name+" : "+name || notification == h.Role.Name()+" : "+name
 }
 
 // handlerTemplatedName is a handler's name templated once with play-level
