@@ -55,9 +55,12 @@ type Runner struct {
 	// Observer, when not nil, is told of every task result.
 	Observer  Observer
 	Inventory *inventory.Inventory
-	Opts      Options
-	Stdout    io.Writer
-	Shared    *module.Shared
+	// ReloadInventory re-reads the inventory sources for meta:
+	// refresh_inventory; nil keeps the inventory as it is.
+	ReloadInventory func() *inventory.Inventory
+	Opts            Options
+	Stdout          io.Writer
+	Shared          *module.Shared
 	// ConfigFile is the ansible.cfg in use (nil when none), for the
 	// ansible_config_file magic variable.
 	ConfigFile any
