@@ -43,6 +43,9 @@ type Keywords struct {
 	DelegateTo     any
 	AnyErrorsFatal any
 	Become         any
+	// RemoteUser is remote_user (`user` on a play): the connection's
+	// user, which tasks see as ansible_user unless a variable sets that.
+	RemoteUser any
 	// Notify is inherited by the tasks of a block or an import.
 	Notify []string
 	// Throttle is validated and, as cfzt-runner runs one host at a time,

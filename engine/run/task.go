@@ -148,6 +148,7 @@ func (r *Runner) fatal(err error) {
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
 	tr := &taskRun{r: r, ps: ps, f: f, t: t, host: hs, at: t.Pos}
 	tr.sc = r.taskScope(ps, f, t, hs)
+	tr.addConnectionUser()
 	tr.sc.deprecated = func(name string) {
 		p := tr.at
 		r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p, Help: deprecatedVars[name], Version: "2.23"})
