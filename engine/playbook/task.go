@@ -237,7 +237,18 @@ func recordArgPos(t *Task, file string, n *yaml.Node) {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		t.ArgPos[n.Content[i].Value] = value.NodePos(file, n.Content[i+1])
+		k, v := n.Content[i].Value, n.Content[i+1]
+		t.ArgPos[k] = value.NodePos(file, v)
+		if v.Kind == yaml.SequenceNode {
+			if t.ArgItemPos == nil {
+				t.ArgItemPos = map[string][]value.Pos{}
+			}
+			items := make([]value.Pos, len(v.Content))
+			for j, e := range v.Content {
+				items[j] = value.NodePos(file, e)
+			}
+			t.ArgItemPos[k] = items
+		}
 	}
 }
 

@@ -95,6 +95,8 @@ type Task struct {
 	ModulePos value.Pos
 	Args      *value.Dict
 	ArgPos    map[string]value.Pos
+	// ArgItemPos is where each item of a list argument was written.
+	ArgItemPos map[string][]value.Pos
 	// ArgsTemplate is an `args:` keyword given as a template, rendered
 	// into the arguments when the task runs.
 	ArgsTemplate any

@@ -2,9 +2,11 @@ package run
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -39,4 +41,28 @@ func unresolvedAction(t *playbook.Task) error {
 // moduleOf is the module that runs t's action, nil if none does.
 func (r *Runner) moduleOf(t *playbook.Task) module.Module {
 	return r.Modules.Module(t.Action)
+}
+
+// assertConditions is assert's `that` as its action finalizes it: left as
+// written, so that each condition is evaluated (and warned about) as a
+// conditional, except a string that is one whole template resolving to a
+// list, which gives that list.
+func (tr *taskRun) assertConditions(that any, sc *scope, opt template.Options) any {
+	s, ok := that.(string)
+	if !ok || !wholeTemplate(s) {
+		return that
+	}
+	if v, err := tr.r.Engine.Render(s, sc, opt); err == nil {
+		if l, isList := v.([]any); isList {
+			return l
+		}
+	}
+	return that
+}
+
+// wholeTemplate reports a string that is one `{{ ... }}` expression and
+// nothing else (ansible-core's is_possibly_all_template).
+func wholeTemplate(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{{") && strings.HasSuffix(s, "}}") && strings.Count(s, "{{") == 1
 }

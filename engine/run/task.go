@@ -619,7 +619,13 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		if pos.IsZero() {
 			pos = t.ModulePos
 		}
-		rv, err := tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
+		var rv any
+		var err error
+		if k == "that" && t.Info.FQCN == "ansible.builtin.assert" {
+			rv = tr.assertConditions(v, sc, tr.optAt(pos))
+		} else {
+			rv, err = tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
+		}
 		if err != nil {
 			inner := diag.Chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
 			ferr = diag.Chain("Task failed.", t.Pos, diag.Chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
