@@ -189,6 +189,10 @@ func (r *Runner) warnReserved(layers ...*value.Dict) {
 				w := &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("Found variable using reserved name '%s'.", k)}
 				if p, ok := playbook.KeyOriginOf(d, k); ok {
 					w.Origin = &p
+				} else if d == r.Opts.ExtraVars {
+					// A key=value or JSON -e names no file: ansible-core
+					// shows the option and the name.
+					w.Origin, w.Note = &value.Pos{File: "<CLI option '-e'>"}, k
 				}
 				r.warn(w)
 			}
