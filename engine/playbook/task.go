@@ -160,7 +160,7 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 			return parseLoopControl(t, file, v, d)
 		}
 	case "register":
-		t.Register = value.Str(val)
+		t.Register, t.RegisterPos = value.Str(val), value.NodePos(file, v)
 	case "until":
 		t.Until = parseConds(file, v, val)
 	case "retries":

@@ -107,8 +107,10 @@ type Task struct {
 	HasLoop      bool
 	LoopControl  *value.Dict
 	// BreakWhen is loop_control.break_when, evaluated after each item.
-	BreakWhen   []Cond
-	Register    string
+	BreakWhen []Cond
+	Register  string
+	// RegisterPos is where the register keyword's value was written.
+	RegisterPos value.Pos
 	Until       []Cond
 	Retries     any
 	Delay       any

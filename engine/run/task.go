@@ -883,6 +883,11 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		tr.r.report(ev)
 	}
 	if t.Register != "" {
+		if reservedNames[t.Register] {
+			w, p := reservedWarning(t.Register), t.RegisterPos
+			w.Origin = &p
+			tr.r.warn(w)
+		}
 		reg := registered(res)
 		for _, hs := range targets {
 			hs.facts.Set(t.Register, reg)
