@@ -62,8 +62,7 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 		}
 		if s, ok := extra.(string); ok && strings.Contains(s, "{{") {
 			t.ArgsTemplate, t.ArgsPos = s, value.NodePos(file, argsNode)
-			l.warnings = append(l.warnings, diag.Warn("Using a template for task args is unsafe in some situations "+
-				"(see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe).", originOf(t.ArgsPos)))
+			l.warnings = append(l.warnings, diag.Warn(argsTemplateWarning, originOf(t.ArgsPos)))
 		}
 		if d, ok := extra.(*value.Dict); ok {
 			var keys []string
@@ -347,6 +346,11 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			}
 		case info.Flags&module.FreeForm != 0:
 			t.Args = value.DictOf("_raw_params", a)
+		case WholeTemplate(a) && !TakesRawParams(info):
+			// "{{ a_dict }}" gives the arguments when the task runs.
+			t.Args, t.ArgsTemplate, t.ArgsPos = value.NewDict(0), a, value.NodePos(file, argNode)
+			l.warnings = append(l.warnings, diag.Warn(argsTemplateWarning, originOf(t.ArgsPos)))
+			return nil
 		default:
 			t.Args = ParseKV(a)
 			p := value.NodePos(file, argNode)
@@ -493,4 +497,29 @@ func cutActionName(s string) (string, string) {
 	}
 	mod, rest, _ := strings.Cut(s, " ")
 	return mod, rest
+}
+
+// argsTemplateWarning is ansible-core's warning for arguments given as one
+// template.
+const argsTemplateWarning = "Using a template for task args is unsafe in some situations " +
+	"(see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe)."
+
+// rawParamActions are the actions besides the free-form ones that take
+// words without a key=value form (_raw_params), as ansible-core lists them.
+var rawParamActions = map[string]bool{
+	"include_vars": true, "include_tasks": true, "include_role": true, "import_tasks": true, "import_role": true,
+	"add_host": true, "group_by": true, "set_fact": true, "meta": true,
+}
+
+// TakesRawParams reports whether an action accepts _raw_params: the
+// free-form modules and a few builtin actions.
+func TakesRawParams(info module.Info) bool {
+	return info.Flags&(module.FreeForm|module.CommandLine) != 0 || rawParamActions[info.Name]
+}
+
+// WholeTemplate reports a string that is one `{{ ... }}` expression and
+// nothing else (ansible-core's is_possibly_all_template).
+func WholeTemplate(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{{") && strings.HasSuffix(s, "}}") && strings.Count(s, "{{") == 1
 }

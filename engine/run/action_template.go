@@ -2,8 +2,8 @@ package run
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -49,7 +49,7 @@ func (r *Runner) moduleOf(t *playbook.Task) module.Module {
 // list, which gives that list.
 func (tr *taskRun) assertConditions(that any, sc *scope, opt template.Options) any {
 	s, ok := that.(string)
-	if !ok || !wholeTemplate(s) {
+	if !ok || !playbook.WholeTemplate(s) {
 		return that
 	}
 	if v, err := tr.r.Engine.Render(s, sc, opt); err == nil {
@@ -60,9 +60,17 @@ func (tr *taskRun) assertConditions(that any, sc *scope, opt template.Options) a
 	return that
 }
 
-// wholeTemplate reports a string that is one `{{ ... }}` expression and
-// nothing else (ansible-core's is_possibly_all_template).
-func wholeTemplate(s string) bool {
-	s = strings.TrimSpace(s)
-	return strings.HasPrefix(s, "{{") && strings.HasSuffix(s, "}}") && strings.Count(s, "{{") == 1
+// rejectRawParams fails a task that gives loose words ("msg=a b") to an
+// action that takes none, unless they are one whole template (which may
+// give the arguments), as ansible-core does when it finalizes the args.
+func rejectRawParams(t *playbook.Task) error {
+	raw, ok := t.Args.Get("_raw_params")
+	if !ok || playbook.TakesRawParams(t.Info) {
+		return nil
+	}
+	if s, isStr := raw.(string); !isStr || s == "" || playbook.WholeTemplate(s) {
+		return nil
+	}
+	msg := fmt.Sprintf("Action '%s' does not support raw params.", t.Info.FQCN)
+	return diag.Chain("Task failed.", t.Pos, &diag.Diagnostic{Summary: msg, Origin: diag.At(t.ModulePos)})
 }

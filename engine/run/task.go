@@ -600,6 +600,9 @@ func (tr *taskRun) boolInOr(v any, sc *scope, def bool) bool {
 // renderArgs renders module arguments, dropping any that resolve to omit.
 func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 	t := tr.t
+	if err := rejectRawParams(t); err != nil {
+		return nil, err
+	}
 	var ferr error
 	args := t.Args
 	if t.ArgsTemplate != nil {
