@@ -240,3 +240,26 @@ func groupNames(inv *inventory.Inventory, h string) []any {
 	}
 	return out
 }
+
+// forks is the ansible_forks magic variable: DEFAULT_FORKS, 5 unless the
+// configuration says otherwise.
+func (r *Runner) forks() int {
+	if r.Opts.Forks > 0 {
+		return r.Opts.Forks
+	}
+	return 5
+}
+
+// addConnectionUser gives the task ansible_user from the remote_user
+// keyword when no variable defines it, as ansible-core's PlayContext adds
+// its connection settings to the task's variables.
+func (tr *taskRun) addConnectionUser() {
+	ru := tr.f.keyword(tr.t, "remote_user", func(k *playbook.Keywords) any { return k.RemoteUser })
+	if ru == nil {
+		return
+	}
+	if _, _, found := tr.sc.Lookup("ansible_user"); found {
+		return
+	}
+	tr.sc.add(value.DictOf("ansible_user", ru), true)
+}
