@@ -374,8 +374,6 @@ func (l *Loader) parsePlayKey(p *Play, file string, k, v *yaml.Node) error {
 			p.VarsFiles = []any{vf}
 		}
 		p.VarsFilesItemPos, p.VarsFilesNamePos = varsFilesPositions(file, v)
-	case "vars_prompt":
-		p.VarsPrompt, err = value.FromYAML(file, v)
 	case "pre_tasks", "tasks", "post_tasks", "handlers":
 		var items []Item
 		l.inHandlers = k.Value == "handlers"

@@ -169,17 +169,13 @@ type Play struct {
 	// VarsFilesNamePos where each name of a list entry was.
 	VarsFilesItemPos []value.Pos
 	VarsFilesNamePos [][]value.Pos
-	// VarsPrompt is the vars_prompt keyword as written: a list of
-	// mappings (name, prompt, default, private, ...), templated when the
-	// play starts.
-	VarsPrompt    any
-	PreTasks      []Item
-	Roles         []*RoleInstance
-	Tasks         []Item
-	PostTasks     []Item
-	Handlers      []Item
-	Serial        any
-	ForceHandlers any
+	PreTasks         []Item
+	Roles            []*RoleInstance
+	Tasks            []Item
+	PostTasks        []Item
+	Handlers         []Item
+	Serial           any
+	ForceHandlers    any
 	// Order is the order keyword (inventory, sorted, ...);
 	// MaxFailPercentage the max_fail_percentage keyword.
 	Order             any

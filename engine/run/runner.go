@@ -311,9 +311,6 @@ func (r *Runner) runPlay(pb *playbook.Playbook, play *playbook.Play) (code int, 
 	if !ok {
 		return r.abort, true
 	}
-	if !r.promptVars(ps, r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)) {
-		return r.abort, true
-	}
 	pscope := r.varsFilesScope(ps, "", hostless).with(ps.roleVars, true)
 	hosts, ok := r.playHosts(ps, pscope)
 	if !ok {

@@ -61,22 +61,6 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 	return m
 }
 
-// forks is ansible_forks: --forks, else the forks setting (ANSIBLE_FORKS,
-// ansible.cfg), else 5.
-func (r *Runner) forks() int {
-	if r.Opts.Forks > 0 {
-		return r.Opts.Forks
-	}
-	if r.Engine != nil && r.Engine.Settings != nil {
-		if v, _, err := r.Engine.Settings.Core("DEFAULT_FORKS"); err == nil {
-			if n, ok := v.(int); ok && n > 0 {
-				return n
-			}
-		}
-	}
-	return 5
-}
-
 // magicVars are the variables Ansible defines about the run, the play
 // and the host.
 func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
