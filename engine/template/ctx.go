@@ -30,6 +30,10 @@ type Ctx struct {
 	// includePaths is where {% include %} finds template files; only the
 	// render of a template file has one.
 	includePaths []string
+	// layout is the inheritance state of a template that uses it (see
+	// inherit.go), and block the block definition being rendered.
+	layout *layoutState
+	block  *blockFrame
 }
 
 // Engine returns the engine of the render.
@@ -48,6 +52,11 @@ func (c *Ctx) Var(name string) (any, error) {
 func (c *Ctx) Vars() Vars { return c.vars }
 
 func (c *Ctx) lookupName(name string) any {
+	if c.layout != nil {
+		if v, ok := c.inheritanceName(name); ok {
+			return v
+		}
+	}
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		if v, ok := c.scopes[i].Get(name); ok {
 			return v
