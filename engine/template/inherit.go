@@ -215,9 +215,18 @@ func (r blockRef) render(c *Ctx) (any, error) {
 	if err := c.renderBlock(&frame, &out); err != nil {
 		return nil, err
 	}
+	// Jinja2 joins the block's outputs as text: a native value among them
+	// fails, as Python's str.join does.
 	var s strings.Builder
-	for _, p := range out.parts {
-		s.WriteString(concatText(p))
+	for i, p := range out.parts {
+		switch x := p.(type) {
+		case string:
+			s.WriteString(x)
+		case markup:
+			s.WriteString(string(x))
+		default:
+			return nil, typeErrorf("sequence item %d: expected str instance, %s found", i, value.TypeName(p))
+		}
 	}
 	return s.String(), nil
 }
