@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
@@ -65,7 +66,7 @@ func (c *Ctx) execLayout(x *syntax.Layout, b *sink) error {
 		}
 		body = run.root.parent.Body
 	}
-	return &recursionError{}
+	return &extendsLoopError{}
 }
 
 // execExtends runs {% extends %}: the parent is found on the search path
@@ -225,8 +226,26 @@ func (r blockRef) render(c *Ctx) (any, error) {
 		case markup:
 			s.WriteString(string(x))
 		default:
-			return nil, typeErrorf("sequence item %d: expected str instance, %s found", i, value.TypeName(p))
+			return nil, &originlessError{&RuntimeError{Msg: fmt.Sprintf("sequence item %d: expected str instance, %s found", i, value.TypeName(p))}}
 		}
 	}
 	return s.String(), nil
+}
+
+// originlessError is a Python exception raised outside the template's own
+// code (in Jinja2's runtime), which ansible-core reports without the
+// template file as its origin.
+type originlessError struct{ err error }
+
+func (e *originlessError) Error() string { return e.err.Error() }
+
+// Unwrap returns the exception.
+func (e *originlessError) Unwrap() error { return e.err }
+
+// extendsLoopError is a chain of parents that never ends (a template that
+// extends itself), which Python stops at its recursion limit.
+type extendsLoopError struct{}
+
+func (*extendsLoopError) Error() string {
+	return "Recursive loop detected in template: maximum recursion depth exceeded in comparison"
 }
