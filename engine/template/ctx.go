@@ -180,10 +180,10 @@ func errUndefined(err error) value.Undefined {
 }
 
 // render evaluates a template in this context. As in ansible-core, a
-// #jinja2: first line sets the template's own options, Jinja2 drops one
-// trailing newline of the source, and the newlines a text result lost are
-// added back in the newline sequence of the render's options (not of the
-// header's).
+// #jinja2: first line sets the options of the template and of those it
+// loads, Jinja2 drops one trailing newline of the source, and the newlines
+// a text result lost are added back in the newline sequence of the
+// render's options (not of the header's).
 func (c *Ctx) render(src string) (any, error) {
 	cfg := syntax.Default()
 	if c.syntax != nil {
@@ -193,6 +193,12 @@ func (c *Ctx) render(src string) (any, error) {
 	body, cfg, err := splitHeader(src, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(body) < len(src) {
+		// The header's options are the environment's, in which the
+		// templates this one includes or extends load too.
+		header := cfg
+		c.syntax = &header
 	}
 	nodes, err := c.eng.parseConfig(body, !c.jinjaEscapes, &cfg)
 	if err != nil {
