@@ -32,9 +32,6 @@ func (p *parser) parseExtends(start Pos) (Node, error) {
 		return nil, &SyntaxError{Msg: "cannot use extend from a non top-level scope", Line: start.Line}
 	}
 	p.inherits = true
-	if err := p.expectExpression(); err != nil {
-		return nil, err
-	}
 	e, err := p.parseExpr()
 	if err != nil {
 		return nil, err
