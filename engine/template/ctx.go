@@ -19,7 +19,9 @@ type Ctx struct {
 	scopes    []*value.Dict
 	resolved  map[string]any
 	resolving map[string]bool
-	depth     int
+	// depth counts the nested renders (variables, includes); int32 keeps
+	// Ctx within its allocation size class.
+	depth int32
 	// jinjaEscapes keeps Jinja2's backslash escapes in {{ }} string
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
@@ -31,9 +33,8 @@ type Ctx struct {
 	// render of a template file has one.
 	includePaths []string
 	// layout is the inheritance state of a template that uses it (see
-	// inherit.go), and block the block definition being rendered.
+	// inherit.go).
 	layout *layoutState
-	block  *blockFrame
 }
 
 // Engine returns the engine of the render.

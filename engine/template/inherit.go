@@ -28,6 +28,8 @@ type layoutState struct {
 	// context: the variables and top-level names that a block which is
 	// not scoped sees.
 	base int
+	// block is the block definition being rendered, nil at the top level.
+	block *blockFrame
 }
 
 // rootRun is one run of a template's top level; parent is the template
@@ -55,7 +57,7 @@ func (c *Ctx) execLayout(x *syntax.Layout, b *sink) error {
 	st.base = len(c.scopes)
 	// The state stays with the context after the render: the macros the
 	// template defined may render its blocks later.
-	c.layout, c.block = st, nil
+	c.layout = st
 	body := x.Body
 	for range maxExtends {
 		run := &sink{root: &rootRun{}}
@@ -136,10 +138,10 @@ func (c *Ctx) execBlock(x *syntax.Block, b *sink) error {
 // level drops.
 func (c *Ctx) renderBlock(f *blockFrame, b *sink) error {
 	blk := c.layout.blocks[f.name][f.depth]
-	savedScopes, savedBlock := c.scopes, c.block
+	savedScopes, savedBlock := c.scopes, c.layout.block
 	c.scopes = append(f.scopes[:len(f.scopes):len(f.scopes)], value.NewDict(2))
-	c.block = f
-	defer func() { c.scopes, c.block = savedScopes, savedBlock }()
+	c.layout.block = f
+	defer func() { c.scopes, c.layout.block = savedScopes, savedBlock }()
 	var inner sink
 	err := c.execBody(blk.Body, &inner)
 	b.parts = append(b.parts, inner.parts...)
@@ -153,12 +155,12 @@ func (c *Ctx) inheritanceName(name string) (any, bool) {
 	switch {
 	case name == "self":
 		scopes := c.scopes[:min(c.layout.base, len(c.scopes))]
-		if c.block != nil {
-			scopes = c.block.scopes
+		if c.layout.block != nil {
+			scopes = c.layout.block.scopes
 		}
 		return &templateRef{layout: c.layout, scopes: scopes}, true
-	case name == "super" && c.block != nil:
-		return blockRef{layout: c.layout, frame: *c.block}.super(), true
+	case name == "super" && c.layout.block != nil:
+		return blockRef{layout: c.layout, frame: *c.layout.block}.super(), true
 	}
 	return nil, false
 }
