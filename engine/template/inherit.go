@@ -82,7 +82,7 @@ func (c *Ctx) execExtends(x *syntax.Extends, b *sink) error {
 	if run.parent != nil {
 		return &RuntimeError{Msg: "extended multiple times"}
 	}
-	path, err := c.findTemplate(x.Template, false)
+	path, err := c.findParent(x.Template)
 	if err != nil {
 		return err
 	}
@@ -96,6 +96,38 @@ func (c *Ctx) execExtends(x *syntax.Extends, b *sink) error {
 	}
 	run.parent = parent
 	return nil
+}
+
+// findParent finds the template an extends tag names. Unlike include,
+// Jinja2 takes one name only: a list or dict is no key of its template
+// cache, and any other value no path its loader can split.
+func (c *Ctx) findParent(name syntax.Expr) (string, error) {
+	v, err := c.evalDefined(name)
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.(string)
+	switch {
+	case ok:
+	case isUnhashable(v):
+		return "", typeErrorf("unhashable type: '%s'", value.TypeName(v))
+	default:
+		return "", typeErrorf("'%s' object has no attribute 'split'", value.TypeName(v))
+	}
+	path, found := c.findInclude(s)
+	if !found {
+		return "", &RuntimeError{Msg: s}
+	}
+	return path, nil
+}
+
+// isUnhashable reports whether Python could not hash v: a list or dict.
+func isUnhashable(v any) bool {
+	switch v.(type) {
+	case []any, *value.Dict:
+		return true
+	}
+	return false
 }
 
 // asLayout returns a parsed template as a Layout; one without inheritance

@@ -84,6 +84,11 @@ func TestTemplateInheritance(t *testing.T) {
 			"t": "{% block a %}{{ super() }}{% endblock %}"}, err: "there is no parent block called 'a'."},
 		{name: "a missing parent", files: map[string]string{
 			"t": "{% extends 'nowhere' %}"}, err: "Error rendering template: nowhere"},
+		{name: "a list of parents", files: map[string]string{
+			"p": "P",
+			"t": "{% extends ['x', 'p'] %}"}, err: "Error rendering template: unhashable type: 'list'"},
+		{name: "a number as parent", files: map[string]string{
+			"t": "{% extends 1 %}"}, err: "Error rendering template: 'int' object has no attribute 'split'"},
 		{name: "a template that extends itself", files: map[string]string{
 			"t": "{% extends 't' %}"}, err: "Recursive loop detected in template: maximum recursion depth exceeded in comparison"},
 		// ansible-core renders natively: Jinja2 joins a block as text for
