@@ -21,6 +21,7 @@ func iniFileDef() *moduleDef {
 		Options: withFileCommon(
 			argspec.Option{Name: "path", Type: argspec.Path, Required: true, Aliases: []string{"dest"}},
 			argspec.Option{Name: "section", Type: argspec.Str},
+			argspec.Option{Name: "section_has_values", Type: argspec.List, Elements: argspec.Dict},
 			argspec.Option{Name: "option", Type: argspec.Str},
 			argspec.Option{Name: "value", Type: argspec.Str},
 			argspec.Option{Name: "values", Type: argspec.List, Elements: argspec.Str},
