@@ -74,7 +74,9 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	m.Set("omit", value.Omit{})
 	roles := []any{}
 	deps := []any{}
-	for _, ri := range ps.play.Roles {
+	// The play's roles are its `roles:`, those import_role brought in and
+	// those include_role loaded so far, as ansible-core appends them.
+	for _, ri := range append(ps.play.LoadedRoles(), ps.includedRoles...) {
 		roles = append(roles, ri.Name())
 		for _, d := range ri.AllDependencies() {
 			if !containsAny(deps, d.Name()) {
@@ -82,11 +84,16 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 			}
 		}
 	}
-	names := append([]any{}, roles...)
-	for _, d := range deps {
-		if !containsAny(names, d.(string)) {
-			names = append(names, d)
+	// ansible_role_names is a set in ansible-core (its order varies);
+	// here each name comes once, in the order first seen.
+	var names []any
+	for _, n := range append(append([]any{}, roles...), deps...) {
+		if !containsAny(names, n.(string)) {
+			names = append(names, n)
 		}
+	}
+	if names == nil {
+		names = []any{}
 	}
 	m.Set("ansible_play_role_names", roles)
 	m.Set("role_names", roles)
