@@ -199,7 +199,8 @@ func runCLI(ctx context.Context, args []string) int {
 	if err != nil {
 		return startupError(err)
 	}
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File}
+	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
+		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts}
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}
