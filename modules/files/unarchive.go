@@ -85,7 +85,7 @@ func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 		srcPath = found
 	}
 	if !isDir(destPath) {
-		return nil, module.ActionFail("dest '" + destPath + "' must be an existing dir", nil)
+		return nil, module.ActionFail("dest '"+destPath+"' must be an existing dir", nil)
 	}
 	tmp, err := remoteTmpDir(req)
 	if err != nil {

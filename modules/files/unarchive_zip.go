@@ -205,8 +205,29 @@ func (h *zipHandler) unarchive() extractResult {
 		_ = os.Chmod(path, goFileMode(m.mode))
 		_ = os.Chtimes(path, time.Now(), time.Unix(m.mtime, 0))
 	}
+	h.unmatchedPatterns(&errs, &res)
 	res.out, res.err = out.String(), errs.String()
 	return res
+}
+
+// unmatchedPatterns adds unzip's cautions about exclude and include
+// patterns that name no member; an include that matches nothing fails.
+func (h *zipHandler) unmatchedPatterns(errs *strings.Builder, res *extractResult) {
+	for _, ex := range h.excludes {
+		if !h.anyMemberMatches(ex) {
+			fmt.Fprintf(errs, "caution: excluded filename not matched:  %s\n", ex)
+		}
+	}
+	for _, inc := range h.includes {
+		if !h.anyMemberMatches(inc) {
+			fmt.Fprintf(errs, "caution: filename not matched:  %s\n", inc)
+			res.rc = 11
+		}
+	}
+}
+
+func (h *zipHandler) anyMemberMatches(pattern string) bool {
+	return slices.ContainsFunc(h.zr.File, func(f *zip.File) bool { return py.Fnmatch(f.Name, pattern) })
 }
 
 // extractZipMember writes one member, logging it as unzip does.
@@ -237,7 +258,7 @@ func (h *zipHandler) extractZipMember(f *zip.File, shown string, out *strings.Bu
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "    linking: %-22s -> %s \n", shown, target)
+		fmt.Fprintf(out, "    linking: %-22s  -> %s \n", shown, target)
 		*links = append(*links, [2]string{shown, string(target)})
 		return os.Symlink(string(target), path)
 	}
@@ -267,7 +288,7 @@ func (h *zipHandler) extractZipMember(f *zip.File, shown string, out *strings.Bu
 // names no member.
 func (h *zipHandler) includesMatchNothing() bool {
 	for _, inc := range h.includes {
-		if !slices.ContainsFunc(h.zr.File, func(f *zip.File) bool { return py.Fnmatch(f.Name, inc) }) {
+		if !h.anyMemberMatches(inc) {
 			return true
 		}
 	}
