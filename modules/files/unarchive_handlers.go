@@ -123,20 +123,22 @@ func (u *unarchiveRun) download(url string) (string, error) {
 }
 
 // splitMultiExt is _split_multiext(name, min=3, max=4, count=2): up to two
-// trailing extensions of 3 or 4 characters (with the dot).
+// trailing extensions of 3 or 4 characters (with the dot). Like it, the
+// name loses the extension's characters with rstrip, so "data.tar.gz"
+// becomes "d" and ".tar.gz".
 func splitMultiExt(name string) (string, string) {
+	if strings.HasSuffix(name, ".") {
+		return name, ""
+	}
+	parts := strings.Split(strings.TrimLeft(name, "."), ".")[1:]
 	ext := ""
-	for i := 0; i < 2; i++ {
-		dot := strings.LastIndexByte(name, '.')
-		if dot <= 0 {
-			break
-		}
-		sfx := name[dot:]
+	for i := 0; i < 2 && i < len(parts); i++ {
+		sfx := "." + parts[len(parts)-1-i]
 		if len(sfx) < 3 || len(sfx) > 4 {
 			break
 		}
 		ext = sfx + ext
-		name = name[:dot]
+		name = strings.TrimRight(name, sfx)
 	}
 	return name, ext
 }
