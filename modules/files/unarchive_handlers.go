@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -77,6 +78,21 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
+}
+
+// parentInside reports whether the directory that will hold path
+// resolves (symlinks followed) to dest or below it, so that a member
+// cannot be written through a symlink an earlier member planted.
+func parentInside(dest, path string) bool {
+	realDest, err := filepath.EvalSymlinks(dest)
+	if err != nil {
+		return false
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	return parent == realDest || strings.HasPrefix(parent, realDest+"/")
 }
 
 // binPathOr is get_bin_path's answer for name, or name itself when it is

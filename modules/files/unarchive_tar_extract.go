@@ -220,6 +220,9 @@ func (h *tarHandler) extractMember(e tarEntry, path string, own tarOwnership, di
 	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
+	if !parentInside(h.u.absDest, path) {
+		return fmt.Errorf("Cannot open: Not a directory below the destination")
+	}
 	if hdr.Typeflag == tar.TypeDir {
 		if st, err := os.Lstat(path); err != nil || !st.IsDir() {
 			os.Remove(path)

@@ -239,6 +239,34 @@ func TestUnarchiveErrors(t *testing.T) {
 	}
 }
 
+func TestUnarchiveKeepsInsideDest(t *testing.T) {
+	dir, dest := unarchiveDirs(t)
+	outside := filepath.Join(dir, "outside")
+	require.NoError(t, os.Mkdir(outside, 0o755))
+	evil := []archiveMember{
+		{name: "pkg/", mode: 0o755},
+		{name: "pkg/escape", link: outside, mode: 0o777},
+		{name: "pkg/escape/planted.txt", content: "x\n", mode: 0o644},
+		{name: "../climb.txt", content: "x\n", mode: 0o644},
+	}
+	for _, tc := range []struct {
+		name  string
+		write func(*testing.T, string, []archiveMember)
+		rc    int
+	}{{"tar.gz", writeTgz, 2}, {"zip", writeZip, 50}} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(dir, "evil."+tc.name)
+			tc.write(t, src, evil)
+			res, err := run(t, "unarchive", "src", src, "dest", dest, "remote_src", true)
+			require.NoError(t, err)
+			require.Equal(t, true, res.Default("failed", nil))
+			require.Equal(t, tc.rc, res.Default("extract_results", nil).(*value.Dict).Default("rc", nil))
+			require.NoFileExists(t, filepath.Join(outside, "planted.txt"))
+			require.NoFileExists(t, filepath.Join(dir, "climb.txt"))
+		})
+	}
+}
+
 func TestUnarchiveURL(t *testing.T) {
 	dir, dest := unarchiveDirs(t)
 	src := filepath.Join(dir, "pkg.tar.gz")

@@ -234,16 +234,19 @@ func (h *zipHandler) anyMemberMatches(pattern string) bool {
 func (h *zipHandler) extractZipMember(f *zip.File, shown string, out *strings.Builder, links *[][2]string, dirs *[]*zip.File) error {
 	m := describeZipMember(f)
 	path := strings.TrimSuffix(shown, "/")
+	if err := os.MkdirAll(path[:strings.LastIndexByte(path, '/')], 0o777); err != nil {
+		return err
+	}
+	if !parentInside(h.u.absDest, path) {
+		return fmt.Errorf("not a directory below the destination")
+	}
 	if m.ztype == 'd' {
 		*dirs = append(*dirs, f)
 		if isDir(path) {
 			return nil
 		}
 		fmt.Fprintf(out, "   creating: %s\n", shown)
-		return os.MkdirAll(path, 0o700)
-	}
-	if err := os.MkdirAll(path[:strings.LastIndexByte(path, '/')], 0o777); err != nil {
-		return err
+		return os.Mkdir(path, 0o700)
 	}
 	if st, err := os.Lstat(path); err == nil && !st.IsDir() {
 		os.Remove(path)
