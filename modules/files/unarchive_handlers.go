@@ -84,6 +84,9 @@ func dedupe(in []string) []string {
 // resolves (symlinks followed) to dest or below it, so that a member
 // cannot be written through a symlink an earlier member planted.
 func parentInside(dest, path string) bool {
+	if filepath.Clean(path) == filepath.Clean(dest) {
+		return true // the "./" member is dest itself
+	}
 	realDest, err := filepath.EvalSymlinks(dest)
 	if err != nil {
 		return false
