@@ -173,7 +173,7 @@ type delayedDir struct {
 func (h *tarHandler) unarchive() extractResult {
 	own := h.ownership()
 	res := extractResult{cmd: h.command("--extract")}
-	var errs strings.Builder
+	var errs, warnings strings.Builder
 	var dirs []delayedDir
 	keepNewer := h.u.p.Bool("keep_newer")
 	err := h.walk(func(e tarEntry) error {
@@ -187,9 +187,9 @@ func (h *tarHandler) unarchive() extractResult {
 		}
 		path := filepath.Join(h.u.absDest, name)
 		if keepNewer && e.hdr.Typeflag == tar.TypeReg {
-			// GNU tar keeps the newer file without a word (its
-			// ignore-newer warning is off by default).
+			// GNU tar keeps the file and warns, without failing.
 			if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() && !st.ModTime().Before(e.hdr.ModTime) {
+				fmt.Fprintf(&warnings, "%s: Current ‘%s’ is newer or same age\n", h.tarPath, name)
 				return nil
 			}
 		}
@@ -206,10 +206,10 @@ func (h *tarHandler) unarchive() extractResult {
 	if err != nil {
 		errs.WriteString(err.Error())
 	}
-	res.err = errs.String()
-	if res.err != "" {
+	res.err = warnings.String()
+	if errs.Len() > 0 {
 		res.rc = 2
-		res.err += h.tarPath + ": Exiting with failure status due to previous errors\n"
+		res.err += errs.String() + h.tarPath + ": Exiting with failure status due to previous errors\n"
 	}
 	return res
 }
