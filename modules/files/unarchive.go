@@ -10,6 +10,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -76,7 +77,7 @@ func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 		}
 	}
 	destPath := expandUserHome(value.Str(dest))
-	srcPath := argspec.ExpandPath(value.Str(source))
+	srcPath := py.ExpandUser(value.Str(source), os.LookupEnv)
 	if !remoteSrc {
 		found, searched, ok := req.Host.FindFile("files", srcPath)
 		if !ok {
