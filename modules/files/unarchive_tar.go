@@ -207,6 +207,10 @@ func (h *tarHandler) walk(fn func(e tarEntry) error) error {
 			return &tarListError{h.tarPath + ": " + err.Error() + "\n"}
 		}
 		count++
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			// git archive's pax_global_header: metadata, not a member.
+			continue
+		}
 		if h.excludedMember(hdr.Name) || !h.includedMember(hdr.Name, found) {
 			continue
 		}
