@@ -72,7 +72,7 @@ func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 	}
 	if creates := args.Default("creates", nil); value.Truthy(creates) {
 		path := expandUserHome(value.Str(creates))
-		if exists(path) {
+		if exists(underBaseDir(req, path)) {
 			return value.DictOf("changed", false, "skipped", true, "msg", "skipped, since "+path+" exists"), nil
 		}
 	}
@@ -85,7 +85,7 @@ func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 		}
 		srcPath = found
 	}
-	if !isDir(destPath) {
+	if !isDir(underBaseDir(req, destPath)) {
 		return nil, module.ActionFail("dest '"+destPath+"' must be an existing dir", nil)
 	}
 	tmp, err := remoteTmpDir(req)
@@ -102,6 +102,16 @@ func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 	}
 	args.Delete("decrypt")
 	return unarchiveDef(tmp).invoke(req, args, "ansible.legacy.unarchive")
+}
+
+// underBaseDir resolves a relative target path where the modules
+// ansible-core runs on the local connection resolve it: in the playbook's
+// directory (see module.InBaseDir).
+func underBaseDir(req *module.Request, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(req.BaseDir(), p)
 }
 
 // lenientFlag reads a task argument as boolean(strict=False) does.
