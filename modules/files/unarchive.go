@@ -57,12 +57,12 @@ func unarchiveDef(tmpDir string) *moduleDef {
 // controller source and the destination check, then the module.
 func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 	args := req.Args.Copy()
-	remoteSrc := lenientFlag(args, "remote_src")
+	remoteSrc := argFlag(args, "remote_src", false)
 	if args.Has("copy") {
 		if args.Has("remote_src") {
 			return nil, module.ActionFail("parameters are mutually exclusive: ('copy', 'remote_src')", nil)
 		}
-		remoteSrc = !lenientFlag(args, "copy")
+		remoteSrc = !argFlag(args, "copy", false)
 		args.Delete("copy")
 		args.Set("remote_src", remoteSrc)
 	}
@@ -112,16 +112,6 @@ func underBaseDir(req *module.Request, p string) string {
 		return p
 	}
 	return filepath.Join(req.BaseDir(), p)
-}
-
-// lenientFlag reads a task argument as boolean(strict=False) does.
-func lenientFlag(args *value.Dict, k string) bool {
-	v, ok := args.Get(k)
-	if !ok || v == nil {
-		return false
-	}
-	b, _ := argspec.LenientBoolean(v)
-	return b
 }
 
 // unarchiveRun is one run of the unarchive module.
