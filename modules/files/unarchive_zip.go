@@ -161,13 +161,8 @@ func hasExtendedTimestamp(extra []byte) bool {
 
 // crc32File is the CRC-32 of a file's content.
 func crc32File(path string) (uint32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
 	h := crc32.NewIEEE()
-	_, err = io.Copy(h, f)
+	err := hashFile(path, h)
 	return h.Sum32(), err
 }
 
