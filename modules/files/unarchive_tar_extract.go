@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -51,28 +52,12 @@ func (o tarOwnership) ids(hdr *tar.Header) (int, int) {
 
 // memberMode is the permission a member unpacks with: the archive's as
 // root, less the umask otherwise.
-func (o tarOwnership) memberMode(hdr *tar.Header) os.FileMode {
+func (o tarOwnership) memberMode(hdr *tar.Header) uint32 {
 	mode := hdr.Mode & permBits
 	if !o.root {
 		mode &^= int64(currentUmask())
 	}
-	return goFileMode(mode)
-}
-
-// goFileMode converts permission bits to os.FileMode, special bits
-// included.
-func goFileMode(mode int64) os.FileMode {
-	fm := os.FileMode(mode & 0o777)
-	if mode&sISUID != 0 {
-		fm |= os.ModeSetuid
-	}
-	if mode&sISGID != 0 {
-		fm |= os.ModeSetgid
-	}
-	if mode&sISVTX != 0 {
-		fm |= os.ModeSticky
-	}
-	return fm
+	return uint32(mode)
 }
 
 // isUnarchived is gtar --diff: the members that are missing or differ in
@@ -200,7 +185,7 @@ func (h *tarHandler) unarchive() extractResult {
 	})
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := dirs[i]
-		_ = os.Chmod(d.path, own.memberMode(d.hdr))
+		_ = syscall.Chmod(d.path, own.memberMode(d.hdr))
 		_ = os.Chtimes(d.path, time.Now(), d.hdr.ModTime)
 	}
 	if err != nil {
@@ -269,7 +254,7 @@ func (h *tarHandler) extractMember(e tarEntry, path string, own tarOwnership, di
 	if err := h.chownMember(path, hdr, own); err != nil {
 		return err
 	}
-	if err := os.Chmod(path, own.memberMode(hdr)); err != nil {
+	if err := syscall.Chmod(path, own.memberMode(hdr)); err != nil {
 		return err
 	}
 	return os.Chtimes(path, time.Now(), hdr.ModTime)

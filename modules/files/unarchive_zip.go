@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -197,7 +198,7 @@ func (h *zipHandler) unarchive() extractResult {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		m := describeZipMember(dirs[i])
 		path := h.u.absDest + "/" + dirs[i].Name
-		_ = os.Chmod(path, goFileMode(m.mode))
+		_ = syscall.Chmod(path, uint32(m.mode))
 		_ = os.Chtimes(path, time.Now(), time.Unix(m.mtime, 0))
 	}
 	h.unmatchedPatterns(&errs, &res)
@@ -276,7 +277,7 @@ func (h *zipHandler) extractZipMember(f *zip.File, shown string, out *strings.Bu
 	if err := w.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(path, goFileMode(m.mode)); err != nil {
+	if err := syscall.Chmod(path, uint32(m.mode)); err != nil {
 		return err
 	}
 	return os.Chtimes(path, time.Now(), time.Unix(m.mtime, 0))
