@@ -122,6 +122,9 @@ type unarchiveRun struct {
 	fa                 fileArgs
 }
 
+// run is the module's main(): it checks src and dest, picks the handler,
+// unpacks unless dest already matches (or only reports it in check mode),
+// then applies the file arguments to what the archive holds.
 func (u *unarchiveRun) run() (*value.Dict, error) {
 	m := u.amod
 	u.absDest, _ = filepath.Abs(u.dest)
