@@ -8,6 +8,7 @@ import (
 	"github.com/cfzt/cfzt-runner/modules/external"
 	"github.com/cfzt/cfzt-runner/modules/facts"
 	"github.com/cfzt/cfzt-runner/modules/files"
+	"github.com/cfzt/cfzt-runner/modules/getent"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
@@ -24,7 +25,7 @@ func moduleSets() [][]module.Entry {
 		files.Entries(),
 		k8s.Entries(),
 		uri.Entries(),
-		command.Entries(), ping.Entries(), waitfor.Entries(),
+		command.Entries(), ping.Entries(), waitfor.Entries(), getent.Entries(),
 		facts.Entries(), system.Entries(),
 		templatemod.Entries(),
 	}

@@ -52,6 +52,9 @@ type Config struct {
 	StdoutCallback string
 	// MergeHashes is DEFAULT_HASH_BEHAVIOUR=merge.
 	MergeHashes bool
+	// Forks is DEFAULT_FORKS: hosts still run in turn, but plays see the
+	// number in ansible_forks.
+	Forks int
 	// PrivateRoleVars is DEFAULT_PRIVATE_ROLE_VARS when it is set (nil if
 	// not, which keeps ansible-core's default: imports public, includes
 	// private).
@@ -64,6 +67,9 @@ type Config struct {
 	// SHOW_CUSTOM_STATS.
 	Gathering                    string
 	InjectFacts, ShowCustomStats bool
+	// ErrorOnMissingHandler is ERROR_ON_MISSING_HANDLER: a notification no
+	// handler answers fails the run (else it is a warning).
+	ErrorOnMissingHandler bool
 	// DiffAlways is DIFF_ALWAYS: the default of --diff.
 	DiffAlways bool
 
@@ -103,6 +109,8 @@ var (
 	injectFactsSetting     = setting{"ANSIBLE_INJECT_FACT_VARS", "defaults", "inject_facts_as_vars", "true"}
 	customStatsSetting     = setting{"ANSIBLE_SHOW_CUSTOM_STATS", "defaults", "show_custom_stats", "false"}
 	stdoutCallbackSetting  = setting{"ANSIBLE_STDOUT_CALLBACK", "defaults", "stdout_callback", "default"}
+	forksSetting           = setting{"ANSIBLE_FORKS", "defaults", "forks", "5"}
+	missingHandlerSetting  = setting{"ANSIBLE_ERROR_ON_MISSING_HANDLER", "defaults", "error_on_missing_handler", "true"}
 	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
 )
 
@@ -172,6 +180,9 @@ func Load(env Environment) *Config {
 	c.CollectionsPaths = r.paths(collectionsSetting)
 	c.ModulePath = r.paths(modulePathSetting)
 	c.MergeHashes = strings.TrimSpace(r.str(hashBehaviourSetting)) == "merge"
+	if n, err := strconv.Atoi(strings.TrimSpace(r.str(forksSetting))); err == nil {
+		c.Forks = n
+	}
 	if v, set, _ := r.get(privateRoleVarsSetting); set {
 		private, _ := py.LenientBoolean(v)
 		c.PrivateRoleVars = &private
@@ -179,6 +190,7 @@ func Load(env Environment) *Config {
 	c.HostPatternMismatch = r.str(patternMismatchSetting)
 	c.Gathering = strings.ToLower(strings.TrimSpace(r.str(gatheringSetting)))
 	c.InjectFacts = r.boolean(injectFactsSetting)
+	c.ErrorOnMissingHandler = r.boolean(missingHandlerSetting)
 	c.ShowCustomStats = r.boolean(customStatsSetting)
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
 	c.StdoutCallback = r.str(stdoutCallbackSetting)

@@ -124,7 +124,9 @@ func (t *diagText) segment(msg string, l diag.Diagnostic) string {
 	if l.Origin != nil {
 		ctx = "Origin: " + l.Origin.String()
 		var lines []string
-		if l.Origin.File == "" {
+		if l.Origin.File == "" || (l.Note != "" && l.Origin.Line == 0) {
+			// An origin with no source (unknown, or a command-line
+			// option) shows the note in place of an excerpt.
 			if l.Note != "" {
 				lines = []string{l.Note}
 			}

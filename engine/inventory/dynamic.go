@@ -34,6 +34,11 @@ func (inv *Inventory) addGroup(name string) bool {
 // groups. It reports whether the inventory changed: a new host, new or
 // changed variables, a new group or a new membership.
 func (inv *Inventory) AddDynamicHost(name string, vars *value.Dict, groups []string) bool {
+	saved := vars
+	if saved != nil {
+		saved = saved.Copy()
+	}
+	inv.dynamic = append(inv.dynamic, func(to *Inventory) { to.AddDynamicHost(name, saved, slices.Clone(groups)) })
 	changed := false
 	if _, ok := inv.hostVars[name]; !ok {
 		inv.addHost(name, "all", "")
@@ -68,6 +73,12 @@ func (inv *Inventory) AddDynamicHost(name string, vars *value.Dict, groups []str
 // created and linked, and the host joins the group. It reports whether
 // the inventory changed.
 func (inv *Inventory) AddDynamicGroup(host, name string, parents []string) bool {
+	inv.dynamic = append(inv.dynamic, func(to *Inventory) {
+		// A host the re-read sources dropped stays out.
+		if _, ok := to.hostVars[host]; ok {
+			to.AddDynamicGroup(host, name, slices.Clone(parents))
+		}
+	})
 	inv.addGroup(name)
 	changed := false
 	for _, p := range parents {
@@ -107,4 +118,13 @@ func FromGroups(groups *value.Dict) *Inventory {
 		return true
 	})
 	return inv
+}
+
+// ReplayDynamic makes on inv the run-time changes (add_host, group_by)
+// made on from, as InventoryManager.refresh_inventory re-adds its cached
+// dynamic hosts and groupings to the re-read sources.
+func (inv *Inventory) ReplayDynamic(from *Inventory) {
+	for _, change := range from.dynamic {
+		change(inv)
+	}
 }

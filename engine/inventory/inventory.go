@@ -47,6 +47,9 @@ type Inventory struct {
 	sources         []string
 	// implicit is the implicit localhost, when a play needed it.
 	implicit bool
+	// dynamic replays the add_host and group_by changes made at run time
+	// on another inventory, which meta: refresh_inventory keeps.
+	dynamic []func(*Inventory)
 	// listHosts are hosts given as a -i host list.
 	listHosts map[string]bool
 	// Warnings are collected for the display (unmatched patterns).

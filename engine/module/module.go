@@ -144,6 +144,9 @@ type Host interface {
 	// where its key was written. Both are zero when unknown.
 	ArgPos(key string) value.Pos
 	KeyPos(key string) value.Pos
+	// ArgItemPos is where item i of a list argument was written, or the
+	// argument's position when that is unknown.
+	ArgItemPos(key string, i int) value.Pos
 	// FindFile looks name up on Ansible's search path for the task (the
 	// role's subdir, the role, the task file's directory and its subdir,
 	// the play's directory and its subdir), as DataLoader.path_dwim_relative_stack

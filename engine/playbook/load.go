@@ -295,6 +295,15 @@ func (l *Loader) parsePlay(file string, n *yaml.Node) (*Play, error) {
 	p := &Play{Pos: value.NodePos(file, n), Dir: filepath.Dir(file)}
 	var keys []int
 	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "user" {
+			// `user` is the old name of remote_user.
+			if mapGet(n, "remote_user") != nil {
+				return nil, parseErr(p.Pos, "both 'user' and 'remote_user' are set for this play. The use of 'user' is deprecated, and should be removed")
+			}
+			renamed := *n.Content[i]
+			renamed.Value = "remote_user"
+			n.Content[i] = &renamed
+		}
 		if k := n.Content[i]; !playKeywords[k.Value] {
 			return nil, parseErr(value.NodePos(file, k), "'%s' is not a valid attribute for a Play", k.Value)
 		}
@@ -332,6 +341,8 @@ func (l *Loader) parsePlayKey(p *Play, file string, k, v *yaml.Node) error {
 		p.Hosts, err = value.FromYAML(file, v)
 	case "gather_facts":
 		p.GatherFacts, err = value.FromYAML(file, v)
+	case "vars_prompt":
+		err = l.promptVars(p, file, v)
 	case "gather_subset":
 		p.GatherSubset, err = value.FromYAML(file, v)
 	case "gather_timeout":
@@ -548,6 +559,8 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.Become = val
 	case "notify":
 		kw.Notify = stringListKeep(val)
+	case "remote_user":
+		kw.RemoteUser = val
 	case "throttle":
 		kw.Throttle, kw.ThrottlePos = val, value.NodePos(file, v)
 	}

@@ -62,8 +62,7 @@ func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (
 		}
 		if s, ok := extra.(string); ok && strings.Contains(s, "{{") {
 			t.ArgsTemplate, t.ArgsPos = s, value.NodePos(file, argsNode)
-			l.warnings = append(l.warnings, diag.Warn("Using a template for task args is unsafe in some situations "+
-				"(see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe).", originOf(t.ArgsPos)))
+			l.warnings = append(l.warnings, diag.Warn(argsTemplateWarning, originOf(t.ArgsPos)))
 		}
 		if d, ok := extra.(*value.Dict); ok {
 			var keys []string
@@ -160,7 +159,7 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 			return parseLoopControl(t, file, v, d)
 		}
 	case "register":
-		t.Register = value.Str(val)
+		t.Register, t.RegisterPos = value.Str(val), value.NodePos(file, v)
 	case "until":
 		t.Until = parseConds(file, v, val)
 	case "retries":
@@ -237,7 +236,18 @@ func recordArgPos(t *Task, file string, n *yaml.Node) {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		t.ArgPos[n.Content[i].Value] = value.NodePos(file, n.Content[i+1])
+		k, v := n.Content[i].Value, n.Content[i+1]
+		t.ArgPos[k] = value.NodePos(file, v)
+		if v.Kind == yaml.SequenceNode {
+			if t.ArgItemPos == nil {
+				t.ArgItemPos = map[string][]value.Pos{}
+			}
+			items := make([]value.Pos, len(v.Content))
+			for j, e := range v.Content {
+				items[j] = value.NodePos(file, e)
+			}
+			t.ArgItemPos[k] = items
+		}
 	}
 }
 
@@ -254,7 +264,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		}
 		switch a := val.(type) {
 		case string:
-			mod, rest, _ := strings.Cut(strings.TrimSpace(a), " ")
+			mod, rest := cutActionName(strings.TrimSpace(a))
 			name = mod
 			actionArgs = &rest
 			argNode = nil
@@ -280,6 +290,10 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		}
 		if k.Value == "local_action" {
 			t.DelegateTo = "localhost"
+			if t.Set == nil {
+				t.Set = map[string]bool{}
+			}
+			t.Set["delegate_to"] = true
 		}
 	}
 	info, ok := l.findModuleFile(name)
@@ -288,6 +302,11 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	}
 	if !ok {
 		info, ok = l.findCollectionModule(name, l.collectionSearchList(t))
+	}
+	if !ok && strings.Contains(name, "{{") && (k.Value == "action" || k.Value == "local_action") {
+		// A templated action name resolves per host when the task runs.
+		info, ok = module.Info{Name: name, FQCN: name}, true
+		t.TemplatedAction = true
 	}
 	if !ok {
 		return &diag.Diagnostic{Code: diag.ExitParse, Origin: diag.At(t.Pos), Summary: fmt.Sprintf("couldn't resolve module/action '%s'. This often indicates a misspelling, missing collection, or incorrect module path.", name), Help: suggest(name, l.Modules.Names())}
@@ -333,6 +352,11 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			}
 		case info.Flags&module.FreeForm != 0:
 			t.Args = value.DictOf("_raw_params", a)
+		case WholeTemplate(a) && !TakesRawParams(info):
+			// "{{ a_dict }}" gives the arguments when the task runs.
+			t.Args, t.ArgsTemplate, t.ArgsPos = value.NewDict(0), a, value.NodePos(file, argNode)
+			l.warnings = append(l.warnings, diag.Warn(argsTemplateWarning, originOf(t.ArgsPos)))
+			return nil
 		default:
 			t.Args = ParseKV(a)
 			p := value.NodePos(file, argNode)
@@ -466,4 +490,42 @@ func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) strin
 		}
 	}
 	return cands[0]
+}
+
+// cutActionName splits an `action:` string into the action name and its
+// arguments; a name that is a template ("{{ mod }} a=1") ends after the
+// template's closing braces.
+func cutActionName(s string) (string, string) {
+	if strings.HasPrefix(s, "{{") {
+		if end := strings.Index(s, "}}"); end >= 0 {
+			return s[:end+2], strings.TrimSpace(s[end+2:])
+		}
+	}
+	mod, rest, _ := strings.Cut(s, " ")
+	return mod, rest
+}
+
+// argsTemplateWarning is ansible-core's warning for arguments given as one
+// template.
+const argsTemplateWarning = "Using a template for task args is unsafe in some situations " +
+	"(see https://docs.ansible.com/ansible/devel/reference_appendices/faq.html#argsplat-unsafe)."
+
+// rawParamActions are the actions besides the free-form ones that take
+// words without a key=value form (_raw_params), as ansible-core lists them.
+var rawParamActions = map[string]bool{
+	"include_vars": true, "include_tasks": true, "include_role": true, "import_tasks": true, "import_role": true,
+	"add_host": true, "group_by": true, "set_fact": true, "meta": true,
+}
+
+// TakesRawParams reports whether an action accepts _raw_params: the
+// free-form modules and a few builtin actions.
+func TakesRawParams(info module.Info) bool {
+	return info.Flags&(module.FreeForm|module.CommandLine) != 0 || rawParamActions[info.Name]
+}
+
+// WholeTemplate reports a string that is one `{{ ... }}` expression and
+// nothing else (ansible-core's is_possibly_all_template).
+func WholeTemplate(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{{") && strings.HasSuffix(s, "}}") && strings.Count(s, "{{") == 1
 }

@@ -43,6 +43,9 @@ type Keywords struct {
 	DelegateTo     any
 	AnyErrorsFatal any
 	Become         any
+	// RemoteUser is remote_user (`user` on a play): the connection's
+	// user, which tasks see as ansible_user unless a variable sets that.
+	RemoteUser any
 	// Notify is inherited by the tasks of a block or an import.
 	Notify []string
 	// Throttle is validated and, as cfzt-runner runs one host at a time,
@@ -92,6 +95,8 @@ type Task struct {
 	ModulePos value.Pos
 	Args      *value.Dict
 	ArgPos    map[string]value.Pos
+	// ArgItemPos is where each item of a list argument was written.
+	ArgItemPos map[string][]value.Pos
 	// ArgsTemplate is an `args:` keyword given as a template, rendered
 	// into the arguments when the task runs.
 	ArgsTemplate any
@@ -102,8 +107,10 @@ type Task struct {
 	HasLoop      bool
 	LoopControl  *value.Dict
 	// BreakWhen is loop_control.break_when, evaluated after each item.
-	BreakWhen   []Cond
-	Register    string
+	BreakWhen []Cond
+	Register  string
+	// RegisterPos is where the register keyword's value was written.
+	RegisterPos value.Pos
 	Until       []Cond
 	Retries     any
 	Delay       any
@@ -117,8 +124,16 @@ type Task struct {
 	ApplyErr error
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
+	// TemplatedAction marks an `action:` whose module name is a template:
+	// Module and Action hold the template until each host's run resolves it.
+	TemplatedAction bool
 	// Dir is the directory relative paths in the task resolve against.
 	Dir string
+	// IncludeDir is set on the tasks a play-level include_tasks loaded: the
+	// directory a nested include_tasks joins its file to, uncleaned, as
+	// ansible-core joins the play's directory with each parent include's
+	// directory, so that "included:" shows "a/./b/../c.yml" as written.
+	IncludeDir string
 	// UnknownOrigin is set on a task ansible-core builds itself (a role's
 	// argument validation): its errors show no source position, but this
 	// text, the task's data, instead.

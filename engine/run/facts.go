@@ -2,6 +2,7 @@ package run
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -276,6 +277,8 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 		}
 		hs.facts.Update(d)
 		recordFactOrigins(tr, hs.facts, d)
+		// The result's facts reach ansible-core's check with sorted keys.
+		tr.r.warnReservedKeys(sortedKeys(d), tr.t.Args, tr.t.ArgPos)
 	default:
 		tr.r.storeFacts(hs, d)
 	}
@@ -285,4 +288,16 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 // emptied; set_fact and registered variables stay.
 func (r *Runner) clearFacts(host string) {
 	r.host(host).cache.clear()
+}
+
+// sortedKeys is d with its keys in sorted order.
+func sortedKeys(d *value.Dict) *value.Dict {
+	keys := slices.Clone(d.Keys())
+	slices.Sort(keys)
+	out := value.NewDict(len(keys))
+	for _, k := range keys {
+		v, _ := d.Get(k)
+		out.Set(k, v)
+	}
+	return out
 }

@@ -1,7 +1,10 @@
 package run
 
 import (
+	"errors"
 	"fmt"
+
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -108,11 +111,16 @@ func (hs *handlerState) ran(h *playbook.Task, hosts []string, runOnce bool) {
 // a flush the notification is saved for the host's next flush; a handler
 // notifying one marks the handlers for the host at once. A notification
 // no handler answers is an error (ansible-core 2.19's
-// ERROR_ON_MISSING_HANDLER default).
+// ERROR_ON_MISSING_HANDLER default), or a warning when that is off.
 func (r *Runner) notify(ps *playState, f *frame, name, host string) error {
 	found := r.searchHandlers(ps, name)
 	if len(found) == 0 {
-		return fmt.Errorf("The requested handler '%s' was not found in either the main handlers list nor in the listening handlers list", name)
+		msg := fmt.Sprintf("The requested handler '%s' was not found in either the main handlers list nor in the listening handlers list", name)
+		if r.Opts.WarnOnMissingHandler {
+			r.warn(diag.Warn(msg, nil))
+			return nil
+		}
+		return errors.New(msg)
 	}
 	if f.handler {
 		for _, h := range found {
@@ -141,7 +149,7 @@ func (r *Runner) searchHandlers(ps *playState, name string) []*playbook.Task {
 		if !ok || hn == "" {
 			continue
 		}
-		if hn == name || (h.Role != nil && h.Role.Name()+" : "+hn == name) {
+		if hn == name || roleQualified(h, hn, name) {
 			out = append(out, h)
 			break
 		}
@@ -164,11 +172,21 @@ func (r *Runner) searchHandlers(ps *playState, name string) []*playbook.Task {
 // also answers "role : topic".
 func listensTo(h *playbook.Task, topic string) bool {
 	for _, l := range h.Listen {
-		if l == topic || (h.Role != nil && h.Role.Name()+" : "+l == topic) {
+		if l == topic || roleQualified(h, l, topic) {
 			return true
 		}
 	}
 	return false
+}
+
+// roleQualified reports whether notification is "<role> : name" for
+// handler h's role, with the role's short name or its collection-qualified
+// one (ansible-core accepts both).
+func roleQualified(h *playbook.Task, name, notification string) bool {
+	if h.Role == nil {
+		return false
+	}
+	return notification == h.Role.Role.Name+" : "+name || notification == h.Role.Name()+" : "+name
 }
 
 // handlerTemplatedName is a handler's name templated once with play-level

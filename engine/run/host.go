@@ -81,6 +81,13 @@ func (h *taskHost) Deprecate(msg, version string, pos value.Pos) {
 
 func (h *taskHost) ArgPos(key string) value.Pos { return h.tr.t.ArgPos[key] }
 
+func (h *taskHost) ArgItemPos(key string, i int) value.Pos {
+	if items := h.tr.t.ArgItemPos[key]; i < len(items) {
+		return items[i]
+	}
+	return h.ArgPos(key)
+}
+
 func (h *taskHost) KeyPos(key string) value.Pos {
 	p, _ := playbook.KeyOriginOf(h.tr.t.Args, key)
 	return p

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -223,7 +225,10 @@ func addInclude(incs []*includedFile, tr *taskRun, res *value.Dict) []*includedF
 	}
 	path := ""
 	if t.Info.Kind == module.KindIncludeTasks {
-		path = tr.r.Loader.FindTasksFile(t.Dir, t.Role, value.Str(res.Default("include", "")))
+		path = nestedIncludePath(t, value.Str(res.Default("include", "")))
+		if path == "" {
+			path = tr.r.Loader.FindTasksFile(t.Dir, t.Role, value.Str(res.Default("include", "")))
+		}
 	} else {
 		path = value.Str(args.Default("name", args.Default("role", "")))
 	}
@@ -285,6 +290,9 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 			}
 			return err
 		}
+		if t.Role == nil {
+			markIncludeDir(items, filepath.Dir(inc.path), py.Dirname(py.Join([]string{includeBase(t), value.Str(inc.raw)})))
+		}
 		inc.block = &playbook.Block{Block: items}
 		r.adoptImportedRoles(ps)
 	case module.KindIncludeRole:
@@ -299,4 +307,45 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	}
 	inc.frame = inner
 	return nil
+}
+
+// includeBase is the directory a play-level include_tasks joins its file
+// to: the uncleaned directory of the include that loaded the task, or the
+// task's own directory.
+func includeBase(t *playbook.Task) string {
+	if t.IncludeDir != "" {
+		return t.IncludeDir
+	}
+	return t.Dir
+}
+
+// nestedIncludePath is the file an include_tasks inside a dynamically
+// included play-level file names, joined without cleaning as ansible-core
+// does, when that file exists; "" otherwise (the loader's search decides).
+func nestedIncludePath(t *playbook.Task, raw string) string {
+	if t.IncludeDir == "" || t.Role != nil || raw == "" {
+		return ""
+	}
+	p := py.Join([]string{t.IncludeDir, raw})
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// markIncludeDir records includeDir on the tasks of an included file (those
+// in dir, not the ones its imports brought from elsewhere).
+func markIncludeDir(items []playbook.Item, dir, includeDir string) {
+	for _, it := range items {
+		switch x := it.(type) {
+		case *playbook.Task:
+			if x.IncludeDir == "" && x.Dir == dir {
+				x.IncludeDir = includeDir
+			}
+		case *playbook.Block:
+			markIncludeDir(x.Block, dir, includeDir)
+			markIncludeDir(x.Rescue, dir, includeDir)
+			markIncludeDir(x.Always, dir, includeDir)
+		}
+	}
 }

@@ -2,8 +2,9 @@ package run
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/diag"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -122,6 +123,7 @@ func (r *Runner) metaAction(ps *playState, f *frame, m *metaRun) error {
 		}
 		m.msg = "triggered running handlers for " + h
 	case "refresh_inventory":
+		r.refreshInventory(ps)
 		m.msg = "inventory successfully refreshed"
 	case "reset_connection":
 		m.msg = "reset connection"
@@ -166,4 +168,32 @@ func (r *Runner) metaAction(ps *playState, f *frame, m *metaRun) error {
 func (r *Runner) endHost(h string) {
 	hs := r.host(h)
 	hs.ended, hs.removed = true, true
+}
+
+// refreshInventory re-reads the inventory sources (meta:
+// refresh_inventory): run-time hosts and groups are added again, and the
+// play goes on with those of its hosts the sources still have.
+func (r *Runner) refreshInventory(ps *playState) {
+	if r.ReloadInventory == nil {
+		return
+	}
+	inv := r.ReloadInventory()
+	inv.AddVarsDir(ps.pb.Dir)
+	inv.SetWarn(r.warning)
+	inv.ReplayDynamic(r.Inventory)
+	r.Inventory = inv
+	known := map[string]bool{}
+	for _, h := range inv.Hosts() {
+		known[h] = true
+	}
+	for _, h := range ps.allHosts {
+		switch {
+		case known[h]:
+		case h == "localhost" || h == "127.0.0.1" || h == "::1":
+			// The implicit localhost exists once a pattern names it.
+			_, _ = inv.Match(h)
+		default:
+			r.endHost(h)
+		}
+	}
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// NoInjectFacts turns INJECT_FACTS_AS_VARS off: facts are then only
 	// in ansible_facts (and ansible_local).
 	NoInjectFacts bool
+	// WarnOnMissingHandler turns ERROR_ON_MISSING_HANDLER off: a
+	// notification no handler answers is a warning.
+	WarnOnMissingHandler bool
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool
@@ -52,9 +55,12 @@ type Runner struct {
 	// Observer, when not nil, is told of every task result.
 	Observer  Observer
 	Inventory *inventory.Inventory
-	Opts      Options
-	Stdout    io.Writer
-	Shared    *module.Shared
+	// ReloadInventory re-reads the inventory sources for meta:
+	// refresh_inventory; nil keeps the inventory as it is.
+	ReloadInventory func() *inventory.Inventory
+	Opts            Options
+	Stdout          io.Writer
+	Shared          *module.Shared
 	// ConfigFile is the ansible.cfg in use (nil when none), for the
 	// ansible_config_file magic variable.
 	ConfigFile any
@@ -178,17 +184,37 @@ func init() {
 // warnReserved warns about variables that use a reserved name.
 func (r *Runner) warnReserved(layers ...*value.Dict) {
 	for _, d := range layers {
-		d.Each(func(k string, _ any) bool {
-			if reservedNames[k] && k != "vars" {
-				w := &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("Found variable using reserved name '%s'.", k)}
-				if p, ok := playbook.KeyOriginOf(d, k); ok {
-					w.Origin = &p
-				}
-				r.warn(w)
-			}
-			return true
-		})
+		r.warnReservedKeys(d, d, nil)
 	}
+}
+
+// warnReservedKeys warns about the keys of d that are reserved names,
+// placing each warning where origins records the key, or else at the
+// key's value in valuePos (a key=value argument string).
+func (r *Runner) warnReservedKeys(d, origins *value.Dict, valuePos map[string]value.Pos) {
+	d.Each(func(k string, _ any) bool {
+		if !reservedNames[k] || k == "vars" {
+			return true
+		}
+		w := reservedWarning(k)
+		if p, ok := playbook.KeyOriginOf(origins, k); ok {
+			w.Origin = &p
+		} else if p, ok := valuePos[k]; ok {
+			w.Origin = &p
+		} else if d == r.Opts.ExtraVars {
+			// A key=value or JSON -e names no file: ansible-core shows
+			// the option and the name.
+			w.Origin, w.Note = &value.Pos{File: "<CLI option '-e'>"}, k
+		}
+		r.warn(w)
+		return true
+	})
+}
+
+// reservedWarning is ansible-core's warning about a variable named as a
+// keyword or template global.
+func reservedWarning(name string) *diag.Diagnostic {
+	return &diag.Diagnostic{Severity: diag.Warning, Summary: fmt.Sprintf("Found variable using reserved name '%s'.", name)}
 }
 
 // controllerError shows an error the way ansible-core's display.error

@@ -148,12 +148,14 @@ func (r *Runner) fatal(err error) {
 func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostState) *taskRun {
 	tr := &taskRun{r: r, ps: ps, f: f, t: t, host: hs, at: t.Pos}
 	tr.sc = r.taskScope(ps, f, t, hs)
+	tr.addConnectionUser()
 	tr.sc.deprecated = func(name string) {
 		p := tr.at
 		r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: fmt.Sprintf("The `%s` magic variable is deprecated.", name), Origin: &p, Help: deprecatedVars[name], Version: "2.23"})
 	}
 	tr.opt = tr.optAt(t.Pos)
 	tr.name = tr.renderName()
+	tr.t = tr.resolveTemplatedAction(t)
 	tr.noLog = tr.boolOf(f.keyword(t, "no_log", func(k *playbook.Keywords) any { return k.NoLog }))
 	if dt := f.keyword(t, "delegate_to", func(k *playbook.Keywords) any { return k.DelegateTo }); dt != nil {
 		if v := tr.renderScalar(dt, tr.sc); v != nil {
@@ -188,6 +190,10 @@ func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
 // every variable it needs is available.
 func (tr *taskRun) renderName() string {
 	name := tr.t.Name
+	if name == "" && tr.t.TemplatedAction {
+		// A templated action names the task as written.
+		return tr.rolePrefixed(tr.t.Action)
+	}
 	if name == "" {
 		name = tr.t.Action
 		if tr.t.Info.Kind == module.KindIncludeRole {
@@ -213,8 +219,17 @@ func (tr *taskRun) renderName() string {
 	}
 	// An include_role task names itself (IncludeRole.get_name) without
 	// the prefix of the role it is written in.
-	if tr.t.Role != nil && tr.t.Info.Kind != module.KindIncludeRole {
-		name = tr.t.Role.Name() + " : " + name
+	if tr.t.Info.Kind != module.KindIncludeRole {
+		return tr.rolePrefixed(name)
+	}
+	return name
+}
+
+// rolePrefixed is a task name as the banner shows it: "<role> : <name>"
+// for a task of a role.
+func (tr *taskRun) rolePrefixed(name string) string {
+	if tr.t.Role != nil {
+		return tr.t.Role.Name() + " : " + name
 	}
 	return name
 }
@@ -463,12 +478,15 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if t.Info.Kind == module.KindIncludeVars {
 		return tr.includeVars(args)
 	}
-	m := tr.r.Modules.Module(t.Action)
+	m := tr.r.moduleOf(t)
 	if t.Info.Path != "" {
 		m = tr.r.Modules.External()
+		if m == nil {
+			return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
+		}
 	}
 	if m == nil {
-		return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
+		return tr.moduleFailure(unresolvedAction(t))
 	}
 	res, err := m.Run(tr.request(args, env, sc))
 	if err != nil {
@@ -588,6 +606,9 @@ func (tr *taskRun) boolInOr(v any, sc *scope, def bool) bool {
 // renderArgs renders module arguments, dropping any that resolve to omit.
 func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 	t := tr.t
+	if err := rejectRawParams(t); err != nil {
+		return nil, err
+	}
 	var ferr error
 	args := t.Args
 	if t.ArgsTemplate != nil {
@@ -607,7 +628,13 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		if pos.IsZero() {
 			pos = t.ModulePos
 		}
-		rv, err := tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
+		var rv any
+		var err error
+		if k == "that" && t.Info.FQCN == "ansible.builtin.assert" {
+			rv = tr.assertConditions(v, sc, tr.optAt(pos))
+		} else {
+			rv, err = tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
+		}
 		if err != nil {
 			inner := diag.Chain(fmt.Sprintf("Error while resolving value for '%s'.", k), pos, err)
 			ferr = diag.Chain("Task failed.", t.Pos, diag.Chain(fmt.Sprintf("Finalization of task args for '%s' failed.", tr.r.fqcn(t)), t.ModulePos, inner))
@@ -865,6 +892,11 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		tr.r.report(ev)
 	}
 	if t.Register != "" {
+		if reservedNames[t.Register] {
+			w, p := reservedWarning(t.Register), t.RegisterPos
+			w.Origin = &p
+			tr.r.warn(w)
+		}
 		reg := registered(res)
 		for _, hs := range targets {
 			hs.facts.Set(t.Register, reg)

@@ -48,7 +48,7 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		"ansible_verbosity", r.Opts.Verbosity,
 		"ansible_run_tags", tags,
 		"ansible_skip_tags", skip,
-		"ansible_forks", 5,
+		"ansible_forks", r.forks(),
 		"ansible_inventory_sources", sources,
 		"ansible_playbook_python", exe,
 		"ansible_config_file", r.ConfigFile,
@@ -218,4 +218,27 @@ func groupNames(inv *inventory.Inventory, h string) []any {
 		out = append(out, g)
 	}
 	return out
+}
+
+// forks is the ansible_forks magic variable: DEFAULT_FORKS, 5 unless the
+// configuration says otherwise.
+func (r *Runner) forks() int {
+	if r.Opts.Forks > 0 {
+		return r.Opts.Forks
+	}
+	return 5
+}
+
+// addConnectionUser gives the task ansible_user from the remote_user
+// keyword when no variable defines it, as ansible-core's PlayContext adds
+// its connection settings to the task's variables.
+func (tr *taskRun) addConnectionUser() {
+	ru := tr.f.keyword(tr.t, "remote_user", func(k *playbook.Keywords) any { return k.RemoteUser })
+	if ru == nil {
+		return
+	}
+	if _, _, found := tr.sc.Lookup("ansible_user"); found {
+		return
+	}
+	tr.sc.add(value.DictOf("ansible_user", ru), true)
 }

@@ -81,6 +81,7 @@ func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
 func (s *Session) Options(o run.Options) run.Options {
 	c := s.Config
 	o.MergeHashes, o.Gathering, o.NoInjectFacts, o.ShowCustomStats = c.MergeHashes, c.Gathering, !c.InjectFacts, c.ShowCustomStats
+	o.Forks, o.WarnOnMissingHandler = c.Forks, !c.ErrorOnMissingHandler
 	return o
 }
 
@@ -170,7 +171,7 @@ func (r *Run) Runner(disp run.Display, observer run.Observer, stop <-chan struct
 		stdout = io.Discard
 	}
 	return &run.Runner{Engine: r.Engine, Modules: s.Modules, Loader: r.Loader, Display: disp, Observer: observer,
-		Inventory: r.Inventory, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
+		Inventory: r.Inventory, ReloadInventory: func() *inventory.Inventory { inv, _ := s.loadInventory(disp); return inv }, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
 }
 
 // Execute runs the playbooks in one runner, as ansible-playbook does: a

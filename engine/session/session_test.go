@@ -109,12 +109,12 @@ func TestLoadError(t *testing.T) {
 
 func TestConfigurationReachesTheRun(t *testing.T) {
 	cfg := testConfig(t, map[string]string{"ANSIBLE_HASH_BEHAVIOUR": "merge", "ANSIBLE_GATHERING": "smart",
-		"ANSIBLE_INJECT_FACT_VARS": "false", "ANSIBLE_SHOW_CUSTOM_STATS": "true"})
+		"ANSIBLE_INJECT_FACT_VARS": "false", "ANSIBLE_SHOW_CUSTOM_STATS": "true", "ANSIBLE_FORKS": "3"})
 	s := testSession(t, cfg, "localhost,")
 	extra := value.DictOf("x", 1)
 	r, err := s.Load(nil, run.Options{Check: true, ExtraVars: extra}, &display.Default{Out: &bytes.Buffer{}})
 	require.NoError(t, err)
-	require.Equal(t, run.Options{Check: true, ExtraVars: extra, MergeHashes: true, Gathering: "smart", NoInjectFacts: true, ShowCustomStats: true}, r.Options)
+	require.Equal(t, run.Options{Check: true, ExtraVars: extra, Forks: 3, MergeHashes: true, Gathering: "smart", NoInjectFacts: true, ShowCustomStats: true}, r.Options)
 	require.True(t, r.Loader.MergeHashes)
 	require.Equal(t, extra, r.Loader.ExtraVars)
 	require.True(t, r.Inventory.MergeHashes)

@@ -225,13 +225,12 @@ func assertModule(req *module.Request) (*value.Dict, error) {
 	if !args.Bool("quiet") {
 		res.Set("_ansible_verbose_always", true)
 	}
-	pos := req.Host.ArgPos("that")
 	that := args.List("that")
 	if that == nil {
 		that = []any{nil}
 	}
-	for _, c := range that {
-		ok, err := req.Host.Cond(c, pos)
+	for i, c := range that {
+		ok, err := req.Host.Cond(c, req.Host.ArgItemPos("that", i))
 		if err != nil {
 			return nil, err
 		}

@@ -95,6 +95,8 @@ func (h *Host) ArgPos(k string) value.Pos { return h.Positions[k] }
 
 func (h *Host) KeyPos(k string) value.Pos { return h.Positions[k] }
 
+func (h *Host) ArgItemPos(k string, _ int) value.Pos { return h.Positions[k] }
+
 func (h *Host) FindFile(subdir, name string) (string, []string, bool) {
 	return h.search().Find(subdir, name)
 }
