@@ -238,14 +238,15 @@ func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
 		section = "java_properties"
 	}
 	caseSensitive := value.Truthy(opts["case_sensitive"])
-	cp, err := parseConfigParser(src, caseSensitive, value.Truthy(opts["allow_no_value"]))
+	cp, err := py.ParseConfig(src, caseSensitive, value.Truthy(opts["allow_no_value"]))
 	if err != nil {
-		if errors.Is(err, errDuplicateOption) {
+		var ce *py.ConfigError
+		if errors.As(err, &ce) && ce.Duplicate {
 			return nil, Errorf("Duplicate option in %s.", value.Repr(file))
 		}
 		return nil, Errorf("%s", err.Error())
 	}
-	sec, ok := cp.section(section)
+	sec, ok := cp.Section(section)
 	if !ok {
 		return nil, Errorf("No section %s in %s.", value.Repr(section), value.Repr(file))
 	}
@@ -256,11 +257,11 @@ func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
 			return nil, Errorf("%s", err.Error())
 		}
 		var out []any
-		for _, k := range sec.keys {
+		for _, k := range sec.Items() {
 			if loc := re.FindStringIndex(k); loc != nil && loc[0] == 0 {
-				v, err := cp.get(sec, k, interp)
+				v, err := sec.Get(k, interp)
 				if err != nil {
-					return nil, err
+					return nil, Errorf("%s", err.Error())
 				}
 				out = append(out, v)
 			}
@@ -270,12 +271,12 @@ func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
 	if !caseSensitive {
 		key = strings.ToLower(key)
 	}
-	if !sec.has(key) {
+	if !sec.Has(key) {
 		return []any{opts["default"]}, nil
 	}
-	v, err := cp.get(sec, key, interp)
+	v, err := sec.Get(key, interp)
 	if err != nil {
-		return nil, err
+		return nil, Errorf("%s", err.Error())
 	}
 	if v == nil {
 		return nil, nil
