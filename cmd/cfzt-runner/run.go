@@ -200,7 +200,7 @@ func runCLI(ctx context.Context, args []string) int {
 		return startupError(err)
 	}
 	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
-		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts}
+		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml"}
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}

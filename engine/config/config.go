@@ -75,6 +75,8 @@ type Config struct {
 	// DisplaySkippedHosts and DisplayOKHosts are the default callback's
 	// display_skipped_hosts and display_ok_hosts.
 	DisplaySkippedHosts, DisplayOKHosts bool
+	// ResultFormat is the default callback's result_format (json, yaml).
+	ResultFormat string
 
 	// The settings below are read from the environment only.
 
@@ -117,6 +119,7 @@ var (
 	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
 	displaySkippedSetting  = setting{"ANSIBLE_DISPLAY_SKIPPED_HOSTS", "defaults", "display_skipped_hosts", "true"}
 	displayOKSetting       = setting{"ANSIBLE_DISPLAY_OK_HOSTS", "defaults", "display_ok_hosts", "true"}
+	resultFormatSetting    = setting{"ANSIBLE_CALLBACK_RESULT_FORMAT", "defaults", "callback_result_format", "json"}
 )
 
 // reader reads settings from the environment, then the config file.
@@ -200,6 +203,7 @@ func Load(env Environment) *Config {
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
 	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)
 	c.DisplayOKHosts = r.boolean(displayOKSetting)
+	c.ResultFormat = strings.ToLower(strings.TrimSpace(r.str(resultFormatSetting)))
 	c.StdoutCallback = r.str(stdoutCallbackSetting)
 	switch c.StdoutCallback {
 	case "default", "ansible.builtin.default":

@@ -35,9 +35,12 @@ type Default struct {
 	// display_ok_hosts=false: those results are not shown, and a task's
 	// banner waits (in pending) for a result that is.
 	HideSkipped, HideOK bool
-	pending             *pendingBanner
-	lastTask            *playbook.Task
-	text                diagText
+	// ResultYAML is callback_result_format=yaml: results are shown as
+	// YAML rather than JSON.
+	ResultYAML bool
+	pending    *pendingBanner
+	lastTask   *playbook.Task
+	text       diagText
 	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
@@ -340,6 +343,9 @@ func (d *Default) dump(res *value.Dict) string {
 		out.Set(k, v)
 		return true
 	})
+	if d.ResultYAML {
+		return dumpYAML(Mask(out))
+	}
 	return value.JSON(Mask(out), value.JSONOptions{Indent: indent, SortKeys: true})
 }
 
