@@ -22,6 +22,7 @@ import (
 func Entries() []module.Entry {
 	return []module.Entry{
 		{FQCN: "ansible.builtin.package_facts", Module: module.Func(PackageFacts)},
+		{FQCN: "ansible.builtin.group", Module: module.Func(Group)},
 	}
 }
 
@@ -72,10 +73,28 @@ type cmdResult struct {
 // runCmd runs argv in the module's environment, with extra variables
 // (environ_update) on top, as run_command does.
 func runCmd(req *module.Request, argv []string, extra ...string) (cmdResult, error) {
+	return runWith(req, argv, nil, extra...)
+}
+
+// runCmdInput runs argv with the modules' C locale, feeding stdin when
+// given (run_command's data, which ends with a newline).
+func runCmdInput(req *module.Request, argv []string, stdin ...string) (cmdResult, error) {
+	var in *string
+	if len(stdin) > 0 {
+		s := stdin[0] + "\n"
+		in = &s
+	}
+	return runWith(req, argv, in, "LANG=C", "LC_ALL=C", "LC_MESSAGES=C")
+}
+
+func runWith(req *module.Request, argv []string, stdin *string, extra ...string) (cmdResult, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(req.Ctx, argv[0], argv[1:]...)
 	cmd.Env = append(req.Environ(), extra...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if stdin != nil {
+		cmd.Stdin = strings.NewReader(*stdin)
+	}
 	err := cmd.Run()
 	res := cmdResult{stdout: stdout.String(), stderr: stderr.String()}
 	var ee *exec.ExitError
@@ -84,4 +103,53 @@ func runCmd(req *module.Request, argv []string, extra ...string) (cmdResult, err
 		return res, nil
 	}
 	return res, err
+}
+
+// failure is a module's fail_json deep inside its body: the run stops
+// and res is its result.
+type failure struct{ res *value.Dict }
+
+func (f *failure) Error() string { return value.Str(f.res.Default("msg", "")) }
+
+// failWith builds a fail_json result from msg and key, value pairs.
+func failWith(msg string, kv ...any) *failure {
+	res := value.DictOf(kv...)
+	res.Set("failed", true)
+	res.Set("msg", msg)
+	if !res.Has("changed") {
+		res.Set("changed", false)
+	}
+	return &failure{res: res}
+}
+
+// cmdOutcome is the (rc, out, err) a module step returns; ran is false
+// for rc None (nothing to do).
+type cmdOutcome struct {
+	ran            bool
+	rc             int
+	stdout, stderr string
+}
+
+// addTo sets changed, stdout and stderr as the modules' main() does.
+func (o cmdOutcome) addTo(res *value.Dict) {
+	res.Set("changed", o.ran)
+	if o.stdout != "" {
+		res.Set("stdout", o.stdout)
+	}
+	if o.stderr != "" {
+		res.Set("stderr", o.stderr)
+	}
+}
+
+// execute runs a command as run_command does (LANG and LC_* set to C);
+// with obeyCheck, check mode reports success without running it.
+func execute(req *module.Request, argv []string, obeyCheck bool, stdin ...string) (cmdOutcome, error) {
+	if obeyCheck && req.Check {
+		return cmdOutcome{ran: true}, nil
+	}
+	res, err := runCmdInput(req, argv, stdin...)
+	if err != nil {
+		return cmdOutcome{ran: true, rc: 2, stderr: err.Error()}, nil
+	}
+	return cmdOutcome{ran: true, rc: res.rc, stdout: res.stdout, stderr: res.stderr}, nil
 }
