@@ -15,6 +15,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -23,6 +24,7 @@ func Entries() []module.Entry {
 	return []module.Entry{
 		{FQCN: "ansible.builtin.package_facts", Module: module.Func(PackageFacts)},
 		{FQCN: "ansible.builtin.group", Module: module.Func(Group)},
+		{FQCN: "ansible.builtin.user", Module: module.Func(User)},
 	}
 }
 
@@ -133,11 +135,18 @@ type cmdOutcome struct {
 // addTo sets changed, stdout and stderr as the modules' main() does.
 func (o cmdOutcome) addTo(res *value.Dict) {
 	res.Set("changed", o.ran)
-	if o.stdout != "" {
-		res.Set("stdout", o.stdout)
-	}
-	if o.stderr != "" {
-		res.Set("stderr", o.stderr)
+	for _, kv := range [][2]string{{"stdout", o.stdout}, {"stderr", o.stderr}} {
+		if kv[1] == "" {
+			continue
+		}
+		res.Set(kv[0], kv[1])
+		// ActionBase._execute_module adds the lines of every module's
+		// stdout and stderr.
+		var lines []any
+		for _, l := range py.Splitlines(kv[1], false) {
+			lines = append(lines, l)
+		}
+		res.Set(kv[0]+"_lines", lines)
 	}
 }
 
