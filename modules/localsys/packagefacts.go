@@ -82,6 +82,7 @@ func PackageFacts(req *module.Request) (*value.Dict, error) {
 		return module.Failed(msg), nil
 	}
 	packages := value.NewDict(0)
+	var warnings []any
 	found := 0
 	seen := map[string]bool{}
 	for _, name := range managers {
@@ -96,22 +97,30 @@ func PackageFacts(req *module.Request) (*value.Dict, error) {
 		got, err := listPackages(req, name)
 		if err != nil {
 			if slices.Contains(requested, name) {
-				req.Host.Warn(fmt.Sprintf("Requested package manager %s was not usable by this module: %s", name, err), value.Pos{})
+				warnings = append(warnings, fmt.Sprintf("Requested package manager %s was not usable by this module: %s", name, err))
 			}
 			continue
 		}
 		if got.Len() == 0 {
-			req.Host.Warn(fmt.Sprintf("Found \"%s\" but no associated packages", name), value.Pos{})
+			warnings = append(warnings, fmt.Sprintf("Found \"%s\" but no associated packages", name))
 			continue
 		}
 		found++
 		mergePackages(packages, got)
 	}
 	if found == 0 {
-		return module.Failed(fmt.Sprintf("Could not detect a supported package manager from the following list: %s, "+
-			"or the required Python library is not installed. Check warnings for details.", value.Repr(toAnyList(managers)))), nil
+		return withWarnings(module.Failed(fmt.Sprintf("Could not detect a supported package manager from the following list: %s, "+
+			"or the required Python library is not installed. Check warnings for details.", value.Repr(toAnyList(managers)))), warnings), nil
 	}
-	return value.DictOf("changed", false, "ansible_facts", value.DictOf("packages", packages)), nil
+	return withWarnings(value.DictOf("changed", false, "ansible_facts", value.DictOf("packages", packages)), warnings), nil
+}
+
+// withWarnings adds a module's warnings to its result.
+func withWarnings(res *value.Dict, warnings []any) *value.Dict {
+	if len(warnings) > 0 {
+		res.Set("warnings", warnings)
+	}
+	return res
 }
 
 func toAnyList(s []string) []any {

@@ -31,7 +31,8 @@ func TestPackageFactsFailures(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, true, res.Default("failed", nil))
 			require.Equal(t, tc.msg, res.Default("msg", nil))
-			require.Len(t, h.Warnings, tc.warnings)
+			warnings, _ := res.Default("warnings", []any{}).([]any)
+			require.Len(t, warnings, tc.warnings)
 		})
 	}
 }

@@ -77,6 +77,8 @@ type userRun struct {
 	hasGroups bool
 	home      string
 	sshFile   string
+	// warnings are the module's warnings, returned in its result.
+	warnings []any
 }
 
 // User is ansible.builtin.user on Linux.
@@ -88,7 +90,10 @@ func User(req *module.Request) (*value.Dict, error) {
 	u := &userRun{req: req, p: p, name: p.Str("name"), local: p.Bool("local"), home: p.Str("home")}
 	res, err := u.run()
 	if f, ok := err.(*failure); ok {
-		return f.res, nil
+		res, err = f.res, nil
+	}
+	if res != nil && len(u.warnings) > 0 {
+		res.Set("warnings", u.warnings)
 	}
 	return res, err
 }
@@ -143,7 +148,7 @@ func passwordLooksUnhashed(pw string) bool {
 	return hashAlphabet.MatchString(last)
 }
 
-func (u *userRun) warn(msg string) { u.req.Host.Warn(msg, value.Pos{}) }
+func (u *userRun) warn(msg string) { u.warnings = append(u.warnings, msg) }
 
 func (u *userRun) str(k string) (string, bool) {
 	v, ok := u.p.Get(k)
