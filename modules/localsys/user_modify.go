@@ -8,15 +8,9 @@ import (
 // modify is modify_user_usermod: usermod with the options that differ
 // (and libuser's tools with local).
 func (u *userRun) modify() (cmdOutcome, error) {
-	var lgroupmod, lchage string
-	var err error
-	if u.local {
-		if lgroupmod, err = u.bin("lgroupmod"); err != nil {
-			return cmdOutcome{}, err
-		}
-		if lchage, err = u.bin("lchage"); err != nil {
-			return cmdOutcome{}, err
-		}
+	lgroupmod, lchage, err := u.libuserTools()
+	if err != nil {
+		return cmdOutcome{}, err
 	}
 	bin, err := u.command("usermod")
 	if err != nil {

@@ -15,17 +15,24 @@ import (
 // home directory is made or given to the user.
 func earlyFailure(err error) error { return failWith(err.Error()) }
 
+// libuserTools finds lgroupmod and lchage, which local: true needs
+// before anything runs ("" without local).
+func (u *userRun) libuserTools() (lgroupmod, lchage string, err error) {
+	if !u.local {
+		return "", "", nil
+	}
+	if lgroupmod, err = u.bin("lgroupmod"); err != nil {
+		return "", "", err
+	}
+	lchage, err = u.bin("lchage")
+	return lgroupmod, lchage, err
+}
+
 // create is create_user_useradd.
 func (u *userRun) create() (cmdOutcome, error) {
-	var lgroupmod, lchage string
-	var err error
-	if u.local {
-		if lgroupmod, err = u.bin("lgroupmod"); err != nil {
-			return cmdOutcome{}, err
-		}
-		if lchage, err = u.bin("lchage"); err != nil {
-			return cmdOutcome{}, err
-		}
+	lgroupmod, lchage, err := u.libuserTools()
+	if err != nil {
+		return cmdOutcome{}, err
 	}
 	bin, err := u.command("useradd")
 	if err != nil {
