@@ -248,7 +248,12 @@ func (e *iniEdit) apply(lines []string) ([]string, error) {
 		sectionLines = e.removeOption(sectionLines)
 	}
 	lines = append(append(before, sectionLines...), after...)
-	lines = lines[1 : len(lines)-1]
+	// Drop the first and the last line, which are the fake header and
+	// "[" unless the fake (global) section itself was removed.
+	lines = lines[1:]
+	if len(lines) > 0 {
+		lines = lines[:len(lines)-1]
+	}
 	if !e.withinFound && e.present {
 		lines = e.addSection(lines, section)
 	}

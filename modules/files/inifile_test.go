@@ -29,6 +29,7 @@ func TestIniFile(t *testing.T) {
 		{"absent section", "[s]\nk = 1\n[t]\nj = 2\n", []any{"section", "s", "state", "absent"}, "[t]\nj = 2\n", "section removed", true},
 		{"no value allowed", "[s]\n", []any{"section", "s", "option", "flag", "allow_no_value", true}, "[s]\nflag\n", "option added", true},
 		{"only section", "", []any{"section", "e", "allow_no_value", true}, "\n[e]\n", "only section added", true},
+		{"everything absent", "a=1\n[s]\n", []any{"state", "absent"}, "", "section removed", true},
 		{"ignore spaces", "[s]\nk=1\n", []any{"section", "s", "option", "k", "value", "1", "ignore_spaces", true}, "[s]\nk=1\n", "OK", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
