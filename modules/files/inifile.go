@@ -1,6 +1,7 @@
 package files
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -186,7 +187,9 @@ func readIniLines(m *amod, target string) ([]string, error) {
 	}
 	data, err := os.ReadFile(target)
 	if err != nil {
-		return nil, err
+		// An unreadable file (a directory) is the module's uncaught
+		// OSError.
+		return nil, errors.New(pyOSError(err))
 	}
 	text := strings.TrimPrefix(string(data), "\ufeff")
 	text = strings.ReplaceAll(text, "\r\n", "\n")
