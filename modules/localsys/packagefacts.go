@@ -174,7 +174,7 @@ func listPackages(req *module.Request, name string) (*value.Dict, error) {
 			continue
 		}
 		if m.lib == "apt" {
-			if _, err := binPath(req, "dpkg-query"); err == nil {
+			if _, err := os.Stat(dpkgStatusFile); err == nil {
 				return aptPackages(req)
 			}
 		}
@@ -211,6 +211,10 @@ func missingRequiredLib(lib string) string {
 		" please consult the documentation on ansible_python_interpreter", lib, host)
 }
 
+// dpkgStatusFile is dpkg's database of installed packages, which
+// python-apt's cache reads; the apt manager is usable when it exists.
+const dpkgStatusFile = "/var/lib/dpkg/status"
+
 // dpkgInstalled are dpkg states in which a package has an installed
 // version (apt's current version).
 var dpkgInstalled = []string{"installed", "half-installed", "unpacked", "half-configured", "triggers-awaited", "triggers-pending"}
@@ -220,22 +224,20 @@ var dpkgInstalled = []string{"installed", "half-installed", "unpacked", "half-co
 // first package list that has the installed version ("" when only dpkg
 // knows it).
 func aptPackages(req *module.Request) (*value.Dict, error) {
-	out, err := runCmd(req, []string{"dpkg-query", "-W", "-f", "${db:Status-Status}\t${Package}\t${Version}\t${Architecture}\t${Section}\n"})
+	data, err := os.ReadFile(dpkgStatusFile)
 	if err != nil {
 		return nil, err
-	}
-	if out.rc != 0 {
-		return nil, fmt.Errorf("dpkg-query failed rc=%d : %s", out.rc, out.stderr)
 	}
 	lists := readAptLists(req)
 	type pkg struct{ name, version, arch, section string }
 	var pkgs []pkg
-	for _, line := range strings.Split(out.stdout, "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) != 5 || !slices.Contains(dpkgInstalled, f[0]) {
+	for _, stanza := range strings.Split(string(data), "\n\n") {
+		f := debFields(stanza)
+		status := strings.Fields(f["Status"])
+		if len(status) != 3 || !slices.Contains(dpkgInstalled, status[2]) {
 			continue
 		}
-		pkgs = append(pkgs, pkg{f[1], f[2], f[3], f[4]})
+		pkgs = append(pkgs, pkg{f["Package"], f["Version"], f["Architecture"], f["Section"]})
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].name < pkgs[j].name })
 	res := value.NewDict(len(pkgs))
@@ -270,7 +272,7 @@ type aptRecord struct{ origin, section string }
 // apt's cache would lack it.
 func readAptLists(req *module.Request) map[aptKey]aptRecord {
 	out := map[aptKey]aptRecord{}
-	targets, err := runCmd(req, []string{"apt-get", "indextargets", "Created-By: Packages"})
+	targets, err := runCmd(req, []string{"/usr/bin/apt-get", "indextargets", "Created-By: Packages"})
 	if err != nil || targets.rc != 0 {
 		return out
 	}
