@@ -482,6 +482,9 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
 	}
+	if err := tr.refuseAsync(sc); err != nil {
+		return tr.moduleFailure(err)
+	}
 	res, err := m.Run(tr.request(args, env, sc))
 	if err != nil {
 		return tr.moduleFailure(err)
