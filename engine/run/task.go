@@ -736,7 +736,11 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
-		if template.HasMarkers(expr) {
+		lits, embedded := embeddedOnly(expr)
+		switch {
+		case embedded:
+			v, err = tr.evalEmbedded(expr, lits, sc, opt, c.Pos)
+		case template.HasMarkers(expr):
 			v, err = tr.r.Engine.Render(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {
@@ -747,7 +751,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 					tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Version: "2.23"})
 				}
 			}
-		} else {
+		default:
 			v, err = tr.r.Engine.Eval(expr, sc, opt)
 		}
 		if err != nil {
