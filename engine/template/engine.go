@@ -256,7 +256,7 @@ func AtFile(path string, err error) error {
 	if errors.As(err, &ve) {
 		return err
 	}
-	return &VarError{Pos: value.Pos{File: path}, Err: err}
+	return &VarError{Pos: value.Pos{File: path}, Err: err, File: true}
 }
 
 // RenderValue renders every string inside v (lists and dicts recursively).
