@@ -5,6 +5,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/modules/builtin"
 	"github.com/cfzt/cfzt-runner/modules/command"
+	"github.com/cfzt/cfzt-runner/modules/external"
 	"github.com/cfzt/cfzt-runner/modules/facts"
 	"github.com/cfzt/cfzt-runner/modules/files"
 	"github.com/cfzt/cfzt-runner/modules/getent"
@@ -47,5 +48,9 @@ func newRegistry(wrap func(module.Entry) module.Module) (*module.Registry, error
 			}
 		}
 	}
-	return module.NewRegistry(sets...)
+	reg, err := module.NewRegistry(sets...)
+	if err != nil {
+		return nil, err
+	}
+	return reg.WithExternal(external.Module{}), nil
 }

@@ -44,6 +44,10 @@ type Config struct {
 	// COLLECTIONS_PATHS, with ~ expanded and relative entries made
 	// absolute.
 	RolesPath, CollectionsPaths []string
+	// ModulePath is DEFAULT_MODULE_PATH (ANSIBLE_LIBRARY, `library` in
+	// ansible.cfg): where module files are searched for after the
+	// library/ directories of playbooks and roles.
+	ModulePath []string
 	// StdoutCallback is DEFAULT_STDOUT_CALLBACK.
 	StdoutCallback string
 	// MergeHashes is DEFAULT_HASH_BEHAVIOUR=merge.
@@ -96,6 +100,7 @@ type setting struct{ env, section, key, def string }
 // base.yml names them.
 var (
 	rolesPathSetting       = setting{"ANSIBLE_ROLES_PATH", "defaults", "roles_path", "~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles"}
+	modulePathSetting      = setting{"ANSIBLE_LIBRARY", "defaults", "library", "~/.ansible/plugins/modules:/usr/share/ansible/plugins/modules"}
 	collectionsSetting     = setting{"ANSIBLE_COLLECTIONS_PATH", "defaults", "collections_path", "~/.ansible/collections:/usr/share/ansible/collections"}
 	hashBehaviourSetting   = setting{"ANSIBLE_HASH_BEHAVIOUR", "defaults", "hash_behaviour", "replace"}
 	privateRoleVarsSetting = setting{"ANSIBLE_PRIVATE_ROLE_VARS", "defaults", "private_role_vars", ""}
@@ -173,6 +178,7 @@ func Load(env Environment) *Config {
 	r.base = filepath.Dir(c.File)
 	c.RolesPath = r.paths(rolesPathSetting)
 	c.CollectionsPaths = r.paths(collectionsSetting)
+	c.ModulePath = r.paths(modulePathSetting)
 	c.MergeHashes = strings.TrimSpace(r.str(hashBehaviourSetting)) == "merge"
 	if n, err := strconv.Atoi(strings.TrimSpace(r.str(forksSetting))); err == nil {
 		c.Forks = n

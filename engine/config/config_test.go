@@ -11,7 +11,7 @@ import (
 // configEnv clears the settings Load reads from the environment.
 func configEnv(t *testing.T) {
 	for _, k := range []string{"ANSIBLE_CONFIG", "ANSIBLE_ROLES_PATH", "ANSIBLE_COLLECTIONS_PATH", "ANSIBLE_HASH_BEHAVIOUR",
-		"ANSIBLE_PRIVATE_ROLE_VARS", "ANSIBLE_HOST_PATTERN_MISMATCH", "ANSIBLE_STDOUT_CALLBACK"} {
+		"ANSIBLE_PRIVATE_ROLE_VARS", "ANSIBLE_HOST_PATTERN_MISMATCH", "ANSIBLE_STDOUT_CALLBACK", "ANSIBLE_LIBRARY"} {
 		t.Setenv(k, "")
 		require.NoError(t, os.Unsetenv(k))
 	}
@@ -53,6 +53,15 @@ func TestLoadConfigSettings(t *testing.T) {
 				require.True(t, *c.PrivateRoleVars)
 				require.Equal(t, "error", c.HostPatternMismatch)
 				require.Equal(t, []string{filepath.Join(dir, "rel")}, c.RolesPath, "relative to the working directory")
+			}},
+		{name: "the module path: library in the file, relative to it",
+			cfg: "[defaults]\nlibrary = mods:/abs/mods\n",
+			check: func(t *testing.T, dir string, c *Config) {
+				require.Equal(t, []string{filepath.Join(dir, "mods"), "/abs/mods"}, c.ModulePath)
+			}},
+		{name: "the module path from ANSIBLE_LIBRARY", cfg: "[defaults]\nlibrary = mods\n", env: map[string]string{"ANSIBLE_LIBRARY": "lib"},
+			check: func(t *testing.T, dir string, c *Config) {
+				require.Equal(t, []string{filepath.Join(dir, "lib")}, c.ModulePath, "relative to the working directory")
 			}},
 		{name: "ANSIBLE_CONFIG naming a directory", env: map[string]string{"ANSIBLE_CONFIG": "conf"},
 			check: func(t *testing.T, dir string, c *Config) {

@@ -41,6 +41,17 @@ type Request struct {
 	// Env is the task's merged `environment` keyword, rendered. Modules
 	// read it before the process environment (see Getenv).
 	Env map[string]string
+	// ModuleFile is the module file found on the module search path
+	// (Info.Path) that the external module runner executes; empty for a
+	// built-in module.
+	ModuleFile string
+	// NoLog is the task's no_log, which a module file is told
+	// (_ansible_no_log) so that it keeps its arguments out of logs.
+	NoLog bool
+	// ModuleUtils are the module_utils/ directories of the playbooks and
+	// roles loaded so far, which a module file's imports of
+	// ansible.module_utils also search.
+	ModuleUtils []string
 	// Host is the executor's side of the contract for this task and host.
 	Host Host
 }

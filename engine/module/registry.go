@@ -74,6 +74,10 @@ type Info struct {
 	Name, FQCN string
 	Kind       Kind
 	Flags      Flags
+	// Path is the file of a module found on the module search path
+	// (library/ directories, ANSIBLE_LIBRARY) rather than built in: the
+	// registry's External module runs it.
+	Path string
 }
 
 // Short returns the last dotted component of the FQCN.
@@ -84,6 +88,32 @@ func (e Entry) Short() string { return e.FQCN[strings.LastIndexByte(e.FQCN, '.')
 type Registry struct {
 	byName  map[string]*Entry
 	entries []*Entry
+	// external runs the modules found on the module search path.
+	external Module
+}
+
+// WithExternal sets the module that runs module files found on the
+// module search path (Info.Path), at composition time.
+func (r *Registry) WithExternal(m Module) *Registry {
+	r.external = m
+	return r
+}
+
+// External returns the runner of module files, nil when none was set.
+func (r *Registry) External() Module { return r.external }
+
+// Overridable reports whether a module file named like name, found on the
+// module search path, replaces what name resolves to. ansible-core looks
+// short and ansible.legacy names up in library directories before its
+// builtins, but an action plugin of that name (debug, set_fact, include_*)
+// still runs as itself, and so do our controller actions and executor
+// keywords.
+func (r *Registry) Overridable(name string) bool {
+	e, ok := r.byName[name]
+	if !ok {
+		return true
+	}
+	return e.Kind == KindModule && e.Flags&ControllerAction == 0
 }
 
 // NewRegistry builds a registry. An ansible.builtin module also answers to

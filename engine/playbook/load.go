@@ -37,6 +37,19 @@ type Loader struct {
 	Render Renderer
 	// ExtraVars are the -e variables, visible to those templates.
 	ExtraVars *value.Dict
+	// ModulePath is DEFAULT_MODULE_PATH (ANSIBLE_LIBRARY), searched for
+	// module files after the library/ directories of playbooks and roles.
+	ModulePath []string
+	// libraryDirs are the library/ directories of the playbooks and roles
+	// loaded so far, in the order they were loaded.
+	libraryDirs []string
+	// moduleUtilsDirs are their module_utils/ directories.
+	moduleUtilsDirs []string
+	// configuredModuleDirs is ModulePath with its subdirectories, listed
+	// once; dirListings caches the directories searched for module files,
+	// as ansible-core's plugin path cache does.
+	configuredModuleDirs []string
+	dirListings          map[string][]string
 
 	playbookDir string
 	// play is the play being loaded, whose variables templates see.
@@ -120,6 +133,7 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, &diag.Diagnostic{Summary: fmt.Sprintf("the playbook: %s could not be found", path), Code: diag.ExitFailure}
 	}
 	l.playbookDir = filepath.Dir(abs)
+	l.addPluginDir(l.playbookDir)
 	pb := &Playbook{Arg: path, Path: abs, Dir: l.playbookDir}
 	outer, outerW := l.messages, l.warnings
 	l.messages, l.warnings = nil, nil

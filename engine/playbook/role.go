@@ -21,6 +21,7 @@ func (l *Loader) roleDir(loc roleLocation) (*Role, error) {
 		return r, nil
 	}
 	r := &Role{Name: loc.name, Collection: loc.collection, Path: loc.path}
+	l.addPluginDir(loc.path)
 	var err error
 	if r.Vars, err = l.loadRoleVars(r, "vars", ""); err != nil {
 		return nil, err

@@ -298,7 +298,13 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			t.Set["delegate_to"] = true
 		}
 	}
-	info, ok := l.Modules.Lookup(name)
+	info, ok := l.findModuleFile(name)
+	if !ok {
+		info, ok = l.Modules.Lookup(name)
+	}
+	if !ok {
+		info, ok = l.findCollectionModule(name, l.collectionSearchList(t))
+	}
 	if !ok && strings.Contains(name, "{{") && (k.Value == "action" || k.Value == "local_action") {
 		// A templated action name resolves per host when the task runs.
 		info, ok = module.Info{Name: name, FQCN: name}, true

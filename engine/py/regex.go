@@ -7,50 +7,102 @@ import (
 	"sync"
 )
 
+// RegexFlags select a pattern's kind and its re flags.
+type RegexFlags uint8
+
+const (
+	// RegexText is a str pattern: \d \w \s are Unicode classes.
+	RegexText RegexFlags = 0
+	// RegexBytes is a bytes pattern: \d \w \s are ASCII classes.
+	RegexBytes RegexFlags = 1 << iota
+	// RegexMultiline is re.MULTILINE: ^ and $ match at every line.
+	RegexMultiline
+	// RegexDotAll is re.DOTALL: . matches a newline too.
+	RegexDotAll
+	// RegexIgnoreCase is re.IGNORECASE.
+	RegexIgnoreCase
+	// RegexFinalNewline lets a $ outside re.MULTILINE also match before
+	// a newline that ends the subject, as Python's does. RE2 has no
+	// lookahead, so it is spelled as a multi-line $: right for the
+	// one-line subjects of the file modules, wrong for longer text,
+	// which is why filters do not ask for it.
+	RegexFinalNewline
+)
+
 // regexKey identifies a compiled pattern in regexCache.
 type regexKey struct {
-	p                     string
-	ignorecase, multiline bool
+	p     string
+	flags RegexFlags
 }
 
-// regexCache memoizes CompileRegex: roles apply the same few patterns
+// regexCache memoizes CompilePattern: roles apply the same few patterns
 // to every item of their loops. *regexp.Regexp is safe for concurrent use.
 var regexCache sync.Map
 
-// CompileRegex compiles a Python pattern. Constructs RE2 lacks
-// (lookaround, backreferences) fail with an error naming them.
+// CompileRegex compiles a str pattern with the flags the regex filters
+// and tests take.
 func CompileRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) {
-	key := regexKey{p, ignorecase, multiline}
+	flags := RegexText
+	if ignorecase {
+		flags |= RegexIgnoreCase
+	}
+	if multiline {
+		flags |= RegexMultiline
+	}
+	return CompilePattern(p, flags)
+}
+
+// CompilePattern translates a Python pattern to RE2 syntax (\Z, \d \w
+// \s with Python's str or bytes meaning, \uXXXX, escaped punctuation)
+// and compiles it. What RE2 cannot match (backreferences, lookaround)
+// fails with an error naming it, rather than matching differently.
+func CompilePattern(p string, flags RegexFlags) (*regexp.Regexp, error) {
+	key := regexKey{p, flags}
 	if re, ok := regexCache.Load(key); ok {
 		return re.(*regexp.Regexp), nil
 	}
-	re, err := translateRegex(p, ignorecase, multiline)
-	if err == nil {
-		regexCache.Store(key, re)
+	src, err := translateRegex(p, flags)
+	if err != nil {
+		return nil, err
 	}
-	return re, err
+	prefix := ""
+	for _, f := range []struct {
+		flag RegexFlags
+		c    string
+	}{{RegexIgnoreCase, "i"}, {RegexMultiline, "m"}, {RegexDotAll, "s"}} {
+		if flags&f.flag != 0 {
+			prefix += f.c
+		}
+	}
+	if prefix != "" {
+		src = "(?" + prefix + ")" + src
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	regexCache.Store(key, re)
+	return re, nil
 }
 
-func translateRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) {
+// unsupported is the error for a construct RE2 lacks.
+func unsupported(what, p string) error {
+	return Errorf("%s are not supported in regular expressions (cfzt-runner matches with RE2): %s", what, p)
+}
+
+// translateRegex rewrites a Python pattern in RE2 syntax.
+func translateRegex(p string, flags RegexFlags) (string, error) {
 	var b strings.Builder
 	inClass := false
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '\\' && i+1 < len(p):
-			n := p[i+1]
-			switch {
-			case n == 'Z' && !inClass:
-				b.WriteString(`\z`)
-			case n == 'd' || n == 'D' || n == 'w' || n == 'W' || n == 's' || n == 'S':
-				b.WriteString(classEscape(n, inClass))
-			case n >= '1' && n <= '9' && !inClass:
-				return nil, Errorf("backreferences are not supported in regular expressions: %s", p)
-			default:
-				b.WriteByte(c)
-				b.WriteByte(n)
+			n, err := translateEscape(&b, p, i, inClass, flags)
+			if err != nil {
+				return "", err
 			}
-			i++
+			i += n
 		case c == '[' && !inClass:
 			inClass = true
 			b.WriteByte(c)
@@ -67,57 +119,95 @@ func translateRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error
 			b.WriteByte(c)
 		case c == '[' && inClass:
 			b.WriteString(`\[`)
+		case c == '$' && !inClass && flags&RegexFinalNewline != 0 && flags&RegexMultiline == 0:
+			b.WriteString(`(?m:$)`)
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?P="):
-			return nil, Errorf("backreferences are not supported in regular expressions: %s", p)
-		case c == '(' && !inClass && (strings.HasPrefix(p[i:], "(?=") || strings.HasPrefix(p[i:], "(?!") || strings.HasPrefix(p[i:], "(?<=") || strings.HasPrefix(p[i:], "(?<!")):
-			return nil, Errorf("lookaround assertions are not supported in regular expressions: %s", p)
+			return "", unsupported("backreferences", p)
+		case c == '(' && !inClass && hasLookaround(p[i:]):
+			return "", unsupported("lookaround assertions", p)
 		default:
 			b.WriteByte(c)
 		}
 	}
-	flags := ""
-	if ignorecase {
-		flags += "i"
-	}
-	if multiline {
-		flags += "m"
-	}
-	src := b.String()
-	if flags != "" {
-		src = "(?" + flags + ")" + src
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		msg := err.Error()
-		msg = strings.TrimPrefix(msg, "error parsing regexp: ")
-		return nil, Errorf("%s", msg)
-	}
-	return re, nil
+	return b.String(), nil
 }
 
-// classEscape gives Python's Unicode meaning to \d \w \s.
-func classEscape(n byte, inClass bool) string {
+func hasLookaround(s string) bool {
+	for _, pre := range []string{"(?=", "(?!", "(?<=", "(?<!"} {
+		if strings.HasPrefix(s, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// translateEscape writes the RE2 form of the escape at p[i] and returns
+// how many extra bytes it consumed.
+func translateEscape(b *strings.Builder, p string, i int, inClass bool, flags RegexFlags) (int, error) {
+	n := p[i+1]
+	text := flags&RegexBytes == 0
+	switch {
+	case n == 'Z' && !inClass:
+		b.WriteString(`\z`)
+	case strings.IndexByte("dDwWsS", n) >= 0:
+		b.WriteString(classEscape(n, inClass, !text))
+	case n >= '1' && n <= '9' && !inClass:
+		return 0, unsupported("backreferences", p)
+	case (n == 'u' && text && i+5 < len(p)) || (n == 'U' && text && i+9 < len(p)):
+		width := 4
+		if n == 'U' {
+			width = 8
+		}
+		b.WriteString(`\x{` + p[i+2:i+2+width] + `}`)
+		return 1 + width, nil
+	case isASCIIAlnum(n) || n == '\\':
+		b.WriteByte('\\')
+		b.WriteByte(n)
+	default:
+		// Python lets any other character be escaped; RE2 only
+		// punctuation.
+		b.WriteString(regexp.QuoteMeta(string(n)))
+	}
+	return 1, nil
+}
+
+// classEscape gives \d \w \s (and their negations) Python's meaning, for a
+// str pattern or (ascii) a bytes one.
+func classEscape(n byte, inClass, ascii bool) string {
 	var body string
-	neg := false
+	neg := n == 'D' || n == 'W' || n == 'S'
 	switch n {
 	case 'd', 'D':
-		body, neg = `\p{Nd}`, n == 'D'
-	case 'w', 'W':
-		body, neg = `\p{L}\p{N}_\p{Mn}`, n == 'W'
-	case 's', 'S':
-		body, neg = `\s\x{1c}-\x{1f}\x{85}\p{Z}`, n == 'S'
-	}
-	if inClass {
-		if neg {
-			// A negated class inside a class cannot be expressed; keep RE2's.
-			return `\` + string(n)
+		body = `\p{Nd}`
+		if ascii {
+			body = `0-9`
 		}
-		return body
+	case 'w', 'W':
+		body = `\p{L}\p{N}_\p{Mn}`
+		if ascii {
+			body = `0-9A-Za-z_`
+		}
+	default:
+		body = `\s\x0b\x{1c}-\x{1f}\x{85}\p{Z}`
+		if ascii {
+			body = `\t\n\x0b\f\r `
+		}
 	}
-	if neg {
+	switch {
+	case inClass && neg:
+		// A negated class inside a class cannot be spelled; RE2's own
+		// (ASCII) negation is the closest.
+		return `\` + string(n)
+	case inClass:
+		return body
+	case neg:
 		return "[^" + body + "]"
 	}
 	return "[" + body + "]"
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // replPart is a literal or a group reference of a replacement template.

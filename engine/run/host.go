@@ -28,9 +28,16 @@ var _ module.Host = (*taskHost)(nil)
 // request builds the module request for rendered args.
 func (tr *taskRun) request(args *value.Dict, env map[string]string, sc *scope) *module.Request {
 	t := tr.t
-	return &module.Request{Ctx: tr.r.ctx, Name: t.Info.Name, FQCN: t.Info.FQCN, Action: t.Action, Args: args.Copy(),
+	req := &module.Request{Ctx: tr.r.ctx, Name: t.Info.Name, FQCN: t.Info.FQCN, Action: t.Action, Args: args.Copy(),
 		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity, Env: env,
-		Host: &taskHost{tr: tr, sc: sc}}
+		ModuleFile: t.Info.Path, Host: &taskHost{tr: tr, sc: sc}}
+	if t.Info.Path != "" {
+		req.NoLog = tr.noLogIn(sc)
+		if tr.r.Loader != nil {
+			req.ModuleUtils = tr.r.Loader.ModuleUtilsDirs()
+		}
+	}
+	return req
 }
 
 func (h *taskHost) Name() string { return h.tr.host.name }

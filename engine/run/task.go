@@ -479,6 +479,12 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 		return tr.includeVars(args)
 	}
 	m := tr.r.moduleOf(t)
+	if t.Info.Path != "" {
+		m = tr.r.Modules.External()
+		if m == nil {
+			return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
+		}
+	}
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
 	}

@@ -92,6 +92,7 @@ func (s *Session) NewLoader(eng *template.Engine, opts run.Options) *playbook.Lo
 	c := s.Config
 	l := playbook.NewLoader(s.Modules, c.RolesPath)
 	l.CollectionsPaths = c.CollectionsPaths
+	l.ModulePath = c.ModulePath
 	l.MergeHashes = c.MergeHashes
 	l.PrivateRoleVars = c.PrivateRoleVars
 	l.ExtraVars = opts.ExtraVars

@@ -116,6 +116,12 @@ func getAttr(obj any, attr string) any {
 		if v, ok := o.exports.Get(attr); ok {
 			return v
 		}
+	case *templateRef:
+		return o.block(attr)
+	case blockRef:
+		if attr == "super" {
+			return o.super()
+		}
 	case *loopInfo:
 		if v, ok := o.attr(attr); ok {
 			return v

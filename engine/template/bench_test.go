@@ -2,8 +2,11 @@ package template
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -89,6 +92,29 @@ func BenchmarkAccumulate1000(b *testing.B) {
 				b.Fatal(err)
 			}
 			acc = r.(*value.Dict)
+		}
+	}
+}
+
+// BenchmarkExtendsTemplate renders a child template whose parent lays out
+// the routes, as a role's vhost or unit templates share a layout.
+func BenchmarkExtendsTemplate(b *testing.B) {
+	dir := b.TempDir()
+	parent := "# {% block title %}routes{% endblock %}\n{% for r in routes %}\n{% block route scoped %}{{ r.metadata.name }}{% endblock %}\n{% endfor %}\n"
+	child := "{% extends 'parent.j2' %}\n{% block title %}{{ state }} {{ super() }}{% endblock %}\n{% block route scoped %}- {{ super() }} {{ loop.index }}{% endblock %}\n"
+	if err := os.WriteFile(filepath.Join(dir, "parent.j2"), []byte(parent), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	e, vars, path := New(), benchVars(), filepath.Join(dir, "child.j2")
+	opt := Options{Search: search.Path{Base: dir}}
+	if _, err := e.RenderFile(path, child, vars, opt); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.RenderFile(path, child, vars, opt); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

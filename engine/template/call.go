@@ -265,6 +265,8 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 		return f(c, a)
 	case *macro:
 		return f.call(a.Pos, a.Kw)
+	case blockRef:
+		return f.render(c)
 	}
 	return nil, typeErrorf("'%s' object is not callable", value.TypeName(fn))
 }

@@ -19,7 +19,9 @@ type Ctx struct {
 	scopes    []*value.Dict
 	resolved  map[string]any
 	resolving map[string]bool
-	depth     int
+	// depth counts the nested renders (variables, includes); int32 keeps
+	// Ctx within its allocation size class.
+	depth int32
 	// jinjaEscapes keeps Jinja2's backslash escapes in {{ }} string
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
@@ -30,6 +32,9 @@ type Ctx struct {
 	// includePaths is where {% include %} finds template files; only the
 	// render of a template file has one.
 	includePaths []string
+	// layout is the inheritance state of a template that uses it (see
+	// inherit.go).
+	layout *layoutState
 }
 
 // Engine returns the engine of the render.
@@ -48,6 +53,11 @@ func (c *Ctx) Var(name string) (any, error) {
 func (c *Ctx) Vars() Vars { return c.vars }
 
 func (c *Ctx) lookupName(name string) any {
+	if c.layout != nil {
+		if v, ok := c.inheritanceName(name); ok {
+			return v
+		}
+	}
 	for i := len(c.scopes) - 1; i >= 0; i-- {
 		if v, ok := c.scopes[i].Get(name); ok {
 			return v
@@ -171,10 +181,10 @@ func errUndefined(err error) value.Undefined {
 }
 
 // render evaluates a template in this context. As in ansible-core, a
-// #jinja2: first line sets the template's own options, Jinja2 drops one
-// trailing newline of the source, and the newlines a text result lost are
-// added back in the newline sequence of the render's options (not of the
-// header's).
+// #jinja2: first line sets the options of the template and of those it
+// loads, Jinja2 drops one trailing newline of the source, and the newlines
+// a text result lost are added back in the newline sequence of the
+// render's options (not of the header's).
 func (c *Ctx) render(src string) (any, error) {
 	cfg := syntax.Default()
 	if c.syntax != nil {
@@ -184,6 +194,12 @@ func (c *Ctx) render(src string) (any, error) {
 	body, cfg, err := splitHeader(src, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(body) < len(src) {
+		// The header's options are the environment's, in which the
+		// templates this one includes or extends load too.
+		header := cfg
+		c.syntax = &header
 	}
 	nodes, err := c.eng.parseConfig(body, !c.jinjaEscapes, &cfg)
 	if err != nil {

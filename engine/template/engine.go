@@ -253,7 +253,8 @@ func (e *Engine) RenderFile(path, src string, vars Vars, opt Options) (any, erro
 // variable's origin).
 func AtFile(path string, err error) error {
 	var ve *VarError
-	if errors.As(err, &ve) {
+	var oe *originlessError
+	if errors.As(err, &ve) || errors.As(err, &oe) {
 		return err
 	}
 	return &VarError{Pos: value.Pos{File: path}, Err: err, File: true}

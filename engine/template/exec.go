@@ -12,7 +12,17 @@ import (
 // renders with Jinja2's native concatenation: None outputs are dropped, a
 // body with one output keeps that value's type, and several outputs are
 // joined as text.
-type sink struct{ parts []any }
+type sink struct {
+	parts []any
+	// root is the top-level run of a template that uses inheritance,
+	// whose text and outputs are dropped once it extends another; nil
+	// elsewhere (macros, blocks, set blocks).
+	root *rootRun
+}
+
+// dropping reports whether text and outputs written here are dropped: the
+// template extends another, whose layout makes the output.
+func (s *sink) dropping() bool { return s.root != nil && s.root.parent != nil }
 
 func (s *sink) text(t string) { s.parts = append(s.parts, t) }
 
@@ -84,8 +94,13 @@ func (c *Ctx) execBody(nodes []syntax.Node, b *sink) error {
 func (c *Ctx) exec(n syntax.Node, b *sink) error {
 	switch x := n.(type) {
 	case *syntax.Text:
-		b.text(x.Text)
+		if !b.dropping() {
+			b.text(x.Text)
+		}
 	case *syntax.Output:
+		if b.dropping() {
+			return nil
+		}
 		v, err := c.eval(x.Expr)
 		if err == nil {
 			if u, ok := v.(value.Undefined); ok {
@@ -129,8 +144,14 @@ func (c *Ctx) exec(n syntax.Node, b *sink) error {
 		return c.execImport(x)
 	case *syntax.FromImport:
 		return c.execFromImport(x)
+	case *syntax.Layout:
+		return c.execLayout(x, b)
+	case *syntax.Extends:
+		return c.execExtends(x, b)
+	case *syntax.Block:
+		return c.execBlock(x, b)
 	case *syntax.FilterBlock:
-		var inner sink
+		inner := sink{root: b.root}
 		if err := c.execBody(x.Body, &inner); err != nil {
 			return err
 		}

@@ -62,7 +62,15 @@ func (c *Ctx) execInclude(x *syntax.Include, b *sink) error {
 	if err != nil || nodes == nil {
 		return err
 	}
-	return sub.execBody(nodes, b)
+	if b.root == nil {
+		return sub.execBody(nodes, b)
+	}
+	// An include's output is written even after its template extends
+	// another, as Jinja2 writes it.
+	var inner sink
+	err = sub.execBody(nodes, &inner)
+	b.parts = append(b.parts, inner.parts...)
+	return err
 }
 
 // loadTemplate finds and parses the template (a name or a list of names,
@@ -72,9 +80,20 @@ func (c *Ctx) execInclude(x *syntax.Include, b *sink) error {
 // options, not a #jinja2: header of its own) and with Jinja2's escapes. A
 // missing template is nil when ignoreMissing is set.
 func (c *Ctx) loadTemplate(name syntax.Expr, withContext, ignoreMissing bool) ([]syntax.Node, *Ctx, error) {
+	path, err := c.findTemplate(name, ignoreMissing)
+	if err != nil || path == "" {
+		return nil, nil, err
+	}
+	return c.parseLoaded(path, withContext)
+}
+
+// findTemplate evaluates the template name (or list of names) of a tag
+// that loads one and returns the path of the first found; a missing
+// template is an error, or "" when ignoreMissing is set.
+func (c *Ctx) findTemplate(name syntax.Expr, ignoreMissing bool) (string, error) {
 	v, err := c.evalDefined(name)
 	if err != nil {
-		return nil, nil, err
+		return "", err
 	}
 	var names []string
 	if s, ok := v.(string); ok {
@@ -82,7 +101,7 @@ func (c *Ctx) loadTemplate(name syntax.Expr, withContext, ignoreMissing bool) ([
 	} else {
 		items, err := iterate(v)
 		if err != nil {
-			return nil, nil, err
+			return "", err
 		}
 		for _, it := range items {
 			names = append(names, value.Str(it))
@@ -90,24 +109,30 @@ func (c *Ctx) loadTemplate(name syntax.Expr, withContext, ignoreMissing bool) ([
 	}
 	for _, n := range names {
 		if p, ok := c.findInclude(n); ok {
-			return c.parseLoaded(p, withContext)
+			return p, nil
 		}
 	}
 	switch {
 	case ignoreMissing:
-		return nil, nil, nil
+		return "", nil
 	case len(names) == 1:
-		return nil, nil, &RuntimeError{Msg: names[0]}
+		return "", &RuntimeError{Msg: names[0]}
 	}
-	return nil, nil, &RuntimeError{Msg: "none of the templates given were found: " + strings.Join(names, ", ")}
+	return "", &RuntimeError{Msg: "none of the templates given were found: " + strings.Join(names, ", ")}
+}
+
+// readTemplate parses the template file at path in the loading template's
+// environment, with Jinja2's escapes.
+func (c *Ctx) readTemplate(path string) ([]syntax.Node, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &RuntimeError{Msg: err.Error()}
+	}
+	return c.eng.parseConfig(string(src), false, c.syntax)
 }
 
 func (c *Ctx) parseLoaded(path string, withContext bool) ([]syntax.Node, *Ctx, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, &RuntimeError{Msg: err.Error()}
-	}
-	nodes, err := c.eng.parseConfig(string(src), false, c.syntax)
+	nodes, err := c.readTemplate(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -23,5 +23,6 @@ func Entries() []module.Entry {
 		fetchEntry(),
 		assembleEntry(),
 		getURLDef().entry(),
+		unarchiveEntry(),
 	}
 }

@@ -105,6 +105,33 @@ type (
 		IgnoreMissing bool
 		WithContext   bool
 	}
+	// Extends is {% extends template %}: the template it names becomes the
+	// parent whose layout this template's blocks fill in.
+	Extends struct {
+		Pos
+		Template Expr
+	}
+	// Block is {% block name [scoped] [required] %}body{% endblock %}.
+	// Where it stands, the most derived definition of the block renders;
+	// TopLevel is set when it stands outside any loop, block or other
+	// scope (only if bodies around it), where a child template's output
+	// is dropped once it extends.
+	Block struct {
+		Pos
+		Name     string
+		Body     []Node
+		Scoped   bool
+		Required bool
+		TopLevel bool
+	}
+	// Layout is a whole template that uses inheritance (an extends tag or
+	// a block): Body is the template, Blocks every block it defines, at
+	// any depth, by name.
+	Layout struct {
+		Pos
+		Body   []Node
+		Blocks map[string]*Block
+	}
 	// Import is {% import template as name [with|without context] %}.
 	Import struct {
 		Pos
@@ -255,6 +282,9 @@ func (*FilterBlock) node() {}
 func (*Include) node()     {}
 func (*Import) node()      {}
 func (*FromImport) node()  {}
+func (*Extends) node()     {}
+func (*Block) node()       {}
+func (*Layout) node()      {}
 
 func (*Literal) expr() {}
 func (*Name) expr()    {}

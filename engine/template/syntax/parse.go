@@ -23,6 +23,9 @@ type parser struct {
 	// the open blocks' names, for Jinja2's unknown-tag messages.
 	endStack [][]string
 	tagStack []string
+	// inherits is set once an extends or block tag is parsed: the
+	// template is then a Layout.
+	inherits bool
 }
 
 // Parse parses a whole template with ansible-core's default environment
@@ -60,6 +63,13 @@ func ParseConfig(src string, rawVarStrings bool, cfg Config) ([]Node, error) {
 	body, _, err := p.parseBody()
 	if err != nil {
 		return nil, err
+	}
+	if p.inherits {
+		l, err := layout(body)
+		if err != nil {
+			return nil, err
+		}
+		return []Node{l}, nil
 	}
 	return body, nil
 }
@@ -225,8 +235,7 @@ func (p *parser) failUnknownTag(name string) error {
 
 // parseStatement parses the statement a block tag opens at start; only
 // Jinja2's statements and the extensions ansible-core enables are known
-// (not do, break or continue), and of the template loading statements
-// include, import and from (not extends).
+// (not do, break or continue).
 func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 	var parse func(Pos) (Node, error)
 	switch name {
@@ -254,6 +263,10 @@ func (p *parser) parseStatement(name string, start Pos) (Node, error) {
 		parse = p.parseImport
 	case "from":
 		parse = p.parseFrom
+	case "extends":
+		parse = p.parseExtends
+	case "block":
+		parse = p.parseBlock
 	default:
 		return nil, p.failUnknownTag(name)
 	}

@@ -41,8 +41,6 @@ func TestCompile(t *testing.T) {
 func TestCompileRefuses(t *testing.T) {
 	for _, p := range []string{`(a)\1`, `(?P<x>a)(?P=x)`, `(?<=a)b`, `a(?!b)`} {
 		_, err := Compile(p, Text)
-		var ue *UnsupportedError
-		require.ErrorAs(t, err, &ue, p)
 		require.Contains(t, err.Error(), "not supported in regular expressions", p)
 	}
 	_, err := Compile(`a(`, Text)

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo '{"changed": false, "from": "a subdirectory of the configured library"}'

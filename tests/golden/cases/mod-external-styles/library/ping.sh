@@ -1,0 +1,2 @@
+#!/bin/sh
+echo '{"changed": false, "ping": "library pong", "location": "library"}'
