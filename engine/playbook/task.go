@@ -164,6 +164,8 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.Until = parseConds(file, v, val)
 	case "retries":
 		t.Retries = val
+	case "async":
+		t.Async = val
 	case "delay":
 		t.Delay = val
 	case "failed_when":
