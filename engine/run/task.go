@@ -485,6 +485,12 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 			return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
 		}
 	}
+	if m == nil && t.Info.Flags&module.Unimplemented != 0 {
+		// It fails as a module that cannot run here would.
+		res := module.Failed(unimplementedModule(t))
+		normalizeModuleFailure(t, res)
+		return res, nil
+	}
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
 	}
