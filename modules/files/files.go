@@ -24,5 +24,6 @@ func Entries() []module.Entry {
 		assembleEntry(),
 		getURLDef().entry(),
 		iniFileEntry(),
+		unarchiveEntry(),
 	}
 }

@@ -259,6 +259,8 @@ var normalizers = []struct {
 	{regexp.MustCompile(`("(?:owner|group|pw_name|gr_name)": )"[^"]*"`), `$1"<NAME>"`},
 	// The size of a directory depends on the file system.
 	{regexp.MustCompile(`("size": )\d+(, "state": "directory")`), "${1}<DIRSIZE>$2"},
+	// unarchive's result puts its src between the destination's size and state.
+	{regexp.MustCompile(`("size": )\d+(, "src": "[^"]*", "state": "directory")`), "${1}<DIRSIZE>$2"},
 	// Inode numbers, devices, inode generations and times of the files a
 	// run makes (stat, find).
 	{regexp.MustCompile(`("(?:inode|dev)": )\d+`), "${1}<N>"},
