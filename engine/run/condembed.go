@@ -9,10 +9,6 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// embeddedTemplateWarning is ansible-core 2.19's warning for a conditional
-// whose string constants hold templates ("x == '{{ y }}'").
-const embeddedTemplateWarning = "Jinja constant strings should not contain embedded templates. This feature will be disabled by default in ansible-core 2.23."
-
 // embeddedTemplateHelp is the advice that follows the warning.
 const embeddedTemplateHelp = "Use inline expressions, for example: `when: \"{{ a_var }}\" == 42` becomes `when: a_var == 42`"
 
@@ -75,6 +71,6 @@ func (tr *taskRun) evalEmbedded(expr string, lits []stringLiteral, sc *scope, op
 	}
 	b.WriteString(expr[last:])
 	p := pos
-	tr.r.warn(&diag.Diagnostic{Severity: diag.Warning, Summary: embeddedTemplateWarning, Origin: &p, Help: embeddedTemplateHelp})
+	tr.r.warn(&diag.Diagnostic{Severity: diag.Warning, Summary: template.EmbeddedTemplateWarning, Origin: &p, Help: embeddedTemplateHelp})
 	return tr.r.Engine.Eval(b.String(), sc.with(bound, false), opt)
 }
