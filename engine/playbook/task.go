@@ -292,6 +292,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			argNode = nil
 		}
 		if k.Value == "local_action" {
+			// local_action is delegate_to: localhost, shown as such.
 			t.DelegateTo = "localhost"
 			if t.Set == nil {
 				t.Set = map[string]bool{}

@@ -25,8 +25,12 @@ type taskRun struct {
 	opt   template.Options
 	name  string
 	noLog bool
-	// delegate is the rendered delegate_to host ("" when not delegated).
-	delegate string
+	// delegate is the rendered delegate_to host ("" when not delegated);
+	// delegateExpr the keyword as written, rendered again for each loop
+	// item, whose hosts itemDelegates lists in order.
+	delegate      string
+	delegateExpr  any
+	itemDelegates []string
 	// at is the position of the value being templated (for warnings).
 	at value.Pos
 }
@@ -158,6 +162,7 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 	tr.t = tr.resolveTemplatedAction(t)
 	tr.noLog = tr.boolOf(f.keyword(t, "no_log", func(k *playbook.Keywords) any { return k.NoLog }))
 	if dt := f.keyword(t, "delegate_to", func(k *playbook.Keywords) any { return k.DelegateTo }); dt != nil {
+		tr.delegateExpr = dt
 		if v := tr.renderScalar(dt, tr.sc); v != nil {
 			tr.delegate = value.Str(v)
 		}
@@ -631,6 +636,10 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 			args.Update(t.Args)
 		}
 	}
+	args, err := tr.withModuleDefaults(args, sc)
+	if err != nil {
+		return nil, err
+	}
 	out := value.NewDict(args.Len())
 	args.Each(func(k string, v any) bool {
 		pos := t.ArgPos[k]
@@ -886,8 +895,8 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if isChanged(res) {
 			ev.Status = StatusChanged
 		}
-		for _, it := range resultItems(res, loop) {
-			for _, hs := range targets {
+		for i, it := range resultItems(res, loop) {
+			for _, hs := range tr.factHosts(targets, i) {
 				tr.applyFacts(hs, it)
 			}
 			tr.recordStats(it, targets)
