@@ -569,7 +569,7 @@ func (inv *Inventory) matchOne(p string) []string {
 		}
 		return out
 	}
-	if p == "localhost" || p == "127.0.0.1" || p == "::1" {
+	if IsLocalhost(p) {
 		inv.implicit = true
 		if _, ok := inv.hostVars[p]; !ok {
 			inv.hosts = append(inv.hosts, p)
@@ -858,4 +858,10 @@ func (inv *Inventory) File(h string) any {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// IsLocalhost reports the names that stand for the implicit localhost
+// (ansible-core's C.LOCALHOST).
+func IsLocalhost(name string) bool {
+	return name == "localhost" || name == "127.0.0.1" || name == "::1"
 }

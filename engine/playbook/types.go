@@ -115,6 +115,9 @@ type Task struct {
 	// BreakWhen is loop_control.break_when, evaluated after each item.
 	BreakWhen []Cond
 	Register  string
+	// Async is the async keyword: cfzt-runner runs every task to its end,
+	// but actions that cannot run in the background refuse it.
+	Async any
 	// RegisterPos is where the register keyword's value was written.
 	RegisterPos value.Pos
 	Until       []Cond

@@ -490,8 +490,17 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 			return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
 		}
 	}
+	if m == nil && t.Info.Flags&module.Unimplemented != 0 {
+		// It fails as a module that cannot run here would.
+		res := module.Failed(unimplementedModule(t))
+		normalizeModuleFailure(t, res)
+		return res, nil
+	}
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
+	}
+	if err := tr.refuseAsync(sc); err != nil {
+		return tr.moduleFailure(err)
 	}
 	res, err := m.Run(tr.request(args, env, sc))
 	if err != nil {
@@ -748,7 +757,11 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
-		if template.HasMarkers(expr) {
+		lits, embedded := embeddedOnly(expr)
+		switch {
+		case embedded:
+			v, err = tr.evalEmbedded(expr, lits, sc, opt, c.Pos)
+		case template.HasMarkers(expr):
 			v, err = tr.r.Engine.Render(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {
@@ -759,7 +772,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 					tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Version: "2.23"})
 				}
 			}
-		} else {
+		default:
 			v, err = tr.r.Engine.Eval(expr, sc, opt)
 		}
 		if err != nil {

@@ -23,7 +23,7 @@ func Entries() []module.Entry {
 		fetchEntry(),
 		assembleEntry(),
 		getURLDef().entry(),
-		unarchiveEntry(),
 		iniFileEntry(),
+		unarchiveEntry(),
 	}
 }

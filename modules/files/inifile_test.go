@@ -1,55 +1,44 @@
 package files
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// TestIniMatchOpt checks ini_file's option matching: commented-out lines
-// count for match_opt only, the value is group 8, and a longer option
-// name does not match.
-func TestIniMatchOpt(t *testing.T) {
-	cases := []struct {
-		line          string
-		any, active   bool
-		comment, want string
+func TestIniFile(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		content string
+		args    []any
+		want    string
+		msg     string
+		changed bool
 	}{
-		{line: "port = 80\n", any: true, active: true, want: "80"},
-		{line: "  port=8080\n", any: true, active: true, want: "8080"},
-		{line: "; port = 80\n", any: true, comment: ";", want: "80"},
-		{line: "#port\n", any: true, comment: "#"},
-		{line: "port_extra = 1\n"},
-		{line: "[server]\n"},
-	}
-	for _, c := range cases {
-		g := iniMatchOpt("port", c.line)
-		require.Equal(t, c.any, g != nil, c.line)
-		require.Equal(t, c.active, iniMatchActiveOpt("port", c.line) != nil, c.line)
-		if g != nil {
-			require.Equal(t, c.comment, g[2], c.line)
-			require.Equal(t, c.want, g[8], c.line)
-		}
-	}
-}
-
-// TestIniEditPresent checks that a missing option is added after the
-// section's last non-blank line and a commented one is reused.
-func TestIniEditPresent(t *testing.T) {
-	cases := []struct {
-		lines []string
-		want  []string
-		msg   string
-	}{
-		{lines: []string{"[s]\n", "a = 1\n", "\n"}, want: []string{"[s]\n", "a = 1\n", "port = 9\n", "\n"}, msg: "option added"},
-		{lines: []string{"[s]\n", "; port = 1\n"}, want: []string{"[s]\n", "port = 9\n"}, msg: "option changed"},
-		{lines: []string{"[s]\n", "port = 9\n"}, want: []string{"[s]\n", "port = 9\n"}, msg: "OK"},
-	}
-	for _, c := range cases {
-		e := &iniEdit{option: "port", values: []string{"9"}, exclusive: true, msg: "OK", assignment: "%s = %s\n", match: iniMatchOpt}
-		require.True(t, e.split(append(append([]string{"[" + iniFakeSection + "]"}, c.lines...), "["), "s"))
-		e.present()
-		require.Equal(t, c.want, e.section)
-		require.Equal(t, c.msg, e.msg)
+		{"new section", "", []any{"section", "s", "option", "k", "value", "1"}, "\n[s]\nk = 1\n", "section and option added", true},
+		{"option added", "[s]\na = 1\n", []any{"section", "s", "option", "k", "value", "2"}, "[s]\na = 1\nk = 2\n", "option added", true},
+		{"option changed", "[s]\nk = 1\n", []any{"section", "s", "option", "k", "value", "2"}, "[s]\nk = 2\n", "option changed", true},
+		{"unchanged", "[s]\nk = 1\n", []any{"section", "s", "option", "k", "value", "1"}, "[s]\nk = 1\n", "OK", false},
+		{"missing final newline", "[s]\nk = 1", []any{"section", "s", "option", "k", "value", "1"}, "[s]\nk = 1\n", "OK", true},
+		{"commented option reused", "[s]\n;k = 0\n", []any{"section", "s", "option", "k", "value", "1"}, "[s]\nk = 1\n", "option changed", true},
+		{"no extra spaces", "[s]\n", []any{"section", "s", "option", "k", "value", "1", "no_extra_spaces", true}, "[s]\nk=1\n", "option added", true},
+		{"global option", "[s]\n", []any{"option", "g", "value", "1"}, "g = 1\n[s]\n", "option added", true},
+		{"exclusive values", "[s]\nk = a\nk = b\nk = c\n", []any{"section", "s", "option", "k", "values", []any{"c", "a"}}, "[s]\nk = a\nk = c\n", "option changed", true},
+		{"absent option", "[s]\nk = 1\nj = 2\n", []any{"section", "s", "option", "k", "state", "absent"}, "[s]\nj = 2\n", "option changed", true},
+		{"absent section", "[s]\nk = 1\n[t]\nj = 2\n", []any{"section", "s", "state", "absent"}, "[t]\nj = 2\n", "section removed", true},
+		{"no value allowed", "[s]\n", []any{"section", "s", "option", "flag", "allow_no_value", true}, "[s]\nflag\n", "option added", true},
+		{"only section", "", []any{"section", "e", "allow_no_value", true}, "\n[e]\n", "only section added", true},
+		{"everything absent", "a=1\n[s]\n", []any{"state", "absent"}, "", "section removed", true},
+		{"ignore spaces", "[s]\nk=1\n", []any{"section", "s", "option", "k", "value", "1", "ignore_spaces", true}, "[s]\nk=1\n", "OK", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "f.ini")
+			writeFile(t, path, tc.content)
+			res := mustRun(t, "ini_file", append([]any{"path", path}, tc.args...)...)
+			require.Equal(t, tc.want, readFile(t, path))
+			require.Equal(t, tc.msg, res.Default("msg", nil))
+			require.Equal(t, tc.changed, res.Default("changed", nil))
+		})
 	}
 }

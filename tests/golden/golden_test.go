@@ -68,10 +68,37 @@ func TestGolden(t *testing.T) {
 			if why, ok := known[name]; ok && os.Getenv("CFZT_GOLDEN_RUN_KNOWN") == "" {
 				t.Skip("KNOWN_FAILURES: " + why)
 			}
+			if why := unmetRequirement(dir); why != "" {
+				t.Skip(why)
+			}
 			t.Parallel()
 			runCase(t, dir)
 		})
 	}
+}
+
+// unmetRequirement reads a case's optional `requires` file, one need a
+// line: `root` (the case creates real users and groups) or a command
+// that must be on PATH (`dpkg-query`). It returns why the case cannot run
+// here, or "".
+func unmetRequirement(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "requires"))
+	if err != nil {
+		return ""
+	}
+	for _, need := range strings.Fields(string(data)) {
+		switch {
+		case need == "root":
+			if os.Geteuid() != 0 {
+				return "the case needs root (requires: root)"
+			}
+		default:
+			if _, err := exec.LookPath(need); err != nil {
+				return "the case needs " + need + " on PATH (requires)"
+			}
+		}
+	}
+	return ""
 }
 
 func runCase(t *testing.T, dir string) {
