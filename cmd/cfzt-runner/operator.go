@@ -209,7 +209,8 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 		disp, log, direct = j, jsonLogger(j), os.Stderr
 	} else {
 		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
-			HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml"}
+			HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
+			CommunityYAML: cfg.StdoutCallback == "community.general.yaml"}
 		log = textLogger(os.Stderr)
 	}
 	sess := newSession(cfg, reg, c.inventory, direct)

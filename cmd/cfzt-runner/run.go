@@ -200,9 +200,13 @@ func runCLI(ctx context.Context, args []string) int {
 		return startupError(err)
 	}
 	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
-		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml"}
+		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
+		CommunityYAML: cfg.StdoutCallback == "community.general.yaml"}
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
+	}
+	if d := cfg.CallbackDeprecation(); d != nil {
+		disp.Warn(d)
 	}
 	if cfg.Err != nil {
 		return startupError(cfg.Err)

@@ -7,6 +7,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -207,6 +208,10 @@ func Load(env Environment) *Config {
 	c.StdoutCallback = r.str(stdoutCallbackSetting)
 	switch c.StdoutCallback {
 	case "default", "ansible.builtin.default":
+	case "yaml", "community.general.yaml":
+		// community.general's yaml callback: the default callback with its
+		// own YAML results (see display.Default.CommunityYAML).
+		c.StdoutCallback = "community.general.yaml"
 	case "":
 		c.Err = fmt.Errorf("No stdout callback name provided.")
 	default:
@@ -214,6 +219,16 @@ func Load(env Environment) *Config {
 	}
 	c.readEnvironment(env)
 	return c
+}
+
+// CallbackDeprecation is the deprecation the stdout callback in use
+// announces when it loads (community.general's yaml callback), or nil.
+func (c *Config) CallbackDeprecation() *diag.Diagnostic {
+	if c.StdoutCallback != "community.general.yaml" {
+		return nil
+	}
+	return &diag.Diagnostic{Severity: diag.Deprecation, Version: "12.0.0", Collection: "community.general",
+		Summary: "community.general.yaml has been deprecated. The plugin has been superseded by the the option `result_format=yaml` in callback plugin ansible.builtin.default from ansible-core 2.13 onwards."}
 }
 
 // readEnvironment reads the settings cfzt-runner takes from the

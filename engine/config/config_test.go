@@ -165,9 +165,16 @@ func TestEnvironmentOnlySettings(t *testing.T) {
 		{"an empty stdout callback is an error", map[string]string{"ANSIBLE_STDOUT_CALLBACK": ""}, func(t *testing.T, c *Config) {
 			require.EqualError(t, c.Err, "No stdout callback name provided.")
 		}},
-		{"another stdout callback is a warning", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "yaml"}, func(t *testing.T, c *Config) {
+		{"another stdout callback is a warning", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "minimal"}, func(t *testing.T, c *Config) {
 			require.NoError(t, c.Err)
-			require.Equal(t, []string{"The stdout callback 'yaml' is not available in cfzt-runner; the 'default' callback is used instead."}, c.Warnings)
+			require.Equal(t, []string{"The stdout callback 'minimal' is not available in cfzt-runner; the 'default' callback is used instead."}, c.Warnings)
+		}},
+		{"community.general's yaml callback", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "yaml"}, func(t *testing.T, c *Config) {
+			require.Empty(t, c.Warnings)
+			require.Equal(t, "community.general.yaml", c.StdoutCallback)
+		}},
+		{"the yaml result format", map[string]string{"ANSIBLE_CALLBACK_RESULT_FORMAT": "YAML"}, func(t *testing.T, c *Config) {
+			require.Equal(t, "yaml", c.ResultFormat)
 		}},
 	}
 	for _, tc := range cases {

@@ -79,6 +79,9 @@ type Diagnostic struct {
 	// feature, and Plugin the plugin it belongs to ("lookup plugin
 	// 'first_found'"; empty for ansible-core's own features).
 	Version, Plugin string
+	// Collection is the collection whose Version removes a deprecated
+	// feature (empty when ansible-core does).
+	Collection string
 	// AsResult marks a module's own failure (ansible-core's
 	// AnsibleActionFail): the executor reports it as a failed result whose
 	// msg is Summary rather than as a raised error.

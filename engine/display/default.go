@@ -38,9 +38,13 @@ type Default struct {
 	// ResultYAML is callback_result_format=yaml: results are shown as
 	// YAML rather than JSON.
 	ResultYAML bool
-	pending    *pendingBanner
-	lastTask   *playbook.Task
-	text       diagText
+	// CommunityYAML is stdout_callback=community.general.yaml: results as
+	// that callback dumps them (a changed=/skipped= header, two-space
+	// YAML).
+	CommunityYAML bool
+	pending       *pendingBanner
+	lastTask      *playbook.Task
+	text          diagText
 	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
@@ -343,6 +347,9 @@ func (d *Default) dump(res *value.Dict) string {
 		out.Set(k, v)
 		return true
 	})
+	if d.CommunityYAML {
+		return dumpCommunityYAML(Mask(out))
+	}
 	if d.ResultYAML {
 		return dumpYAML(Mask(out))
 	}

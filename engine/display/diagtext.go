@@ -79,7 +79,10 @@ func (t *diagText) formatWarning(w *diag.Diagnostic) string {
 	prefix := warningPrefix
 	if w.Severity == diag.Deprecation {
 		from := "ansible-core"
-		if w.Plugin != "" {
+		switch {
+		case w.Collection != "":
+			from = "collection '" + w.Collection + "'"
+		case w.Plugin != "":
 			from = w.Plugin + " in ansible-core"
 		}
 		msg = strings.TrimRight(msg, ".") + ". This feature will be removed from " + from + " version " + w.Version + "."
