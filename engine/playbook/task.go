@@ -166,6 +166,10 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.Retries = val
 	case "delay":
 		t.Delay = val
+	case "async":
+		t.Async = val
+	case "poll":
+		t.Poll = val
 	case "failed_when":
 		t.FailedWhen = parseConds(file, v, val)
 	case "changed_when":

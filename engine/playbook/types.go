@@ -114,6 +114,10 @@ type Task struct {
 	Until       []Cond
 	Retries     any
 	Delay       any
+	// Async is the `async` keyword (seconds a background job may run,
+	// 0: run in the foreground) and Poll the `poll` keyword (seconds
+	// between status checks, 0: fire and forget); nil when not written.
+	Async, Poll any
 	FailedWhen  []Cond
 	ChangedWhen []Cond
 	Listen      []string
