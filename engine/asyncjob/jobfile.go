@@ -96,14 +96,12 @@ func Status(dir, jid string) *value.Dict {
 		res.Set("msg", ErrNoJob.Error())
 		res.Set("failed", true)
 		res.Set("finished", true)
-		res.Set("changed", false)
 		return res
 	}
 	parsed, err := value.DecodeJSON(data)
 	state, isDict := parsed.(*value.Dict)
 	if err != nil || !isDict {
 		// A file being written reads as a job still running.
-		res.Set("changed", false)
 		return res
 	}
 	if !state.Has("started") {
@@ -112,15 +110,9 @@ func Status(dir, jid string) *value.Dict {
 	} else if !state.Has("finished") {
 		state.Set("finished", false)
 	}
-	for _, k := range state.Keys() {
-		v, _ := state.Get(k)
-		res.Set(k, v)
-	}
+	res.Update(state)
 	for _, k := range []string{"started", "finished"} {
 		res.Set(k, value.Truthy(res.Default(k, false)))
-	}
-	if !res.Has("changed") {
-		res.Set("changed", false)
 	}
 	return res
 }
@@ -134,5 +126,5 @@ func Cleanup(dir, jid string) *value.Dict {
 		return Status(dir, jid)
 	}
 	return value.DictOf("started", false, "finished", false, "stdout", "", "stderr", "",
-		"stdout_lines", []any{}, "stderr_lines", []any{}, "ansible_job_id", jid, "erased", path, "changed", false)
+		"stdout_lines", []any{}, "stderr_lines", []any{}, "ansible_job_id", jid, "erased", path)
 }

@@ -488,7 +488,14 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
 	}
-	res, err := m.Run(tr.request(args, env, sc))
+	req := tr.request(args, env, sc)
+	var res *value.Dict
+	var err error
+	if seconds, poll := tr.asyncParams(sc); seconds > 0 {
+		res, err = tr.runAsync(req, seconds, poll, sc)
+	} else {
+		res, err = m.Run(req)
+	}
 	if err != nil {
 		return tr.moduleFailure(err)
 	}
