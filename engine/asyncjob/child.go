@@ -44,7 +44,7 @@ func RunChild(ctx context.Context, reg *module.Registry, args []string) int {
 		_ = write(path, failure(err.Error()))
 		return 0
 	}
-	jobCtx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
+	jobCtx, cancel := context.WithTimeout(ctx, killAfter(timeout))
 	defer cancel()
 	done := make(chan *value.Dict, 1)
 	go func() { done <- runModule(jobCtx, reg, &spec) }()
@@ -55,6 +55,22 @@ func RunChild(ctx context.Context, reg *module.Registry, args []string) int {
 		_ = write(path, value.DictOf("msg", "Timeout exceeded", "failed", true, "child_pid", os.Getpid()))
 	}
 	return 0
+}
+
+// wrapperStep is how often async_wrapper checks its job: it kills a job
+// at the first check after the time limit, so never before 5 seconds.
+const wrapperStep = 5
+
+// killAfter is when a job with a limit of timeout seconds is killed, on
+// async_wrapper's 5-second steps. The executor's own polling gives up at
+// the limit itself, so a polled task fails with "did not complete within
+// the requested time" before the job file reads "Timeout exceeded".
+func killAfter(timeout int) time.Duration {
+	steps := (timeout + wrapperStep - 1) / wrapperStep
+	if steps < 1 {
+		steps = 1
+	}
+	return time.Duration(steps*wrapperStep) * time.Second
 }
 
 // failure is the job result of a job that could not run its module.

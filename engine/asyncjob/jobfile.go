@@ -89,14 +89,12 @@ var ErrNoJob = errors.New("could not find job")
 // A job id without a file is a failed result with ErrNoJob's message.
 func Status(dir, jid string) *value.Dict {
 	path := Path(dir, jid)
-	res := value.DictOf("started", true, "finished", false, "stdout", "", "stderr", "",
-		"stdout_lines", []any{}, "stderr_lines", []any{}, "ansible_job_id", jid, "results_file", path)
+	res := initialResult(jid)
+	res.Set("results_file", path)
+	res.Set("started", true)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		res.Set("msg", ErrNoJob.Error())
-		res.Set("failed", true)
-		res.Set("finished", true)
-		return res
+		return noJob(res)
 	}
 	parsed, err := value.DecodeJSON(data)
 	state, isDict := parsed.(*value.Dict)
@@ -122,9 +120,27 @@ func Status(dir, jid string) *value.Dict {
 // Status does.
 func Cleanup(dir, jid string) *value.Dict {
 	path := Path(dir, jid)
+	res := initialResult(jid)
+	res.Set("erased", path)
 	if err := os.Remove(path); err != nil {
-		return Status(dir, jid)
+		return noJob(res)
 	}
+	return res
+}
+
+// initialResult is the result the async_status action starts from, which
+// the module's answer updates: not started, not finished, no output.
+func initialResult(jid string) *value.Dict {
 	return value.DictOf("started", false, "finished", false, "stdout", "", "stderr", "",
-		"stdout_lines", []any{}, "stderr_lines", []any{}, "ansible_job_id", jid, "erased", path)
+		"stdout_lines", []any{}, "stderr_lines", []any{}, "ansible_job_id", jid)
+}
+
+// noJob updates res with the module's failure for a job id without a
+// job file.
+func noJob(res *value.Dict) *value.Dict {
+	res.Set("msg", ErrNoJob.Error())
+	res.Set("failed", true)
+	res.Set("started", true)
+	res.Set("finished", true)
+	return res
 }
