@@ -8,16 +8,12 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/cfzt/cfzt-runner/engine/asyncjob"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if len(os.Args) > 1 && os.Args[1] == asyncjob.ChildCommand {
-		os.Exit(runAsyncJob(ctx, os.Args[2:]))
-	}
 	writeProfiles := startProfiles()
 	code := runSubcommand(ctx, os.Args[1:], runCLI)
 	writeProfiles()
