@@ -53,6 +53,12 @@ func RunChild(ctx context.Context, reg *module.Registry, args []string) int {
 		_ = write(path, res)
 	case <-jobCtx.Done():
 		_ = write(path, value.DictOf("msg", "Timeout exceeded", "failed", true, "child_pid", os.Getpid()))
+		// The cancelled module kills what it started before it returns;
+		// the job waits for that rather than leave its commands behind.
+		select {
+		case <-done:
+		case <-time.After(killGrace):
+		}
 	}
 	return 0
 }
@@ -72,6 +78,9 @@ func killAfter(timeout int) time.Duration {
 	}
 	return time.Duration(steps*wrapperStep) * time.Second
 }
+
+// killGrace bounds the wait for a cancelled module to return.
+const killGrace = 5 * time.Second
 
 // failure is the job result of a job that could not run its module.
 func failure(msg string) *value.Dict {
