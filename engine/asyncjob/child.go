@@ -102,18 +102,22 @@ func runModule(ctx context.Context, reg *module.Registry, spec *Spec) *value.Dic
 	if err != nil || !isDict {
 		return failure("the job's arguments do not decode")
 	}
+	host := &jobHost{spec: spec, shared: module.NewShared()}
 	req := &module.Request{Ctx: ctx, Name: spec.Name, FQCN: spec.FQCN, Action: spec.Action, Args: args,
 		Check: spec.Check, Diff: spec.Diff, Verbosity: spec.Verbosity, Env: spec.Env,
 		ModuleFile: spec.ModuleFile, NoLog: spec.NoLog, ModuleUtils: spec.ModuleUtils,
-		Host: &jobHost{spec: spec, shared: module.NewShared()}}
+		Host: host}
 	res, err := m.Run(req)
 	if err != nil {
-		return failure(err.Error())
-	}
-	if res == nil {
+		res = failure(err.Error())
+	} else if res == nil {
 		res = module.Result(false)
 	}
-	return plainResult(res)
+	res = plainResult(res)
+	if len(host.warnings) > 0 && !res.Has("warnings") {
+		res.Set("warnings", host.warnings)
+	}
+	return res
 }
 
 // plainResult makes a result storable as JSON: an exception value (an
@@ -143,10 +147,13 @@ func plainResult(res *value.Dict) *value.Dict {
 var errNoTemplating = errors.New("templating is not available to a module running as an async job")
 
 // jobHost is the module.Host of a background job: the host's name and the
-// directories of the task, without the run's variables.
+// directories of the task, without the run's variables. The warnings a
+// module gives go to the job's result, as a module's JSON output carries
+// them.
 type jobHost struct {
-	spec   *Spec
-	shared *module.Shared
+	spec     *Spec
+	shared   *module.Shared
+	warnings []any
 }
 
 func (h *jobHost) Name() string                            { return h.spec.HostName }
@@ -154,7 +161,6 @@ func (h *jobHost) Render(string) (any, error)              { return nil, errNoTe
 func (h *jobHost) Eval(string) (any, error)                { return nil, errNoTemplating }
 func (h *jobHost) EvalLenient(string) (any, string, error) { return nil, "", errNoTemplating }
 func (h *jobHost) Cond(any, value.Pos) (bool, error)       { return false, errNoTemplating }
-func (h *jobHost) Warn(string, value.Pos)                  {}
 func (h *jobHost) Deprecate(string, string, value.Pos)     {}
 func (h *jobHost) ArgPos(string) value.Pos                 { return value.Pos{} }
 func (h *jobHost) KeyPos(string) value.Pos                 { return value.Pos{} }
@@ -165,6 +171,9 @@ func (h *jobHost) Shared() *module.Shared                  { return h.shared }
 func (h *jobHost) RenderFile(string, module.FileTemplate) (string, error) {
 	return "", errNoTemplating
 }
+
+// Warn keeps msg for the job's result.
+func (h *jobHost) Warn(msg string, _ value.Pos) { h.warnings = append(h.warnings, msg) }
 
 // Var answers playbook_dir, the one variable modules read to resolve
 // relative paths (Request.BaseDir).

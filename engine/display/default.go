@@ -365,6 +365,9 @@ func hostLabel(ev *run.Event) string {
 
 // warnings prints a result's warnings and deprecations.
 func (d *Default) warnings(res *value.Dict) {
+	if module.WarningsShown(res) {
+		return
+	}
 	if l, ok := res.Default("warnings", nil).([]any); ok {
 		for _, w := range l {
 			d.Warn(diag.Warn(value.Str(w), nil))

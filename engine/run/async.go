@@ -140,10 +140,24 @@ func (tr *taskRun) pollJob(dir, jid string, seconds, poll int, noLog bool) (*val
 		return res, nil
 	}
 	asyncjob.Cleanup(dir, jid)
+	tr.showJobWarnings(status)
 	kind := AsyncOK
 	if value.Truthy(status.Default("failed", false)) {
 		kind = AsyncFailed
 	}
 	tr.r.Display.Async(AsyncEvent{Kind: kind, Host: tr.host.name, JID: jid, NoLog: noLog})
 	return status, nil
+}
+
+// showJobWarnings shows the warnings of a polled job's result when the
+// job ends, before its ASYNC line, and keeps the display from showing
+// them again with the task's result.
+func (tr *taskRun) showJobWarnings(status *value.Dict) {
+	list, _ := status.Default("warnings", nil).([]any)
+	for _, w := range list {
+		tr.r.warning(value.Str(w))
+	}
+	if len(list) > 0 {
+		module.MarkWarningsShown(status)
+	}
 }

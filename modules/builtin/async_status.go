@@ -36,5 +36,8 @@ func asyncStatusModule(req *module.Request) (*value.Dict, error) {
 	if args.Str("mode") == "cleanup" {
 		return asyncjob.Cleanup(dir, args.Str("jid")), nil
 	}
-	return asyncjob.Status(dir, args.Str("jid")), nil
+	res := asyncjob.Status(dir, args.Str("jid"))
+	// A job's warnings are part of its status, not shown by async_status.
+	module.MarkWarningsShown(res)
+	return res, nil
 }
