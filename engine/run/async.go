@@ -60,7 +60,7 @@ type AsyncEvent struct {
 // asyncParams returns the task's `async` and `poll` seconds; async is 0
 // for a task that runs in the foreground.
 func (tr *taskRun) asyncParams(sc *scope) (seconds, poll int) {
-	if tr.t.Async == nil || tr.t.Info.Kind != module.KindModule {
+	if tr.t.Async == nil || (tr.t.Info.Kind != module.KindModule && tr.t.Info.Kind != module.KindIncludeVars) {
 		return 0, 0
 	}
 	seconds, _ = value.AsInt(tr.renderScalar(tr.t.Async, sc))
@@ -78,9 +78,6 @@ func (tr *taskRun) asyncParams(sc *scope) (seconds, poll int) {
 // id and file at once; otherwise the job is polled every poll seconds
 // until it finishes or its seconds are spent.
 func (tr *taskRun) runAsync(req *module.Request, seconds, poll int, sc *scope) (*value.Dict, error) {
-	if noAsyncActions[tr.t.Info.FQCN] {
-		return nil, module.ActionFail(fmt.Sprintf("This action (%s) does not support async.", tr.t.Action), nil)
-	}
 	exe := tr.r.AsyncExecutable
 	if exe == "" {
 		var err error
@@ -103,6 +100,15 @@ func (tr *taskRun) runAsync(req *module.Request, seconds, poll int, sc *scope) (
 			"results_file", asyncjob.Path(dir, jid), "started", true), nil
 	}
 	return tr.pollJob(dir, jid, seconds, poll, tr.noLogIn(sc))
+}
+
+// asyncRefused is the error of an action that does not support async
+// when the task sets it, nil otherwise.
+func (tr *taskRun) asyncRefused(seconds int) error {
+	if seconds > 0 && noAsyncActions[tr.t.Info.FQCN] {
+		return module.ActionFail(fmt.Sprintf("This action (%s) does not support async.", tr.t.Action), nil)
+	}
+	return nil
 }
 
 // nonNil turns a missing variable into the empty string.

@@ -475,6 +475,10 @@ func (tr *taskRun) renderScalar(v any, sc *scope) any {
 // once runs the module a single time with rendered arguments.
 func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*value.Dict, error) {
 	t := tr.t
+	seconds, poll := tr.asyncParams(sc)
+	if err := tr.asyncRefused(seconds); err != nil {
+		return tr.moduleFailure(err)
+	}
 	if t.Info.Kind == module.KindIncludeVars {
 		return tr.includeVars(args)
 	}
@@ -491,7 +495,7 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	req := tr.request(args, env, sc)
 	var res *value.Dict
 	var err error
-	if seconds, poll := tr.asyncParams(sc); seconds > 0 {
+	if seconds > 0 {
 		res, err = tr.runAsync(req, seconds, poll, sc)
 	} else {
 		res, err = m.Run(req)
