@@ -167,9 +167,9 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 	case "delay":
 		t.Delay = val
 	case "async":
-		t.Async = val
+		t.Async, t.AsyncPos = val, value.NodePos(file, v)
 	case "poll":
-		t.Poll = val
+		t.Poll, t.PollPos = val, value.NodePos(file, v)
 	case "failed_when":
 		t.FailedWhen = parseConds(file, v, val)
 	case "changed_when":

@@ -117,10 +117,12 @@ type Task struct {
 	// Async is the `async` keyword (seconds a background job may run,
 	// 0: run in the foreground) and Poll the `poll` keyword (seconds
 	// between status checks, 0: fire and forget); nil when not written.
-	Async, Poll any
-	FailedWhen  []Cond
-	ChangedWhen []Cond
-	Listen      []string
+	// AsyncPos and PollPos are where their values were written.
+	Async, Poll       any
+	AsyncPos, PollPos value.Pos
+	FailedWhen        []Cond
+	ChangedWhen       []Cond
+	Listen            []string
 	// Apply is the block of keywords an include's `apply` gives the
 	// included tasks; ApplyErr the error building it raises when the
 	// include runs.

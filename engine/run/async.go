@@ -3,9 +3,12 @@ package run
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/asyncjob"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -58,19 +61,49 @@ type AsyncEvent struct {
 }
 
 // asyncParams returns the task's `async` and `poll` seconds; async is 0
-// for a task that runs in the foreground.
-func (tr *taskRun) asyncParams(sc *scope) (seconds, poll int) {
+// for a task that runs in the foreground. A value that is not an integer
+// is the task's error, as ansible-core's int field attributes report it.
+func (tr *taskRun) asyncParams(sc *scope) (seconds, poll int, err error) {
 	if tr.t.Async == nil || (tr.t.Info.Kind != module.KindModule && tr.t.Info.Kind != module.KindIncludeVars) {
-		return 0, 0
+		return 0, 0, nil
 	}
-	seconds, _ = value.AsInt(tr.renderScalar(tr.t.Async, sc))
+	if seconds, err = tr.intKeyword("async_val", tr.t.Async, tr.t.AsyncPos, sc); err != nil {
+		return 0, 0, err
+	}
 	poll = defaultPoll
 	if tr.t.Poll != nil {
-		if n, ok := value.AsInt(tr.renderScalar(tr.t.Poll, sc)); ok {
-			poll = n
+		if poll, err = tr.intKeyword("poll", tr.t.Poll, tr.t.PollPos, sc); err != nil {
+			return 0, 0, err
 		}
 	}
-	return seconds, poll
+	return seconds, poll, nil
+}
+
+// intKeyword renders an integer keyword written at pos and converts it
+// as Python's int() does (surrounding spaces allowed, no fractions in
+// text, a float truncated).
+func (tr *taskRun) intKeyword(name string, v any, pos value.Pos, sc *scope) (int, error) {
+	v = tr.renderScalar(v, sc)
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, nil
+		}
+		return 0, nil
+	case float64:
+		return int(x), nil
+	case string:
+		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+			return n, nil
+		}
+	default:
+		if n, ok := value.AsInt(x); ok {
+			return n, nil
+		}
+	}
+	cause := diag.Chain(fmt.Sprintf("The value %s could not be converted to 'int'.", value.Repr(v)), pos, nil)
+	cause.Detached = true
+	return 0, diag.Chain("Task failed.", tr.t.Pos, diag.Chain(fmt.Sprintf("Error processing keyword '%s'.", name), pos, cause))
 }
 
 // runAsync runs req as a background job, as ansible-core's action layer

@@ -475,7 +475,10 @@ func (tr *taskRun) renderScalar(v any, sc *scope) any {
 // once runs the module a single time with rendered arguments.
 func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*value.Dict, error) {
 	t := tr.t
-	seconds, poll := tr.asyncParams(sc)
+	seconds, poll, err := tr.asyncParams(sc)
+	if err != nil {
+		return nil, err
+	}
 	if err := tr.asyncRefused(seconds); err != nil {
 		return tr.moduleFailure(err)
 	}
@@ -494,7 +497,6 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	}
 	req := tr.request(args, env, sc)
 	var res *value.Dict
-	var err error
 	if seconds > 0 {
 		res, err = tr.runAsync(req, seconds, poll, sc)
 	} else {
