@@ -3,13 +3,12 @@ package run
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/asyncjob"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -80,25 +79,12 @@ func (tr *taskRun) asyncParams(sc *scope) (seconds, poll int, err error) {
 }
 
 // intKeyword renders an integer keyword written at pos and converts it
-// as Python's int() does (surrounding spaces allowed, no fractions in
-// text, a float truncated).
+// with Python's int(), as ansible-core's int field attributes do.
 func (tr *taskRun) intKeyword(name string, v any, pos value.Pos, sc *scope) (int, error) {
 	v = tr.renderScalar(v, sc)
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case float64:
-		return int(x), nil
-	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
-			return n, nil
-		}
-	default:
-		if n, ok := value.AsInt(x); ok {
-			return n, nil
+	if n, err := py.Int(v); err == nil {
+		if i, ok := n.(int); ok {
+			return i, nil
 		}
 	}
 	cause := diag.Chain(fmt.Sprintf("The value %s could not be converted to 'int'.", value.Repr(v)), pos, nil)
