@@ -10,6 +10,7 @@ import (
 	"github.com/cfzt/cfzt-runner/modules/files"
 	"github.com/cfzt/cfzt-runner/modules/getent"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
+	"github.com/cfzt/cfzt-runner/modules/localsys"
 	"github.com/cfzt/cfzt-runner/modules/ping"
 	"github.com/cfzt/cfzt-runner/modules/system"
 	templatemod "github.com/cfzt/cfzt-runner/modules/template"
@@ -26,7 +27,7 @@ func moduleSets() [][]module.Entry {
 		k8s.Entries(),
 		uri.Entries(),
 		command.Entries(), ping.Entries(), waitfor.Entries(), getent.Entries(),
-		facts.Entries(), system.Entries(),
+		facts.Entries(), system.Entries(), localsys.Entries(),
 		templatemod.Entries(),
 	}
 }

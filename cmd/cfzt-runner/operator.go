@@ -208,7 +208,8 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 		j := &display.JSON{Out: os.Stdout, Verbose: c.verbose}
 		disp, log, direct = j, jsonLogger(j), os.Stderr
 	} else {
-		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File}
+		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
+			HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml"}
 		log = textLogger(os.Stderr)
 	}
 	sess := newSession(cfg, reg, c.inventory, direct)

@@ -199,7 +199,8 @@ func runCLI(ctx context.Context, args []string) int {
 	if err != nil {
 		return startupError(err)
 	}
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File}
+	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
+		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml"}
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}
@@ -234,7 +235,7 @@ func runCLI(ctx context.Context, args []string) int {
 		for _, pb := range r.Playbooks {
 			r.Inventory.AddVarsDir(pb.Dir)
 			run.ListPlaybook(os.Stdout, pb, r.Inventory, run.ListOptions{Tasks: c.listTasks, Tags: c.listTags, Hosts: c.listHosts,
-				OnlyTags: splitTags(c.tags), SkipTags: splitTags(c.skipTags)})
+				OnlyTags: splitTags(c.tags), SkipTags: splitTags(c.skipTags), Limit: strings.Join(c.limit, ":")})
 		}
 		return 0
 	}

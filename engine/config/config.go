@@ -72,6 +72,11 @@ type Config struct {
 	ErrorOnMissingHandler bool
 	// DiffAlways is DIFF_ALWAYS: the default of --diff.
 	DiffAlways bool
+	// DisplaySkippedHosts and DisplayOKHosts are the default callback's
+	// display_skipped_hosts and display_ok_hosts.
+	DisplaySkippedHosts, DisplayOKHosts bool
+	// ResultFormat is the default callback's result_format (json, yaml).
+	ResultFormat string
 
 	// The settings below are read from the environment only.
 
@@ -112,6 +117,9 @@ var (
 	forksSetting           = setting{"ANSIBLE_FORKS", "defaults", "forks", "5"}
 	missingHandlerSetting  = setting{"ANSIBLE_ERROR_ON_MISSING_HANDLER", "defaults", "error_on_missing_handler", "true"}
 	diffAlwaysSetting      = setting{"ANSIBLE_DIFF_ALWAYS", "diff", "always", "false"}
+	displaySkippedSetting  = setting{"ANSIBLE_DISPLAY_SKIPPED_HOSTS", "defaults", "display_skipped_hosts", "true"}
+	displayOKSetting       = setting{"ANSIBLE_DISPLAY_OK_HOSTS", "defaults", "display_ok_hosts", "true"}
+	resultFormatSetting    = setting{"ANSIBLE_CALLBACK_RESULT_FORMAT", "defaults", "callback_result_format", "json"}
 )
 
 // reader reads settings from the environment, then the config file.
@@ -193,6 +201,9 @@ func Load(env Environment) *Config {
 	c.ErrorOnMissingHandler = r.boolean(missingHandlerSetting)
 	c.ShowCustomStats = r.boolean(customStatsSetting)
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
+	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)
+	c.DisplayOKHosts = r.boolean(displayOKSetting)
+	c.ResultFormat = strings.ToLower(strings.TrimSpace(r.str(resultFormatSetting)))
 	c.StdoutCallback = r.str(stdoutCallbackSetting)
 	switch c.StdoutCallback {
 	case "default", "ansible.builtin.default":

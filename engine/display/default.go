@@ -31,8 +31,16 @@ type Default struct {
 	ConfigFile string
 	// InventoryMsgs are the "Parsed ... inventory source" lines of -vvv.
 	InventoryMsgs []string
-	lastTask      *playbook.Task
-	text          diagText
+	// HideSkipped and HideOK are display_skipped_hosts=false and
+	// display_ok_hosts=false: those results are not shown, and a task's
+	// banner waits (in pending) for a result that is.
+	HideSkipped, HideOK bool
+	// ResultYAML is callback_result_format=yaml: results are shown as
+	// YAML rather than JSON.
+	ResultYAML bool
+	pending    *pendingBanner
+	lastTask   *playbook.Task
+	text       diagText
 	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
@@ -163,6 +171,7 @@ func (d *Default) Preamble() {
 
 // PlayStart implements run.Display.
 func (d *Default) PlayStart(name string) {
+	d.pending = nil
 	name = strings.TrimSpace(name)
 	if name == "" {
 		d.banner("PLAY")
@@ -177,9 +186,9 @@ func (d *Default) TaskStart(name string, t *playbook.Task, handler bool) {
 	if handler {
 		prefix = "RUNNING HANDLER"
 	}
-	d.banner(fmt.Sprintf("%s [%s]", prefix, strings.TrimSpace(name)))
-	if d.Verbose >= 2 && !t.Pos.IsZero() {
-		d.line(colorDebug, fmt.Sprintf("task path: %s:%d", t.Pos.File, t.Pos.Line))
+	d.pending = &pendingBanner{text: fmt.Sprintf("%s [%s]", prefix, strings.TrimSpace(name)), task: t}
+	if !d.HideSkipped && !d.HideOK {
+		d.flushBanner()
 	}
 	d.lastTask = t
 }
@@ -334,6 +343,9 @@ func (d *Default) dump(res *value.Dict) string {
 		out.Set(k, v)
 		return true
 	})
+	if d.ResultYAML {
+		return dumpYAML(Mask(out))
+	}
 	return value.JSON(Mask(out), value.JSONOptions{Indent: indent, SortKeys: true})
 }
 
@@ -387,6 +399,10 @@ func (d *Default) warnings(res *value.Dict) {
 // Result implements run.Display.
 func (d *Default) Result(ev *run.Event) {
 	host := hostLabel(ev)
+	if d.hidden(ev) {
+		return
+	}
+	d.flushBanner()
 	d.warnings(ev.Result)
 	// The cleaned result is only built when something shows it: results
 	// can be large and most lines at -v0 do not.
@@ -487,6 +503,7 @@ func (d *Default) showDiff(df any) {
 
 // Included implements run.Display.
 func (d *Default) Included(file, host string, label any, hasItem bool) {
+	d.flushBanner()
 	msg := fmt.Sprintf("included: %s for %s", file, host)
 	if hasItem {
 		msg += fmt.Sprintf(" => (item=%s)", value.Str(label))
@@ -580,8 +597,10 @@ func (d *Default) once(text string) bool {
 	return seen
 }
 
-// Error implements run.Display: 2.19's [ERROR] block on stdout.
+// Error implements run.Display: 2.19's [ERROR] block on stdout, after
+// the banner of its task if that is still pending.
 func (d *Default) Error(err error) {
+	d.flushBanner()
 	d.showError(d.Out, err)
 }
 

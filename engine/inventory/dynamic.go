@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 
@@ -40,6 +41,11 @@ func (inv *Inventory) AddDynamicHost(name string, vars *value.Dict, groups []str
 	}
 	inv.dynamic = append(inv.dynamic, func(to *Inventory) { to.AddDynamicHost(name, saved, slices.Clone(groups)) })
 	changed := false
+	if inv.implicitOnly(name) {
+		// The implicit localhost becomes an inventory host, which
+		// ansible-core counts as a second localhost.
+		inv.warning(fmt.Sprintf("A duplicate localhost-like entry was found (%s). First found localhost was %s", name, name))
+	}
 	if _, ok := inv.hostVars[name]; !ok {
 		inv.addHost(name, "all", "")
 		changed = true
@@ -127,4 +133,18 @@ func (inv *Inventory) ReplayDynamic(from *Inventory) {
 	for _, change := range from.dynamic {
 		change(inv)
 	}
+}
+
+// implicitOnly reports a host that is the implicit localhost and no
+// member of any group yet.
+func (inv *Inventory) implicitOnly(name string) bool {
+	if _, ok := inv.hostVars[name]; !ok || !inv.implicit || !IsLocalhost(name) {
+		return false
+	}
+	for _, g := range inv.groups {
+		if slices.Contains(g.hosts, name) {
+			return false
+		}
+	}
+	return true
 }

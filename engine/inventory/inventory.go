@@ -149,8 +149,12 @@ func isYAMLInventory(src string, data []byte) bool {
 	return data != nil && strings.HasPrefix(strings.TrimSpace(string(data)), "all:")
 }
 
-// AddSource parses one -i argument: a comma list of hosts or a file.
+// AddSource parses one -i argument: a comma list of hosts, a file, or a
+// directory of inventory files.
 func (inv *Inventory) AddSource(src string) error {
+	if st, err := os.Stat(src); err == nil && st.IsDir() {
+		return inv.addSourceDir(src)
+	}
 	if abs, err := filepath.Abs(src); err == nil && fileExists(src) {
 		inv.sources = append(inv.sources, abs)
 	} else {
@@ -172,13 +176,78 @@ func (inv *Inventory) AddSource(src string) error {
 	}
 	abs, _ := filepath.Abs(src)
 	inv.invDirs = appendUnique(inv.invDirs, filepath.Dir(abs))
-	if isYAMLInventory(src, data) {
-		err = inv.parseYAML(abs, data)
-	} else {
-		err = inv.parseINI(abs, string(data))
-	}
+	err = inv.parseFile(abs, data)
 	inv.reconcile()
 	return err
+}
+
+// parseFile parses one inventory file, YAML or INI.
+func (inv *Inventory) parseFile(abs string, data []byte) error {
+	if isYAMLInventory(abs, data) {
+		return inv.parseYAML(abs, data)
+	}
+	return inv.parseINI(abs, string(data))
+}
+
+// ignoredInventoryEntry matches the directory entries ansible-core skips
+// in an inventory directory: hidden ones, group_vars, host_vars and
+// vars_plugins, and the INVENTORY_IGNORE_EXTS extensions.
+var ignoredInventoryEntry = regexp.MustCompile(`^\.|^host_vars$|^group_vars$|^vars_plugins$|(\.pyc|\.pyo|\.swp|\.bak|~|\.rpm|\.md|\.txt|\.rst|\.orig|\.cfg|\.retry)$`)
+
+// addSourceDir parses an inventory directory as ansible-core does: its
+// entries in name order, subdirectories recursively, the ignored ones
+// skipped. Its group_vars/ and host_vars/ are the directory's own.
+func (inv *Inventory) addSourceDir(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	inv.sources = append(inv.sources, abs)
+	inv.merged = nil
+	inv.invDirs = appendUnique(inv.invDirs, abs)
+	err = inv.parseDir(abs)
+	inv.reconcile()
+	return err
+}
+
+func (inv *Inventory) parseDir(dir string) error {
+	names, err := readDirSorted(dir)
+	if err != nil {
+		return fmt.Errorf("Unable to parse %s as an inventory source", dir)
+	}
+	for _, name := range names {
+		if ignoredInventoryEntry.MatchString(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if err := inv.parseDir(p); err != nil {
+				return err
+			}
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("Unable to parse %s as an inventory source", p)
+		}
+		if err := inv.parseFile(p, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readDirSorted lists a directory's entry names in sorted order.
+func readDirSorted(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	return names, nil
 }
 
 func appendUnique(l []string, s string) []string {
@@ -500,7 +569,7 @@ func (inv *Inventory) matchOne(p string) []string {
 		}
 		return out
 	}
-	if p == "localhost" || p == "127.0.0.1" || p == "::1" {
+	if IsLocalhost(p) {
 		inv.implicit = true
 		if _, ok := inv.hostVars[p]; !ok {
 			inv.hosts = append(inv.hosts, p)
@@ -789,4 +858,10 @@ func (inv *Inventory) File(h string) any {
 func fileExists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// IsLocalhost reports the names that stand for the implicit localhost
+// (ansible-core's C.LOCALHOST).
+func IsLocalhost(name string) bool {
+	return name == "localhost" || name == "127.0.0.1" || name == "::1"
 }

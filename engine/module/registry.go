@@ -54,6 +54,10 @@ const (
 	// InventoryAction marks add_host and group_by, whose results the
 	// executor applies to the in-memory inventory before it reports them.
 	InventoryAction
+	// Unimplemented marks a module ansible-core resolves (engine/module/
+	// catalog) but cfzt-runner does not implement: the playbook loads, as
+	// it does under ansible-playbook, and only a task that runs it fails.
+	Unimplemented
 )
 
 // Entry registers one module under its fully qualified name.

@@ -545,6 +545,8 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.NoLog = val
 	case "environment":
 		kw.Environment = val
+	case "module_defaults":
+		kw.ModuleDefaults = val
 	case "check_mode":
 		kw.CheckMode = val
 	case "diff":
@@ -553,6 +555,8 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.RunOnce = val
 	case "delegate_to":
 		kw.DelegateTo = val
+	case "delegate_facts":
+		kw.DelegateFacts = val
 	case "any_errors_fatal":
 		kw.AnyErrorsFatal = val
 	case "become":

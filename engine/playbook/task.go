@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/catalog"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
@@ -293,6 +294,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			argNode = nil
 		}
 		if k.Value == "local_action" {
+			// local_action is delegate_to: localhost, shown as such.
 			t.DelegateTo = "localhost"
 			if t.Set == nil {
 				t.Set = map[string]bool{}
@@ -306,6 +308,13 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 	}
 	if !ok {
 		info, ok = l.findCollectionModule(name, l.collectionSearchList(t))
+	}
+	if !ok {
+		// A module ansible-core has but cfzt-runner lacks loads; only a
+		// task that runs it fails (catalog).
+		if fqcn, known := catalog.Resolve(name, l.collectionSearchList(t)); known {
+			info, ok = module.Info{Name: fqcn[strings.LastIndexByte(fqcn, '.')+1:], FQCN: fqcn, Kind: module.KindModule, Flags: module.Unimplemented}, true
+		}
 	}
 	if !ok && strings.Contains(name, "{{") && (k.Value == "action" || k.Value == "local_action") {
 		// A templated action name resolves per host when the task runs.

@@ -31,16 +31,22 @@ type Cond struct {
 
 // Keywords are the task keywords a block passes to its children.
 type Keywords struct {
-	When           []Cond
-	Vars           *value.Dict
-	Tags           []string
-	IgnoreErrors   any
-	NoLog          any
-	Environment    any
+	When         []Cond
+	Vars         *value.Dict
+	Tags         []string
+	IgnoreErrors any
+	NoLog        any
+	Environment  any
+	// ModuleDefaults is the module_defaults keyword as written: a mapping
+	// or a list of mappings from module (or group/NAME) to arguments.
+	ModuleDefaults any
 	CheckMode      any
 	Diff           any
 	RunOnce        any
 	DelegateTo     any
+	// DelegateFacts sends the facts a delegated task returns to the
+	// host it was delegated to.
+	DelegateFacts  any
 	AnyErrorsFatal any
 	Become         any
 	// RemoteUser is remote_user (`user` on a play): the connection's

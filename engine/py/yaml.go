@@ -19,6 +19,10 @@ type YAMLDumpOptions struct {
 	Flow          int // -1 None (leaf collections in flow), 0 block, 1 flow
 	ExplicitStart bool
 	ExplicitEnd   bool
+	// BlockMultiline writes strings holding a line break in literal
+	// block style (|), as the callbacks' YAML result format does; Lossy
+	// first makes such a string fit that style, as their default does.
+	BlockMultiline, Lossy bool
 }
 
 // SetIndent sets the indent; PyYAML ignores one outside 2..9.
@@ -78,6 +82,7 @@ type yamlEvent struct {
 	val      string
 	implicit bool // plain scalar resolves back to the same type
 	flow     bool
+	literal  bool // asks for the literal block style
 }
 
 func yamlEvents(v any, o YAMLDumpOptions, out *[]yamlEvent) error {
@@ -109,6 +114,13 @@ func yamlEvents(v any, o YAMLDumpOptions, out *[]yamlEvent) error {
 		}
 		*out = append(*out, yamlEvent{kind: 's', val: s, implicit: true})
 	case string:
+		if o.BlockMultiline && strings.ContainsAny(x, yamlBreakChars) {
+			if o.Lossy {
+				x = lossyBlockText(x)
+			}
+			*out = append(*out, yamlEvent{kind: 's', val: x, implicit: !yamlResolvesNonStr(x), literal: true})
+			break
+		}
 		*out = append(*out, yamlEvent{kind: 's', val: x, implicit: !yamlResolvesNonStr(x)})
 	case value.Omit:
 		*out = append(*out, yamlEvent{kind: 's', val: value.OmitPlaceholder, implicit: true})

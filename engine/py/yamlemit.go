@@ -326,6 +326,10 @@ func (e *yamlEmitter) scalar(ev yamlEvent) {
 	case a.allowSingle && !(e.simpleKeyCtx && a.multiline):
 		style = '\''
 	}
+	if ev.literal && e.flowLevel == 0 && !e.simpleKeyCtx && a.allowBlock {
+		e.writeLiteral(ev.val)
+		return
+	}
 	split := !e.simpleKeyCtx
 	switch style {
 	case 0:

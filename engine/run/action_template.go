@@ -38,6 +38,12 @@ func unresolvedAction(t *playbook.Task) error {
 	return fmt.Errorf("Cannot resolve '%s' to an action or module.", t.Action)
 }
 
+// unimplementedModule is the failure of a task whose module ansible-core
+// has and cfzt-runner does not implement.
+func unimplementedModule(t *playbook.Task) string {
+	return fmt.Sprintf("cfzt-runner does not implement the module '%s'. It is an Ansible module, so the playbook loads; only a task that runs it fails. See the README's list of modules.", t.Info.FQCN)
+}
+
 // moduleOf is the module that runs t's action, nil if none does.
 func (r *Runner) moduleOf(t *playbook.Task) module.Module {
 	return r.Modules.Module(t.Action)

@@ -22,7 +22,7 @@ const defaultPoll = 15
 var noAsyncActions = map[string]bool{
 	"ansible.builtin.add_host": true, "ansible.builtin.assemble": true, "ansible.builtin.assert": true,
 	"ansible.builtin.async_status": true, "ansible.builtin.copy": true, "ansible.builtin.debug": true,
-	"ansible.builtin.fail": true, "ansible.builtin.fetch": true, "ansible.builtin.group_by": true,
+	"ansible.builtin.fail": true, "ansible.builtin.fetch": true, "ansible.builtin.gather_facts": true, "ansible.builtin.group_by": true,
 	"ansible.builtin.include_vars": true, "ansible.builtin.pause": true, "ansible.builtin.raw": true,
 	"ansible.builtin.reboot": true, "ansible.builtin.script": true, "ansible.builtin.set_fact": true,
 	"ansible.builtin.set_stats": true, "ansible.builtin.template": true, "ansible.builtin.unarchive": true,

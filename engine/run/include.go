@@ -301,6 +301,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 			return err
 		}
 		r.addPlayRole(ps, ri)
+		ps.includedRoles = append(ps.includedRoles, ri)
 		r.adoptImportedRoles(ps)
 		inc.block = &playbook.Block{Block: []playbook.Item{playbook.CompileRole(ri)}}
 		inner.role = ri

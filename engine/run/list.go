@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +18,8 @@ type ListOptions struct {
 	Tasks, Tags, Hosts bool
 	// OnlyTags and SkipTags are --tags and --skip-tags.
 	OnlyTags, SkipTags []string
+	// Limit is --limit: the listed hosts are cut down to it.
+	Limit string
 }
 
 // ListPlaybook prints ansible-playbook's --list-tasks, --list-tags and
@@ -39,6 +42,10 @@ func ListPlaybook(w io.Writer, pb *playbook.Playbook, inv *inventory.Inventory, 
 		fmt.Fprintf(w, "\n  play #%d (%s): %s\tTAGS: [%s]", i+1, hostList, name, strings.Join(playTags, ","))
 		if o.Hosts {
 			hosts, _ := inv.Match(play.Hosts)
+			if o.Limit != "" {
+				allowed, _ := inv.Match(o.Limit)
+				hosts = slices.DeleteFunc(hosts, func(h string) bool { return !slices.Contains(allowed, h) })
+			}
 			fmt.Fprintf(w, "\n    pattern: %s\n    hosts (%d):", patternRepr(play.Hosts), len(hosts))
 			for _, h := range hosts {
 				fmt.Fprintf(w, "\n      %s", h)

@@ -253,7 +253,9 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		} else {
 			res.Set("_ansible_item_label", lbl)
 		}
-		ev := &Event{Host: tr.host.name, Task: t, Name: tr.name, Result: res, Item: true, NoLog: tr.noLog, Delegate: tr.delegate, Diff: tr.diffMode()}
+		delegate := tr.itemDelegate(sc)
+		tr.itemDelegates = append(tr.itemDelegates, delegate)
+		ev := &Event{Host: tr.host.name, Task: t, Name: tr.name, Result: res, Item: true, NoLog: tr.noLog, Delegate: delegate, Diff: tr.diffMode()}
 		switch {
 		case isFailed(res):
 			ev.Status = StatusFailed
@@ -324,4 +326,30 @@ func aggregate(items []any) *value.Dict {
 		res.Set("_ansible_no_log", true)
 	}
 	return res
+}
+
+// itemDelegate is the delegate_to host of one loop item: the keyword
+// rendered with the item's variables when it is a template.
+func (tr *taskRun) itemDelegate(sc *scope) string {
+	s, ok := tr.delegateExpr.(string)
+	if !ok || !template.HasMarkers(s) {
+		return tr.delegate
+	}
+	if v := tr.renderScalar(s, sc); v != nil {
+		return value.Str(v)
+	}
+	return tr.delegate
+}
+
+// factHosts are the hosts that take the facts of result item i: with
+// delegate_facts, the host that item was delegated to, else targets.
+func (tr *taskRun) factHosts(targets []*hostState, i int) []*hostState {
+	if tr.delegate == "" || !tr.boolOf(tr.f.keyword(tr.t, "delegate_facts", func(k *playbook.Keywords) any { return k.DelegateFacts })) {
+		return targets
+	}
+	delegate := tr.delegate
+	if i < len(tr.itemDelegates) {
+		delegate = tr.itemDelegates[i]
+	}
+	return []*hostState{tr.r.host(delegate)}
 }

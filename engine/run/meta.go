@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -189,7 +190,7 @@ func (r *Runner) refreshInventory(ps *playState) {
 	for _, h := range ps.allHosts {
 		switch {
 		case known[h]:
-		case h == "localhost" || h == "127.0.0.1" || h == "::1":
+		case inventory.IsLocalhost(h):
 			// The implicit localhost exists once a pattern names it.
 			_, _ = inv.Match(h)
 		default:

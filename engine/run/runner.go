@@ -286,6 +286,9 @@ type playState struct {
 	root *frame
 	// roleDone lists, per role (its Key), the hosts it ran on.
 	roleDone map[string]map[string]bool
+	// includedRoles are the roles include_role loaded, once per include
+	// run: ansible-core adds each to the play's roles.
+	includedRoles []*playbook.RoleInstance
 	// batch is the serial batch that runs.
 	batch []string
 	// endPlay ends the batch (meta: end_batch, end_play, or too many

@@ -25,8 +25,12 @@ type taskRun struct {
 	opt   template.Options
 	name  string
 	noLog bool
-	// delegate is the rendered delegate_to host ("" when not delegated).
-	delegate string
+	// delegate is the rendered delegate_to host ("" when not delegated);
+	// delegateExpr the keyword as written, rendered again for each loop
+	// item, whose hosts itemDelegates lists in order.
+	delegate      string
+	delegateExpr  any
+	itemDelegates []string
 	// at is the position of the value being templated (for warnings).
 	at value.Pos
 }
@@ -158,6 +162,7 @@ func (r *Runner) newTaskRun(ps *playState, f *frame, t *playbook.Task, hs *hostS
 	tr.t = tr.resolveTemplatedAction(t)
 	tr.noLog = tr.boolOf(f.keyword(t, "no_log", func(k *playbook.Keywords) any { return k.NoLog }))
 	if dt := f.keyword(t, "delegate_to", func(k *playbook.Keywords) any { return k.DelegateTo }); dt != nil {
+		tr.delegateExpr = dt
 		if v := tr.renderScalar(dt, tr.sc); v != nil {
 			tr.delegate = value.Str(v)
 		}
@@ -492,6 +497,12 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 			return nil, diag.Chain("Task failed.", t.Pos, fmt.Errorf("no runner for the module file %s", t.Info.Path))
 		}
 	}
+	if m == nil && t.Info.Flags&module.Unimplemented != 0 {
+		// It fails as a module that cannot run here would.
+		res := module.Failed(unimplementedModule(t))
+		normalizeModuleFailure(t, res)
+		return res, nil
+	}
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
 	}
@@ -635,6 +646,10 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 			args.Update(t.Args)
 		}
 	}
+	args, err := tr.withModuleDefaults(args, sc)
+	if err != nil {
+		return nil, err
+	}
 	out := value.NewDict(args.Len())
 	args.Each(func(k string, v any) bool {
 		pos := t.ArgPos[k]
@@ -752,7 +767,11 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
-		if template.HasMarkers(expr) {
+		lits, embedded := embeddedOnly(expr)
+		switch {
+		case embedded:
+			v, err = tr.evalEmbedded(expr, lits, sc, opt, c.Pos)
+		case template.HasMarkers(expr):
 			v, err = tr.r.Engine.Render(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {
@@ -763,7 +782,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 					tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Version: "2.23"})
 				}
 			}
-		} else {
+		default:
 			v, err = tr.r.Engine.Eval(expr, sc, opt)
 		}
 		if err != nil {
@@ -886,8 +905,8 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if isChanged(res) {
 			ev.Status = StatusChanged
 		}
-		for _, it := range resultItems(res, loop) {
-			for _, hs := range targets {
+		for i, it := range resultItems(res, loop) {
+			for _, hs := range tr.factHosts(targets, i) {
 				tr.applyFacts(hs, it)
 			}
 			tr.recordStats(it, targets)

@@ -35,7 +35,7 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		sources = append(sources, s)
 	}
 	exe, _ := os.Executable()
-	return value.DictOf(
+	m := value.DictOf(
 		"inventory_hostname", host,
 		"inventory_hostname_short", short,
 		"group_names", groupNames(r.Inventory, host),
@@ -54,6 +54,11 @@ func (r *Runner) hostMagic(pbDir, host string) *value.Dict {
 		"ansible_config_file", r.ConfigFile,
 		"ansible_version", value.DictOf("full", "2.19.11", "major", 2, "minor", 19, "revision", 11, "string", "2.19.11"),
 	)
+	if r.Opts.Limit != "" {
+		// ansible-core sets ansible_limit only when --limit is given.
+		m.Set("ansible_limit", r.Opts.Limit)
+	}
+	return m
 }
 
 // magicVars are the variables Ansible defines about the run, the play
@@ -69,7 +74,9 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 	m.Set("omit", value.Omit{})
 	roles := []any{}
 	deps := []any{}
-	for _, ri := range ps.play.Roles {
+	// The play's roles are its `roles:`, those import_role brought in and
+	// those include_role loaded so far, as ansible-core appends them.
+	for _, ri := range append(ps.play.LoadedRoles(), ps.includedRoles...) {
 		roles = append(roles, ri.Name())
 		for _, d := range ri.AllDependencies() {
 			if !containsAny(deps, d.Name()) {
@@ -77,11 +84,16 @@ func (r *Runner) magicVars(ps *playState, host string) *value.Dict {
 			}
 		}
 	}
-	names := append([]any{}, roles...)
-	for _, d := range deps {
-		if !containsAny(names, d.(string)) {
-			names = append(names, d)
+	// ansible_role_names is a set in ansible-core (its order varies);
+	// here each name comes once, in the order first seen.
+	var names []any
+	for _, n := range append(append([]any{}, roles...), deps...) {
+		if !containsAny(names, n.(string)) {
+			names = append(names, n)
 		}
+	}
+	if names == nil {
+		names = []any{}
 	}
 	m.Set("ansible_play_role_names", roles)
 	m.Set("role_names", roles)

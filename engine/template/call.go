@@ -244,6 +244,9 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.renderEmbeddedTerms(x, a); err != nil {
+		return nil, err
+	}
 	if _, isMacro := fn.(*macro); !isMacro && !lookupTakesUndefined(x, a) {
 		if u := firstUndefinedArg(a); u != nil {
 			return u, nil

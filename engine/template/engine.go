@@ -257,7 +257,7 @@ func AtFile(path string, err error) error {
 	if errors.As(err, &ve) || errors.As(err, &oe) {
 		return err
 	}
-	return &VarError{Pos: value.Pos{File: path}, Err: err}
+	return &VarError{Pos: value.Pos{File: path}, Err: err, File: true}
 }
 
 // RenderValue renders every string inside v (lists and dicts recursively).

@@ -135,6 +135,9 @@ type Origins interface {
 type VarError struct {
 	Pos value.Pos
 	Err error
+	// File marks the template of a file (the template module, the
+	// template lookup) rather than a variable's.
+	File bool
 }
 
 func (e *VarError) Error() string { return e.Err.Error() }

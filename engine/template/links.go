@@ -11,13 +11,30 @@ import (
 // first link that has none.
 func (e *VarError) Diagnose() *diag.Diagnostic {
 	d := diag.Of(e.Err)
-	if d == nil || d.Origin != nil {
+	if d == nil || d.Origin != nil || (!e.File && pluginFailure(e.Err)) {
+		// A plugin's failure shows at the value being resolved, not at
+		// the variable whose template called the plugin.
 		return d
 	}
 	c := *d
 	p := e.Pos
 	c.Origin = &p
 	return &c
+}
+
+// pluginFailure reports a filter or lookup failure, through the
+// variables whose templates led to it.
+func pluginFailure(err error) bool {
+	for {
+		switch e := err.(type) {
+		case *VarError:
+			err = e.Err
+		case *PluginError:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // Diagnose implements diag.Diagnoser: "The filter plugin 'X' failed."

@@ -82,6 +82,42 @@ func (c *Ctx) findFile(subdir, needle string, quiet bool) string {
 	return found
 }
 
+// EmbeddedTemplateWarning is ansible-core 2.19's warning for a string
+// constant of an expression that holds a template, which it still renders
+// (in a conditional, or as a lookup's term).
+const EmbeddedTemplateWarning = "Jinja constant strings should not contain embedded templates. This feature will be disabled by default in ansible-core 2.23."
+
+// embeddedTermHelp is the advice that follows the warning for a lookup term.
+const embeddedTermHelp = "Use inline expressions, for example: `msg: \"{{ lookup('env', '{{ a_var }}') }}\"` becomes `msg: \"{{ lookup('env', a_var) }}\"`"
+
+// renderEmbeddedTerms renders the terms of lookup(), query() or q() that
+// are string constants holding a template ('{{ d }}/x'), as ansible-core
+// 2.19 still does for backward compatibility, warning at the value being
+// rendered. Other arguments are left alone.
+func (c *Ctx) renderEmbeddedTerms(call *syntax.Call, a *Args) error {
+	name, ok := call.Fn.(*syntax.Name)
+	if !ok || (name.Name != "lookup" && name.Name != "query" && name.Name != "q") {
+		return nil
+	}
+	for i := 1; i < len(call.Args) && i < len(a.Pos); i++ {
+		lit, ok := call.Args[i].(*syntax.Literal)
+		if !ok {
+			continue
+		}
+		s, ok := lit.Value.(string)
+		if !ok || !HasMarkers(s) {
+			continue
+		}
+		c.warnAtValue(&diag.Diagnostic{Severity: diag.Warning, Summary: EmbeddedTemplateWarning, Help: embeddedTermHelp})
+		v, err := c.render(s)
+		if err != nil {
+			return err
+		}
+		a.Pos[i] = v
+	}
+	return nil
+}
+
 // lookupsTakingUndefined are the lookups that receive undefined terms
 // and options as values (ansible-core's accept_args_markers): env's
 // default may be undef(), and first_found skips undefined terms of a

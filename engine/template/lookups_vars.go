@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // varLookups returns ansible-core's lookups of variables and the environment.
 func varLookups() family {
 	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"env":  lookupEnv,
-		"vars": lookupVars,
+		"env":      lookupEnv,
+		"vars":     lookupVars,
+		"varnames": lookupVarnames,
 	}}
 }
 
@@ -86,6 +88,34 @@ func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
 			}
 		}
 		out = append(out, v)
+	}
+	return out, nil
+}
+
+// lookupVarnames returns the names of the variables (all of them, as the
+// `vars` variable holds them) that each term, a Python regular
+// expression, finds a match in: term by term, in the variables' order.
+func lookupVarnames(c *Ctx, terms []any, _ *Args) ([]any, error) {
+	all, _ := c.lookupName("vars").(*value.Dict)
+	var names []string
+	if all != nil {
+		names = all.Keys()
+	}
+	var out []any
+	for _, t := range terms {
+		pattern, ok := t.(string)
+		if !ok {
+			return nil, Errorf("Invalid setting identifier, \"%s\" is not a string, it is a <class '%s'>", value.Str(t), value.TypeName(t))
+		}
+		re, err := py.CompileRegex(pattern, false, false)
+		if err != nil {
+			return nil, Errorf("Unable to use \"%s\" as a search parameter: %s", pattern, err.Error())
+		}
+		for _, n := range names {
+			if re.MatchString(n) {
+				out = append(out, n)
+			}
+		}
 	}
 	return out, nil
 }

@@ -34,7 +34,7 @@ func families() []family {
 		communityFilters(), ipaddrPlugins(),
 		jinjaTests(), resultTests(), ansibleTests(), fileTests(),
 		fileLookups(), firstFoundLookups(), varLookups(), listLookups(), sequenceLookups(),
-		commandLookups(), inventoryLookups(), passwordLookups(), configLookups(), urlLookups(),
+		commandLookups(), inventoryLookups(), passwordLookups(), configLookups(), urlLookups(), dataFileLookups(),
 	}
 }
 

@@ -267,8 +267,10 @@ func (c *commandRun) fail(msg string, cause error) *value.Dict {
 	return c.finish()
 }
 
-// finish adds the _lines keys ansible-core's action layer derives.
+// finish adds the module's invocation and the _lines keys ansible-core's
+// action layer derives.
 func (c *commandRun) finish() *value.Dict {
+	c.result.Set("invocation", c.p.Invocation(&commandSpec))
 	return withLines(c.result)
 }
 

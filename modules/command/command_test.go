@@ -26,12 +26,25 @@ func newHost(t *testing.T) (*moduletest.Host, string) {
 
 // stable drops what changes from run to run.
 func stable(res *value.Dict) *value.Dict {
-	out := res.Copy()
+	out := withoutInvocation(res)
 	for _, k := range []string{"start", "end", "delta"} {
 		if v, _ := out.Get(k); v != nil {
 			out.Set(k, "<time>")
 		}
 	}
+	return out
+}
+
+// withoutInvocation drops the invocation, which TestCommandInvocation
+// checks, so the other tests compare the rest of the result.
+func withoutInvocation(res *value.Dict) *value.Dict {
+	out := value.NewDict(res.Len())
+	res.Each(func(k string, v any) bool {
+		if k != "invocation" {
+			out.Set(k, v)
+		}
+		return true
+	})
 	return out
 }
 
@@ -91,7 +104,7 @@ func run1(t *testing.T, h *moduletest.Host, name string, args ...any) *value.Dic
 		if e.Short() == name {
 			res, err := e.Module.Run(req)
 			require.NoError(t, err)
-			return res
+			return withoutInvocation(res)
 		}
 	}
 	t.Fatalf("no module %s", name)
@@ -254,4 +267,20 @@ func TestCommandEmptyArgv(t *testing.T) {
 	require.Equal(t, "", res.Default("cmd", nil))
 	require.Equal(t, 257, res.Default("rc", nil))
 	require.EqualError(t, res.Default("exception", nil).(error), "Error executing command: list index out of range")
+}
+
+// TestCommandInvocation checks the invocation the command module adds:
+// every option in the order AnsibleModule fills them (given, then those
+// with a default, then the unset ones).
+func TestCommandInvocation(t *testing.T) {
+	h, _ := newHost(t)
+	req := h.Request("shell", "_raw_params", "echo hi")
+	res, err := Entries()[1].Module.Run(req)
+	require.NoError(t, err)
+	inv, ok := res.Default("invocation", nil).(*value.Dict)
+	require.True(t, ok)
+	args := inv.Default("module_args", nil).(*value.Dict)
+	require.Equal(t, []string{"_raw_params", "_uses_shell", "expand_argument_vars", "stdin_add_newline", "strip_empty_ends",
+		"cmd", "argv", "chdir", "executable", "creates", "removes", "stdin"}, args.Keys())
+	require.Equal(t, true, args.Default("_uses_shell", nil))
 }

@@ -104,135 +104,25 @@ type interpolationError struct{ msg string }
 
 func (e *interpolationError) Error() string { return e.msg }
 
-// parseINI reads text as Python's ConfigParser does with its defaults:
-// [sections], key = value or key: value (keys lowercased), indented
-// continuation lines, # and ; comment lines, DEFAULT values in every
-// section, and %(name)s interpolation. It returns section → option →
-// value.
+// parseINI reads text as Python's ConfigParser does with its defaults
+// (engine/py's ConfigParser) and returns section → option → value, the
+// DEFAULT values in every section and %(name)s interpolated.
 func parseINI(text string) (*value.Dict, error) {
-	type section struct {
-		name string
-		opts *value.Dict
+	cp, err := py.ParseConfig(text, false, false)
+	if err != nil {
+		return nil, &iniError{err.Error()}
 	}
-	defaults := value.NewDict(0)
-	var sections []*section
-	var cur *value.Dict
-	var lastKey string
-	lastIndent := -1
-	seen := map[string]bool{}
-	for _, raw := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
-		stripped := strings.TrimSpace(raw)
-		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		if strings.HasPrefix(stripped, "#") || strings.HasPrefix(stripped, ";") {
-			continue
-		}
-		if stripped == "" {
-			if cur != nil && lastKey != "" {
-				v, _ := cur.Get(lastKey)
-				cur.Set(lastKey, value.Str(v)+"\n")
-			}
-			continue
-		}
-		if cur != nil && lastKey != "" && indent > lastIndent {
-			v, _ := cur.Get(lastKey)
-			cur.Set(lastKey, value.Str(v)+"\n"+stripped)
-			continue
-		}
-		if strings.HasPrefix(stripped, "[") && strings.HasSuffix(stripped, "]") {
-			name := stripped[1 : len(stripped)-1]
-			if seen[name] {
-				return nil, &iniError{fmt.Sprintf("section %q already exists", name)}
-			}
-			seen[name] = true
-			lastKey = ""
-			if name == "DEFAULT" {
-				cur = defaults
-				continue
-			}
-			sec := &section{name: name, opts: value.NewDict(4)}
-			sections = append(sections, sec)
-			cur = sec.opts
-			continue
-		}
-		if cur == nil {
-			return nil, &iniError{"File contains no section headers."}
-		}
-		i := strings.IndexAny(stripped, "=:")
-		if i < 0 {
-			return nil, &iniError{"Source contains parsing errors"}
-		}
-		key := strings.ToLower(strings.TrimSpace(stripped[:i]))
-		if cur.Has(key) {
-			return nil, &iniError{fmt.Sprintf("option %q already exists", key)}
-		}
-		cur.Set(key, strings.TrimSpace(stripped[i+1:]))
-		lastKey, lastIndent = key, indent
-	}
-	out := value.NewDict(len(sections))
-	for _, sec := range sections {
-		merged := sec.opts.Copy()
-		defaults.Each(func(k string, v any) bool {
-			if !merged.Has(k) {
-				merged.Set(k, v)
-			}
-			return true
-		})
-		opts := value.NewDict(merged.Len())
-		var ierr error
-		merged.Each(func(k string, v any) bool {
-			s, err := interpolate(strings.TrimRight(value.Str(v), "\n"), merged, 0)
+	out := value.NewDict(len(cp.Sections))
+	for _, sec := range cp.Sections {
+		opts := value.NewDict(len(sec.Keys))
+		for _, k := range sec.Items() {
+			v, err := sec.Get(k, true)
 			if err != nil {
-				ierr = err
-				return false
+				return nil, &interpolationError{err.Error()}
 			}
-			opts.Set(k, s)
-			return true
-		})
-		if ierr != nil {
-			return nil, ierr
+			opts.Set(k, v)
 		}
-		out.Set(sec.name, opts)
+		out.Set(sec.Name, opts)
 	}
 	return out, nil
-}
-
-// interpolate applies BasicInterpolation: %% is a percent sign and
-// %(name)s the value of another option of the section.
-func interpolate(s string, opts *value.Dict, depth int) (string, error) {
-	if depth > 10 {
-		return "", &interpolationError{"Recursion limit exceeded in value substitution"}
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '%')
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		b.WriteString(s[:i])
-		rest := s[i:]
-		switch {
-		case strings.HasPrefix(rest, "%%"):
-			b.WriteByte('%')
-			s = rest[2:]
-		case strings.HasPrefix(rest, "%("):
-			end := strings.Index(rest, ")s")
-			if end < 0 {
-				return "", &interpolationError{"bad interpolation variable reference " + value.Repr(rest)}
-			}
-			name := strings.ToLower(rest[2:end])
-			v, ok := opts.Get(name)
-			if !ok {
-				return "", &interpolationError{"Bad value substitution: option " + value.Repr(name)}
-			}
-			sub, err := interpolate(strings.TrimRight(value.Str(v), "\n"), opts, depth+1)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(sub)
-			s = rest[end+2:]
-		default:
-			return "", &interpolationError{"'%' must be followed by '%' or '(', found: " + value.Repr(rest)}
-		}
-	}
 }

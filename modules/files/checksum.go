@@ -44,15 +44,21 @@ func fileDigest(path, algorithm string) (any, error) {
 	if h == nil {
 		return nil, fail("Could not hash file '" + path + "' with algorithm '" + algorithm + "'. Available algorithms: md5, sha1, sha224, sha256, sha384, sha512")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if _, err := io.Copy(h, f); err != nil {
+	if err := hashFile(path, h); err != nil {
 		return nil, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashFile feeds a file's content to h.
+func hashFile(path string, h hash.Hash) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(h, f)
+	return err
 }
 
 // digestHex is the hex digest of data (sha1 is Ansible's checksum_s).

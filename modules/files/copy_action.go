@@ -48,8 +48,11 @@ func (a *copyAction) cleanup() {
 func (a *copyAction) arg(k string) any { return a.args.Default(k, nil) }
 
 // flag is a task argument read with boolean(strict=False).
-func (a *copyAction) flag(k string, def bool) bool {
-	v, ok := a.args.Get(k)
+func (a *copyAction) flag(k string, def bool) bool { return argFlag(a.args, k, def) }
+
+// argFlag is an action plugin's boolean(args.get(k, def), strict=False).
+func argFlag(args *value.Dict, k string, def bool) bool {
+	v, ok := args.Get(k)
 	if !ok || v == nil {
 		return def
 	}

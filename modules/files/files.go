@@ -23,5 +23,7 @@ func Entries() []module.Entry {
 		fetchEntry(),
 		assembleEntry(),
 		getURLDef().entry(),
+		iniFileEntry(),
+		unarchiveEntry(),
 	}
 }

@@ -99,6 +99,8 @@ func (f *finder) parseFilters() error {
 		if f.p.Bool("use_regex") {
 			f.patterns = []string{".*"}
 		}
+		// The module sets the parameter, so its invocation shows it.
+		f.p.Set("patterns", []any{f.patterns[0]})
 	}
 	f.excludes = f.p.Strs("excludes")
 	translate := func(p string) string { return p }

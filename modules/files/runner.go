@@ -100,6 +100,9 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 	if err != nil {
 		return nil, err
 	}
+	if !res.Has("invocation") {
+		res.Set("invocation", m.p.Invocation(d.spec))
+	}
 	addOutputLines(res)
 	return res, nil
 }

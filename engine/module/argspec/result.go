@@ -122,3 +122,20 @@ func (p Params) AsMap() map[string]any {
 	})
 	return out
 }
+
+// noLogMask is what ansible-core shows instead of a no_log value.
+const noLogMask = "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"
+
+// Invocation is the invocation key AnsibleModule adds to a module's
+// result: module_args, the validated parameters in their order, with the
+// values of the spec's no_log options masked. ansible-core keeps it on
+// the items of a loop's registered result.
+func (p Params) Invocation(s *Spec) *value.Dict {
+	args := p.Copy()
+	for _, o := range s.Options {
+		if v, ok := args.Get(o.Name); ok && v != nil && o.NoLog {
+			args.Set(o.Name, noLogMask)
+		}
+	}
+	return value.DictOf("module_args", args)
+}
