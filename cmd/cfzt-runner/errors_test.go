@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CFZT_TEST_CLI") == "1" {
 		// As main: the first SIGINT or SIGTERM asks for a stop.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := runCLI(ctx, os.Args[1:])
+		code := runSubcommand(ctx, os.Args[1:], runCLI)
 		stop()
 		os.Exit(code)
 	}

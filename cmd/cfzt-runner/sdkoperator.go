@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/cfzt/cfzt-runner/engine/asyncjob"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,8 +22,12 @@ import (
 )
 
 // runSubcommand runs `cfzt-runner operator ...` (the ansible-operator
-// drop-in); any other command line goes to fallback.
+// drop-in) and the hidden background job of an async task
+// (asyncjob.ChildCommand); any other command line goes to fallback.
 func runSubcommand(ctx context.Context, args []string, fallback func(context.Context, []string) int) int {
+	if len(args) > 0 && args[0] == asyncjob.ChildCommand {
+		return runAsyncJob(ctx, args[1:])
+	}
 	if len(args) > 0 && args[0] == "operator" {
 		rest := args[1:]
 		if len(rest) > 0 && rest[0] == "run" { // as `ansible-operator run`

@@ -384,6 +384,9 @@ func hostLabel(ev *run.Event) string {
 
 // warnings prints a result's warnings and deprecations.
 func (d *Default) warnings(res *value.Dict) {
+	if module.WarningsShown(res) {
+		return
+	}
 	if l, ok := res.Default("warnings", nil).([]any); ok {
 		for _, w := range l {
 			d.Warn(diag.Warn(value.Str(w), nil))
@@ -534,6 +537,32 @@ func (d *Default) Retry(host, taskName string, res *value.Dict) {
 		msg += "Result was: " + value.JSON(Mask(shown), value.JSONOptions{Indent: 4, SortKeys: true})
 	}
 	d.line(colorDebug, msg)
+}
+
+// Async implements run.Display: the default callback's
+// v2_runner_on_async_poll/ok/failed lines. A no_log result hides the job
+// id, which the callback then reads as None.
+func (d *Default) Async(ev run.AsyncEvent) {
+	jid := ev.JID
+	if ev.NoLog {
+		jid = "None"
+	}
+	switch ev.Kind {
+	case run.AsyncPoll:
+		d.line(colorDebug, fmt.Sprintf("ASYNC POLL on %s: jid=%s started=%s finished=%s", ev.Host, jid, pyBool(ev.Started), pyBool(ev.Finished)))
+	case run.AsyncOK:
+		d.line(colorDebug, fmt.Sprintf("ASYNC OK on %s: jid=%s", ev.Host, jid))
+	default:
+		d.line(colorDebug, fmt.Sprintf("ASYNC FAILED on %s: jid=%s", ev.Host, jid))
+	}
+}
+
+// pyBool is a bool as Python's str() writes it.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }
 
 func stripForRetry(res *value.Dict) *value.Dict {

@@ -158,6 +158,25 @@ func (j *JSON) Included(file, host string, label any, hasItem bool) {
 	j.Event("included", f)
 }
 
+// Async implements run.Display: one "async_poll", "async_ok" or
+// "async_failed" event per status line of a polled async task.
+func (j *JSON) Async(ev run.AsyncEvent) {
+	f := value.DictOf("host", ev.Host)
+	if !ev.NoLog {
+		f.Set("jid", ev.JID)
+	}
+	switch ev.Kind {
+	case run.AsyncPoll:
+		f.Set("started", ev.Started)
+		f.Set("finished", ev.Finished)
+		j.Event("async_poll", f)
+	case run.AsyncOK:
+		j.Event("async_ok", f)
+	default:
+		j.Event("async_failed", f)
+	}
+}
+
 // Retry implements run.Display.
 func (j *JSON) Retry(host, taskName string, res *value.Dict) {
 	attempts, _ := value.AsInt(res.Default("attempts", 0))

@@ -73,3 +73,17 @@ func ArgError(msg string, pos value.Pos, help string, cause error) *diag.Diagnos
 func CapturedErrors(msg string, events []string) *diag.Diagnostic {
 	return &diag.Diagnostic{Summary: msg, Detached: true, Events: events}
 }
+
+// warningsShownKey marks a result whose `warnings` were already shown (or,
+// as ansible-core does for a job's result read by async_status, are kept
+// in the result without being shown): the display does not show them.
+const warningsShownKey = "_ansible_warnings_shown"
+
+// MarkWarningsShown keeps res's warnings from being shown with it.
+func MarkWarningsShown(res *value.Dict) { res.Set(warningsShownKey, true) }
+
+// WarningsShown reports a result marked by MarkWarningsShown.
+func WarningsShown(res *value.Dict) bool {
+	b, _ := res.Default(warningsShownKey, false).(bool)
+	return b
+}

@@ -165,10 +165,12 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		t.Until = parseConds(file, v, val)
 	case "retries":
 		t.Retries = val
-	case "async":
-		t.Async = val
 	case "delay":
 		t.Delay = val
+	case "async":
+		t.Async, t.AsyncPos = val, value.NodePos(file, v)
+	case "poll":
+		t.Poll, t.PollPos = val, value.NodePos(file, v)
 	case "failed_when":
 		t.FailedWhen = parseConds(file, v, val)
 	case "changed_when":

@@ -115,17 +115,20 @@ type Task struct {
 	// BreakWhen is loop_control.break_when, evaluated after each item.
 	BreakWhen []Cond
 	Register  string
-	// Async is the async keyword: cfzt-runner runs every task to its end,
-	// but actions that cannot run in the background refuse it.
-	Async any
 	// RegisterPos is where the register keyword's value was written.
 	RegisterPos value.Pos
 	Until       []Cond
 	Retries     any
 	Delay       any
-	FailedWhen  []Cond
-	ChangedWhen []Cond
-	Listen      []string
+	// Async is the `async` keyword (seconds a background job may run,
+	// 0: run in the foreground) and Poll the `poll` keyword (seconds
+	// between status checks, 0: fire and forget); nil when not written.
+	// AsyncPos and PollPos are where their values were written.
+	Async, Poll       any
+	AsyncPos, PollPos value.Pos
+	FailedWhen        []Cond
+	ChangedWhen       []Cond
+	Listen            []string
 	// Apply is the block of keywords an include's `apply` gives the
 	// included tasks; ApplyErr the error building it raises when the
 	// include runs.

@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -80,27 +79,4 @@ func rejectRawParams(t *playbook.Task) error {
 	}
 	msg := fmt.Sprintf("Action '%s' does not support raw params.", t.Info.FQCN)
 	return diag.Chain("Task failed.", t.Pos, &diag.Diagnostic{Summary: msg, Origin: diag.At(t.ModulePos)})
-}
-
-// asyncActions are the actions ansible-core runs with action plugins that
-// do not support async (every other module runs through the normal action,
-// which does).
-var asyncActions = map[string]bool{
-	"assemble": true, "assert": true, "copy": true, "debug": true, "fail": true, "fetch": true,
-	"pause": true, "reboot": true, "script": true, "set_stats": true, "template": true, "unarchive": true,
-	"validate_argument_spec": true, "wait_for_connection": true, "async_status": true, "include_vars": true,
-	"set_fact": true, "add_host": true, "group_by": true, "gather_facts": true, "raw": true,
-}
-
-// refuseAsync is the failure of a task with an async value whose action
-// cannot run in the background.
-func (tr *taskRun) refuseAsync(sc *scope) error {
-	if tr.t.Async == nil || !asyncActions[tr.t.Info.Name] {
-		return nil
-	}
-	n, err := strconv.Atoi(value.Str(tr.renderScalar(tr.t.Async, sc)))
-	if err != nil || n <= 0 {
-		return nil
-	}
-	return &diag.Diagnostic{Summary: fmt.Sprintf("This action (%s) does not support async.", tr.t.Action), AsResult: true}
 }

@@ -58,6 +58,9 @@ type Display interface {
 	Result(ev *Event)
 	Included(file string, host string, label any, hasItem bool)
 	Retry(host, taskName string, result *value.Dict)
+	// Async is a status line of a polled async task (ASYNC POLL, ASYNC
+	// OK, ASYNC FAILED).
+	Async(ev AsyncEvent)
 	// Message is a verbose message shown from the given -v level, such as
 	// a handler notification.
 	Message(level int, msg string)

@@ -69,6 +69,10 @@ type Runner struct {
 	// A nil Stop never fires. Cancelling the context of Run is the hard
 	// stop that interrupts the running task too.
 	Stop <-chan struct{}
+	// AsyncExecutable is the cfzt-runner binary that runs the background
+	// jobs of async tasks (asyncjob.ChildCommand); empty means this
+	// process's own executable.
+	AsyncExecutable string
 
 	ctx   context.Context
 	stats map[string]*Stats

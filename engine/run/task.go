@@ -480,6 +480,13 @@ func (tr *taskRun) renderScalar(v any, sc *scope) any {
 // once runs the module a single time with rendered arguments.
 func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*value.Dict, error) {
 	t := tr.t
+	seconds, poll, err := tr.asyncParams(sc)
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.asyncRefused(seconds); err != nil {
+		return tr.moduleFailure(err)
+	}
 	if t.Info.Kind == module.KindIncludeVars {
 		return tr.includeVars(args)
 	}
@@ -499,10 +506,13 @@ func (tr *taskRun) once(args *value.Dict, env map[string]string, sc *scope) (*va
 	if m == nil {
 		return tr.moduleFailure(unresolvedAction(t))
 	}
-	if err := tr.refuseAsync(sc); err != nil {
-		return tr.moduleFailure(err)
+	req := tr.request(args, env, sc)
+	var res *value.Dict
+	if seconds > 0 {
+		res, err = tr.runAsync(req, seconds, poll, sc)
+	} else {
+		res, err = m.Run(req)
 	}
-	res, err := m.Run(tr.request(args, env, sc))
 	if err != nil {
 		return tr.moduleFailure(err)
 	}

@@ -37,6 +37,7 @@ func Entries() []module.Entry {
 		b("pause", module.KindModule, ctl, module.Func(pauseModule)),
 		b("set_stats", module.KindModule, ctl, module.Func(setStatsModule)),
 		b("validate_argument_spec", module.KindModule, ctl, module.Func(validateArgumentSpecModule)),
+		b("async_status", module.KindModule, 0, module.Func(asyncStatusModule)),
 		b("meta", module.KindMeta, module.FreeForm|ctl, executorAction),
 		b("include_tasks", module.KindIncludeTasks, module.FreeForm|ctl, executorAction),
 		b("import_tasks", module.KindImportTasks, module.FreeForm|ctl, executorAction),

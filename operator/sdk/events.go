@@ -74,6 +74,7 @@ func (d *jobDisplay) PlaybookStart(*playbook.Playbook)   {}
 func (d *jobDisplay) PlayStart(string)                   {}
 func (d *jobDisplay) Included(string, string, any, bool) {}
 func (d *jobDisplay) Retry(string, string, *value.Dict)  {}
+func (d *jobDisplay) Async(run.AsyncEvent)               {}
 func (d *jobDisplay) Verbosity() int                     { return d.verbosity }
 func (d *jobDisplay) TaskStart(name string, t *playbook.Task, _ bool) {
 	if d.level == LogEverything {

@@ -306,6 +306,9 @@ var normalizers = []struct {
 	// Block counts and lsattr flags depend on the file system.
 	{regexp.MustCompile(`("(?:blocks|block_size)": )\d+`), "${1}<N>"},
 	{regexp.MustCompile(`"attr_flags": "[^"]*", "attributes": \[[^\]]*\]`), `"attr_flags": "<FLAGS>", "attributes": [<FLAGS>]`},
+	// Async job ids (j<random>.<pid>), in results, job file paths and the
+	// ASYNC lines.
+	{regexp.MustCompile(`\bj\d{1,12}\.\d+\b`), "<JID>"},
 	// The wall-clock start and end of a command's run.
 	{regexp.MustCompile(`("(?:start|end)": )"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?"`), `$1"<TIMESTAMP>"`},
 }
