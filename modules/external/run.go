@@ -45,7 +45,11 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 		if _, _, inColl := collectionPart(req.ModuleFile); inColl {
 			file = req.ModuleFile
 		}
-		inv.argv = newStyleArgv(req, cmd, file)
+		shim, err := writeShim(tmp)
+		if err != nil {
+			return nil, err
+		}
+		inv.argv = newStyleArgv(req, cmd, file, shim)
 	}
 	var argsData string
 	switch style {
@@ -55,7 +59,7 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 		argsData = jsonArgs
 	case StyleNewPython:
 		inv.stdin = []byte(value.JSON(value.DictOf("ANSIBLE_MODULE_ARGS", args), value.JSONOptions{}))
-		inv.env = withPythonPath(req, inv.env)
+		inv.env = append(withPythonPath(req, inv.env), ValidatorEnv+"="+validatorExecutable())
 		return inv, nil
 	default:
 		return inv, nil
