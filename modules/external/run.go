@@ -135,6 +135,7 @@ func parseResult(req *module.Request, interp, stdout, stderr string, rc int) *va
 			res.Delete(k)
 		}
 	}
+	addOutputLines(res)
 	if r, has := res.Get("results"); has {
 		if _, list := r.([]any); !list {
 			res.Delete("results")
@@ -143,6 +144,24 @@ func parseResult(req *module.Request, interp, stdout, stderr string, rc int) *va
 		}
 	}
 	return res
+}
+
+// addOutputLines adds stdout_lines and stderr_lines beside a module's
+// string stdout and stderr, as ansible-core's action base does for every
+// module result that lacks them.
+func addOutputLines(res *value.Dict) {
+	for _, k := range []string{"stdout", "stderr"} {
+		v, has := res.Get(k)
+		if _, done := res.Get(k + "_lines"); !has || done {
+			continue
+		}
+		text, _ := v.(string)
+		lines := []any{}
+		for _, l := range py.Splitlines(text, false) {
+			lines = append(lines, l)
+		}
+		res.Set(k+"_lines", lines)
+	}
 }
 
 // errNoJSONStart is _filter_non_json_lines' error for output with no line

@@ -73,4 +73,3 @@ func stringsAsList(l []string) []any {
 	}
 	return out
 }
-

@@ -176,6 +176,13 @@ def _remove_values(value, no_log_values):
     return value
 
 
+def _clean_args(args):
+    """Returns a command as the one string a failed result shows."""
+    if isinstance(args, (list, tuple)):
+        return ' '.join(shlex.quote(a) for a in args)
+    return args
+
+
 class AnsibleModule(object):
     """A module's arguments, settings and results, as ansible-core's
     AnsibleModule offers them."""
@@ -377,14 +384,14 @@ class AnsibleModule(object):
         except (OSError, IOError) as e:
             if not handle_exceptions:
                 raise
-            self.fail_json(rc=e.errno, stdout='', stderr='', msg=to_native(e), cmd=args)
+            self.fail_json(rc=e.errno, stdout='', stderr='', msg=to_native(e), cmd=_clean_args(args))
         finally:
             if old_umask is not None:
                 os.umask(old_umask)
         if encoding is not None:
             out, err = to_native(out, encoding=encoding, errors=errors), to_native(err, encoding=encoding, errors=errors)
         if rc != 0 and check_rc:
-            self.fail_json(cmd=args, rc=rc, stdout=out, stderr=err, msg=to_native(err).rstrip())
+            self.fail_json(cmd=_clean_args(args), rc=rc, stdout=out, stderr=err, msg=to_native(err).rstrip())
         return rc, out, err
 
     def _return_formatted(self, kwargs):
