@@ -6,11 +6,14 @@ defaults, conversions, aliases and error messages are ansible-core's.
 """
 
 import atexit
+import grp
 import json
 import os
 import platform
+import pwd
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -394,7 +397,39 @@ class AnsibleModule(object):
             self.fail_json(cmd=_clean_args(args), rc=rc, stdout=out, stderr=err, msg=to_native(err).rstrip())
         return rc, out, err
 
+    def add_path_info(self, kwargs):
+        """Adds the owner, mode, state and size of the file a result names
+        (path, else dest) when it exists."""
+        path = kwargs.get('path', kwargs.get('dest'))
+        if path is None:
+            return kwargs
+        b_path = os.path.expanduser(os.path.expandvars(to_bytes(path)))
+        if not os.path.exists(b_path):
+            return kwargs
+        st = os.lstat(b_path)
+        kwargs['uid'], kwargs['gid'] = st.st_uid, st.st_gid
+        try:
+            kwargs['owner'] = pwd.getpwuid(st.st_uid)[0]
+        except KeyError:
+            kwargs['owner'] = str(st.st_uid)
+        try:
+            kwargs['group'] = grp.getgrgid(st.st_gid)[0]
+        except KeyError:
+            kwargs['group'] = str(st.st_gid)
+        kwargs['mode'] = '0%03o' % stat.S_IMODE(st.st_mode)
+        if stat.S_ISLNK(st.st_mode):
+            kwargs['state'] = 'link'
+        elif stat.S_ISDIR(st.st_mode):
+            kwargs['state'] = 'directory'
+        elif os.stat(b_path).st_nlink > 1:
+            kwargs['state'] = 'hard'
+        else:
+            kwargs['state'] = 'file'
+        kwargs['size'] = st.st_size
+        return kwargs
+
     def _return_formatted(self, kwargs):
+        self.add_path_info(kwargs)
         if 'invocation' not in kwargs:
             kwargs['invocation'] = {'module_args': self.params}
         for w in kwargs.pop('warnings', None) or []:
