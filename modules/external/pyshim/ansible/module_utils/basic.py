@@ -21,15 +21,13 @@ import time
 
 from ansible.module_utils.common.text.converters import jsonify as _jsonify
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text  # noqa: F401
+from ansible.module_utils.common.process import get_bin_path as _get_bin_path
+from ansible.module_utils.parsing.convert_bool import BOOLEANS, BOOLEANS_FALSE, BOOLEANS_TRUE, boolean  # noqa: F401
 from ansible.module_utils.six import PY3, binary_type, iteritems, string_types, text_type  # noqa: F401
 
 SHIM_NAME = "cfzt-runner's ansible.module_utils compatibility package"
 VALIDATOR_ENV = 'CFZT_RUNNER_VALIDATOR'
 NO_LOG_MASK = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
-
-BOOLEANS_TRUE = frozenset(('y', 'yes', 'on', '1', 'true', 't', 1, 1.0, True))
-BOOLEANS_FALSE = frozenset(('n', 'no', 'off', '0', 'false', 'f', 0, 0.0, False))
-BOOLEANS = BOOLEANS_TRUE.union(BOOLEANS_FALSE)
 
 # The internal arguments ansible-core passes to every module, with the
 # attribute AnsibleModule keeps each in and its default.
@@ -82,21 +80,6 @@ FILE_COMMON_ARGUMENTS = dict(
     attributes=dict(type='str', aliases=['attr']),
     unsafe_writes=dict(type='bool', default=False, fallback=(env_fallback, ['ANSIBLE_UNSAFE_WRITES'])),
 )
-
-def boolean(value, strict=True):
-    """Returns value as a bool, as ansible-core's convert_bool does."""
-    if isinstance(value, bool):
-        return value
-    normalized = value
-    if isinstance(value, (text_type, binary_type)):
-        normalized = to_text(value, errors='surrogate_or_strict').lower().strip()
-    if normalized in BOOLEANS_TRUE:
-        return True
-    if normalized in BOOLEANS_FALSE or not strict:
-        return False
-    raise TypeError("The value '%s' is not a valid boolean.  Valid booleans include: %s"
-                    % (to_text(value), ', '.join(repr(i) for i in BOOLEANS)))
-
 
 def missing_required_lib(library, reason=None, url=None):
     """Returns the message a module fails with when a library is missing."""
@@ -320,17 +303,11 @@ class AnsibleModule(object):
     def get_bin_path(self, arg, required=False, opt_dirs=None):
         """Returns the path of executable arg on PATH (and opt_dirs and
         the sbin directories), or None; fails the module when required."""
-        dirs = list(opt_dirs or [])
-        dirs += os.environ.get('PATH', '').split(os.pathsep)
-        for sbin in ('/sbin', '/usr/sbin', '/usr/local/sbin'):
-            if sbin not in dirs and os.path.exists(sbin):
-                dirs.append(sbin)
-        for d in dirs:
-            path = os.path.join(d, arg) if d else arg
-            if os.path.isfile(path) and os.access(path, os.X_OK):
-                return path
-        if required:
-            self.fail_json(msg='Failed to find required executable "%s" in paths: %s' % (arg, os.pathsep.join(dirs)))
+        try:
+            return _get_bin_path(arg, opt_dirs=opt_dirs)
+        except ValueError as e:
+            if required:
+                self.fail_json(msg=to_text(e))
         return None
 
     def atomic_move(self, src, dest, unsafe_writes=False, keep_dest_attrs=True):
