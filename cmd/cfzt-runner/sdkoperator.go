@@ -16,17 +16,29 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/modules/external"
 	"github.com/cfzt/cfzt-runner/modules/k8s"
 	"github.com/cfzt/cfzt-runner/operator"
 	"github.com/cfzt/cfzt-runner/operator/sdk"
 )
 
 // runSubcommand runs `cfzt-runner operator ...` (the ansible-operator
-// drop-in) and the hidden background job of an async task
-// (asyncjob.ChildCommand); any other command line goes to fallback.
+// drop-in), the hidden background job of an async task
+// (asyncjob.ChildCommand) and the internal `cfzt-runner __validate-args`
+// (the argument validator of the compatibility package new-style Python
+// modules import when ansible-core is not installed: a JSON request on
+// stdin, the validated arguments on stdout; not for users, so not in
+// --help); any other command line goes to fallback.
 func runSubcommand(ctx context.Context, args []string, fallback func(context.Context, []string) int) int {
 	if len(args) > 0 && args[0] == asyncjob.ChildCommand {
 		return runAsyncJob(ctx, args[1:])
+	}
+	if len(args) > 0 && args[0] == external.ValidateCommand {
+		if err := external.ValidateArgs(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "[ERROR]:", err)
+			return 1
+		}
+		return 0
 	}
 	if len(args) > 0 && args[0] == "operator" {
 		rest := args[1:]

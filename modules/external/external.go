@@ -136,11 +136,13 @@ func discoverPython(req *module.Request) string {
 	return "/usr/bin/python3"
 }
 
-// moduleUtilsMissing is why a new-style module cannot run here.
+// moduleUtilsMissing is why a new-style module cannot run here: the
+// interpreter imports neither ansible-core's module_utils nor cfzt-runner's
+// compatibility package (a Python older than 3.7).
 const moduleUtilsMissing = "The module %s is a new-style Python module (it imports ansible.module_utils), " +
-	"but the interpreter %s cannot import ansible.module_utils.basic. cfzt-runner ships no Python and no " +
-	"module_utils: install ansible-core's module_utils for that interpreter (or put them on PYTHONPATH), " +
-	"or use a built-in module."
+	"but the interpreter %s can import neither ansible.module_utils.basic nor cfzt-runner's compatibility " +
+	"package for it (which needs Python 3.7 or later): install ansible-core's module_utils for that " +
+	"interpreter (or put them on PYTHONPATH), or use a built-in module."
 
 // missingMarker and missingStatus are what the bootstrap prints and exits
 // with when ansible.module_utils.basic cannot be imported.
@@ -150,18 +152,27 @@ const (
 )
 
 // bootstrap is the Python program that starts a new-style module in place
-// of ansible-core's AnsiballZ wrapper: it checks that module_utils import,
-// puts the module_utils/ directories of the play's playbooks and roles
-// under ansible.module_utils, and runs the module as __main__ (a
-// collection's module as its package's module, so that relative imports
-// work). The module reads its arguments on standard input.
+// of ansible-core's AnsiballZ wrapper: it checks that module_utils import
+// (ansible-core's, else cfzt-runner's compatibility package, which then
+// goes first on the import path), puts the module_utils/ directories of
+// the play's playbooks and roles under ansible.module_utils, and runs the
+// module as __main__ (a collection's module as its package's module, so
+// that relative imports work). The module reads its arguments on standard
+// input.
 const bootstrap = `import sys, runpy
 try:
     import ansible.module_utils
     import ansible.module_utils.basic
 except ImportError:
-    sys.stdout.write(%[1]s)
-    sys.exit(%[2]d)
+    for name in [n for n in sys.modules if n == 'ansible' or n.startswith('ansible.')]:
+        del sys.modules[name]
+    sys.path.insert(0, %[6]s)
+    try:
+        import ansible.module_utils
+        import ansible.module_utils.basic
+    except Exception:
+        sys.stdout.write(%[1]s)
+        sys.exit(%[2]d)
 ansible.module_utils.__path__[:0] = %[3]s
 sys.argv = [%[4]s]
 if %[5]s:
@@ -172,7 +183,7 @@ else:
 
 // newStyleArgv is the command that runs a new-style Python module through
 // the bootstrap.
-func newStyleArgv(req *module.Request, cmd []string, file string) []string {
+func newStyleArgv(req *module.Request, cmd []string, file, shim string) []string {
 	utils := make([]any, 0, len(req.ModuleUtils))
 	for _, d := range req.ModuleUtils {
 		utils = append(utils, d)
@@ -182,7 +193,7 @@ func newStyleArgv(req *module.Request, cmd []string, file string) []string {
 		pkg = strings.ReplaceAll(strings.TrimSuffix(rel, filepath.Ext(rel)), "/", ".")
 	}
 	quote := func(v any) string { return value.JSON(v, value.JSONOptions{}) }
-	prog := fmt.Sprintf(bootstrap, quote(missingMarker), missingStatus, quote(utils), quote(file), quote(pkg))
+	prog := fmt.Sprintf(bootstrap, quote(missingMarker), missingStatus, quote(utils), quote(file), quote(pkg), quote(shim))
 	return append(append([]string(nil), cmd...), "-c", prog)
 }
 

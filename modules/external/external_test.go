@@ -173,30 +173,38 @@ def main():
 main()
 `
 
-func TestNewStylePython(t *testing.T) {
-	pkgs := oracleDistPackages(t)
+// newStyleCases run newStyleModule with module_utils/greeting.py beside
+// it, under ansible-core's module_utils or cfzt-runner's compatibility
+// package: both must give AnsibleModule's results.
+var newStyleCases = []struct {
+	name, checkSupport string
+	check              bool
+	args               []any
+	want               map[string]any
+}{
+	{name: "runs with module_utils beside it", checkSupport: "True", args: []any{"name", "bob"},
+		want: map[string]any{"changed": true, "msg": "hello bob"}},
+	{name: "argument spec errors come from AnsibleModule", checkSupport: "True",
+		want: map[string]any{"failed": true, "msg": "missing required arguments: name"}},
+	{name: "unknown arguments name the module", checkSupport: "True", args: []any{"name", "x", "colour", "red"},
+		want: map[string]any{"failed": true, "msg": "Unsupported parameters for (newstyle) module: colour. Supported parameters include: name."}},
+	{name: "check mode unsupported is skipped", checkSupport: "False", check: true, args: []any{"name", "x"},
+		want: map[string]any{"skipped": true, "msg": "remote module (newstyle) does not support check mode"}},
+}
+
+// runNewStyleCases runs newStyleCases with the PYTHONPATH and interpreter
+// given.
+func runNewStyleCases(t *testing.T, pythonPath string, vars *value.Dict) {
 	dir := t.TempDir()
 	utils := filepath.Join(dir, "module_utils")
 	writeModule(t, utils, "greeting.py", "def greet(name):\n    return 'hello ' + name\n")
-	for _, tc := range []struct {
-		name, checkSupport string
-		check              bool
-		args               []any
-		want               map[string]any
-	}{
-		{name: "runs with module_utils beside it", checkSupport: "True", args: []any{"name", "bob"},
-			want: map[string]any{"changed": true, "msg": "hello bob"}},
-		{name: "argument spec errors come from AnsibleModule", checkSupport: "True",
-			want: map[string]any{"failed": true, "msg": "missing required arguments: name"}},
-		{name: "check mode unsupported is skipped", checkSupport: "False", check: true, args: []any{"name", "x"},
-			want: map[string]any{"skipped": true, "msg": "remote module (newstyle) does not support check mode"}},
-	} {
+	for _, tc := range newStyleCases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeModule(t, filepath.Join(dir, "library"), "newstyle.py", strings.Replace(newStyleModule, "%s", tc.checkSupport, 1))
-			h := moduletest.NewHost(nil)
+			h := moduletest.NewHost(vars)
 			req := h.Request("newstyle", tc.args...)
 			req.ModuleFile, req.Check, req.ModuleUtils = path, tc.check, []string{utils}
-			req.Env = map[string]string{"PYTHONPATH": pkgs, "ANSIBLE_LOCAL_TEMP": t.TempDir()}
+			req.Env = map[string]string{"PYTHONPATH": pythonPath, "ANSIBLE_LOCAL_TEMP": t.TempDir()}
 			res, err := Module{}.Run(req)
 			require.NoError(t, err)
 			for k, v := range tc.want {
@@ -207,7 +215,23 @@ func TestNewStylePython(t *testing.T) {
 	}
 }
 
-func TestNewStylePythonWithoutModuleUtils(t *testing.T) {
+func TestNewStylePython(t *testing.T) {
+	runNewStyleCases(t, oracleDistPackages(t), nil)
+}
+
+// TestMain lets the test binary stand in for cfzt-runner as the
+// compatibility package's validator (os.Executable is the test binary).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == ValidateCommand {
+		if err := ValidateArgs(os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestNewStylePythonWithCompatibilityPackage(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
@@ -216,16 +240,7 @@ func TestNewStylePythonWithoutModuleUtils(t *testing.T) {
 	if probe.Run() == nil {
 		t.Skip("python3 can import ansible.module_utils here")
 	}
-	dir := t.TempDir()
-	path := writeModule(t, dir, "newstyle.py", strings.Replace(newStyleModule, "%s", "True", 1))
-	h := moduletest.NewHost(value.DictOf("ansible_python_interpreter", "python3"))
-	req := h.Request("newstyle", "name", "x")
-	req.ModuleFile = path
-	req.Env = map[string]string{"PYTHONPATH": "", "ANSIBLE_LOCAL_TEMP": t.TempDir()}
-	res, err := Module{}.Run(req)
-	require.NoError(t, err)
-	require.Equal(t, true, res.Default("failed", nil))
-	require.Contains(t, value.Str(res.Default("msg", nil)), "cannot import ansible.module_utils.basic. cfzt-runner ships no Python")
+	runNewStyleCases(t, "", value.DictOf("ansible_python_interpreter", "python3"))
 }
 
 func TestPythonInterpreter(t *testing.T) {

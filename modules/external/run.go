@@ -45,7 +45,11 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 		if _, _, inColl := collectionPart(req.ModuleFile); inColl {
 			file = req.ModuleFile
 		}
-		inv.argv = newStyleArgv(req, cmd, file)
+		shim, err := writeShim(tmp)
+		if err != nil {
+			return nil, err
+		}
+		inv.argv = newStyleArgv(req, cmd, file, shim)
 	}
 	var argsData string
 	switch style {
@@ -55,7 +59,7 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 		argsData = jsonArgs
 	case StyleNewPython:
 		inv.stdin = []byte(value.JSON(value.DictOf("ANSIBLE_MODULE_ARGS", args), value.JSONOptions{}))
-		inv.env = withPythonPath(req, inv.env)
+		inv.env = append(withPythonPath(req, inv.env), ValidatorEnv+"="+validatorExecutable())
 		return inv, nil
 	default:
 		return inv, nil
@@ -131,6 +135,7 @@ func parseResult(req *module.Request, interp, stdout, stderr string, rc int) *va
 			res.Delete(k)
 		}
 	}
+	addOutputLines(res)
 	if r, has := res.Get("results"); has {
 		if _, list := r.([]any); !list {
 			res.Delete("results")
@@ -139,6 +144,24 @@ func parseResult(req *module.Request, interp, stdout, stderr string, rc int) *va
 		}
 	}
 	return res
+}
+
+// addOutputLines adds stdout_lines and stderr_lines beside a module's
+// string stdout and stderr, as ansible-core's action base does for every
+// module result that lacks them.
+func addOutputLines(res *value.Dict) {
+	for _, k := range []string{"stdout", "stderr"} {
+		v, has := res.Get(k)
+		if _, done := res.Get(k + "_lines"); !has || done {
+			continue
+		}
+		text, _ := v.(string)
+		lines := []any{}
+		for _, l := range py.Splitlines(text, false) {
+			lines = append(lines, l)
+		}
+		res.Set(k+"_lines", lines)
+	}
 }
 
 // errNoJSONStart is _filter_non_json_lines' error for output with no line
