@@ -71,7 +71,7 @@ var helpGroups = []helpGroup{
 		{[]string{"-K", "--ask-become-pass"}, "", "ask for privilege escalation password"},
 	}},
 	{title: "Other Compatibility Options", description: "accepted so that ansible-playbook command lines run unchanged", options: []helpOption{
-		{[]string{"-f", "--forks"}, "FORKS", "specify number of parallel processes to use; hosts run in turn"},
+		{[]string{"-f", "--forks"}, "FORKS", "specify number of parallel processes to use; hosts run in turn, and plays see it in ansible_forks"},
 		{[]string{"-M", "--module-path"}, "MODULE_PATH", "prepend colon-separated path(s) to module library; modules are built in"},
 		{[]string{"--flush-cache"}, "", "clear the fact cache for every host in inventory"},
 		{[]string{"--vault-id"}, "VAULT_IDS", "the vault identity to use"},

@@ -76,6 +76,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"unknown option", []string{"--bogus", "pb.yml"}, "cfzt-runner: error: unrecognized arguments: --bogus"},
 		{"missing value", []string{"pb.yml", "-i"}, "cfzt-runner: error: argument -i/--inventory/--inventory-file: expected one argument"},
+		{"bad forks", []string{"-f", "x", "pb.yml"}, "cfzt-runner: error: argument -f/--forks: invalid tag_value value: 'x'"},
 		{"no playbook", nil, "cfzt-runner: error: the following arguments are required: playbook"},
 	}
 	for _, tc := range cases {

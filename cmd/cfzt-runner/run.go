@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/config"
@@ -125,9 +126,27 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.StringVar(&c.startAt, "start-at-task", "", "")
 	fs.Var(&c.limit, "l", "")
 	fs.Var(&c.limit, "limit", "")
+	// -f/--forks: hosts still run in turn, but plays see the number in
+	// ansible_forks, as with the forks setting.
+	for _, name := range []string{"f", "forks"} {
+		fs.Func(name, "", c.setForks)
+	}
 	registerCompatibilityFlags(fs)
 	c.op = addOperatorFlags(fs)
 	return fs
+}
+
+// setForks takes -f/--forks over the forks setting.
+func (c *cli) setForks(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		// ansible-core's argparse type for -f is named tag_value.
+		return fmt.Errorf("invalid tag_value value: '%s'", s)
+	}
+	if c.cfg != nil {
+		c.cfg.Forks = n
+	}
+	return nil
 }
 
 // registerCompatibilityFlags accepts the ansible-playbook options that
@@ -139,6 +158,9 @@ func registerCompatibilityFlags(fs *flag.FlagSet) {
 		}
 		for _, o := range g.options {
 			for _, n := range o.names {
+				if fs.Lookup(strings.TrimLeft(n, "-")) != nil {
+					continue // it has an effect after all (-f)
+				}
 				if o.metavar == "" {
 					fs.Var(ignoredBool{}, strings.TrimLeft(n, "-"), "")
 				} else {
@@ -166,6 +188,14 @@ func flagError(err error, args []string) error {
 			}
 		}
 		return &usageErr{"unrecognized arguments: -" + name}
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		// invalid value "x" for flag -f: why
+		if _, after, found := strings.Cut(rest, " for flag -"); found {
+			if name, why, found := strings.Cut(after, ": "); found {
+				return &usageErr{fmt.Sprintf("argument %s: %s", helpNames(name), why)}
+			}
+		}
 	}
 	return &usageErr{msg}
 }
