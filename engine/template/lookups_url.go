@@ -70,6 +70,8 @@ func lookupURL(c *Ctx, terms []any, a *Args) ([]any, error) {
 func urlClient(opts map[string]any) (*http.Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: opts["validate_certs"] == false}
+	// urllib, under open_url, reads file:// URLs from the local disk.
+	tr.RegisterProtocol("file", http.NewFileTransport(http.Dir("/")))
 	if ca, _ := opts["ca_path"].(string); ca != "" {
 		pem, err := os.ReadFile(ca)
 		if err != nil {
@@ -124,6 +126,12 @@ func fetchURL(client *http.Client, term string, opts map[string]any) (string, er
 		return "", urlError(term, err)
 	}
 	defer resp.Body.Close()
+	if resp.Request.URL.Scheme == "file" && resp.StatusCode == http.StatusNotFound {
+		// The file transport answers 404; urllib raises the OSError.
+		path, _ := url.PathUnescape(resp.Request.URL.Path)
+		_, serr := os.Stat(path)
+		return "", detachedf("Failed lookup url for %s : <urlopen error %s>", term, py.OSErrorText(serr, path))
+	}
 	if resp.StatusCode >= 300 {
 		reason := strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)+" ")
 		return "", detachedf("Received HTTP error for %s : HTTP Error %d: %s", term, resp.StatusCode, reason)
