@@ -767,11 +767,8 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
-		lits, embedded := embeddedOnly(expr)
 		switch {
-		case embedded:
-			v, err = tr.evalEmbedded(expr, lits, sc, opt, c.Pos)
-		case template.HasMarkers(expr):
+		case template.HasMarkers(expr) && !embeddedOnly(expr):
 			v, err = tr.r.Engine.Render(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {

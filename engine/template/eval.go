@@ -11,6 +11,9 @@ import (
 func (c *Ctx) eval(e syntax.Expr) (any, error) {
 	switch x := e.(type) {
 	case *syntax.Literal:
+		if s, ok := x.Value.(string); ok && c.opt.Conditional && HasMarkers(s) {
+			return c.renderConstTemplate(s)
+		}
 		return x.Value, nil
 	case *syntax.Name:
 		return c.lookupName(x.Name), nil

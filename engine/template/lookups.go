@@ -90,6 +90,17 @@ const EmbeddedTemplateWarning = "Jinja constant strings should not contain embed
 // embeddedTermHelp is the advice that follows the warning for a lookup term.
 const embeddedTermHelp = "Use inline expressions, for example: `msg: \"{{ lookup('env', '{{ a_var }}') }}\"` becomes `msg: \"{{ lookup('env', a_var) }}\"`"
 
+// embeddedCondHelp is the advice that follows the warning in a conditional.
+const embeddedCondHelp = "Use inline expressions, for example: `when: \"{{ a_var }}\" == 42` becomes `when: a_var == 42`"
+
+// renderConstTemplate renders a string constant of a conditional that
+// holds a template ("x == '{{ y }}'") to its native value, as ansible-core
+// 2.19 still does, warning at the conditional.
+func (c *Ctx) renderConstTemplate(s string) (any, error) {
+	c.warnAtValue(&diag.Diagnostic{Severity: diag.Warning, Summary: EmbeddedTemplateWarning, Help: embeddedCondHelp})
+	return c.render(s)
+}
+
 // renderEmbeddedTerms renders the terms of lookup(), query() or q() that
 // are string constants holding a template ('{{ d }}/x'), as ansible-core
 // 2.19 still does for backward compatibility, warning at the value being
