@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -32,6 +34,12 @@ type cli struct {
 	check, diff, syntax, listTasks   bool
 	listTags, showVersion            bool
 	listHosts, forceHandlers         bool
+	step                             bool
+	forksGiven                       bool
+	// becomePassFile and connPassFile are --become-password-file and
+	// --connection-password-file: read (and checked) as ansible-playbook
+	// reads them.
+	becomePassFile, connPassFile string
 	startAt                          string
 	limit                            multi
 	op                               *operatorFlags // operator runtime (operator.go)
@@ -94,6 +102,9 @@ func parseArgs(args []string) (*cli, []string, error) {
 		books = append(books, rest[0])
 		rest = rest[1:]
 	}
+	if c.forksGiven && c.cfg != nil && c.cfg.Forks < 1 {
+		return nil, nil, &usageErr{"The number of processes (--forks) must be >= 1"}
+	}
 	return c, books, nil
 }
 
@@ -124,6 +135,9 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "")
 	fs.BoolVar(&c.showVersion, "version", false, "")
 	fs.StringVar(&c.startAt, "start-at-task", "", "")
+	fs.BoolVar(&c.step, "step", false, "")
+	fs.StringVar(&c.becomePassFile, "become-password-file", "", "")
+	fs.StringVar(&c.connPassFile, "connection-password-file", "", "")
 	fs.Var(&c.limit, "l", "")
 	fs.Var(&c.limit, "limit", "")
 	// -f/--forks: hosts still run in turn, but plays see the number in
@@ -146,6 +160,7 @@ func (c *cli) setForks(s string) error {
 	if c.cfg != nil {
 		c.cfg.Forks = n
 	}
+	c.forksGiven = true
 	return nil
 }
 
@@ -249,11 +264,31 @@ func runCLI(ctx context.Context, args []string) int {
 			return startupError(fmt.Errorf("the playbook: %s does not appear to be a file", book))
 		}
 	}
+	if !(c.syntax || c.listTasks || c.listTags || c.listHosts) {
+		// The passwords are read (and an unreadable or empty file is an
+		// error) before anything loads; become and connection handle them.
+		for _, f := range []string{c.connPassFile, c.becomePassFile} {
+			if f != "" {
+				// The options are unfrack_path options: the file is named
+				// by its absolute path.
+				if abs, err := filepath.Abs(py.ExpandUser(f, os.LookupEnv)); err == nil && f != "-" {
+					f = abs
+				}
+				if _, err := readPasswordFile(f); err != nil {
+					return startupError(err)
+				}
+			}
+		}
+	}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
 		return startupError(err)
 	}
-	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, c.runOptions(extra), disp)
+	opts := c.runOptions(extra)
+	if c.step {
+		opts.Step = newStepper(os.Stdin, os.Stdout).Step
+	}
+	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, opts, disp)
 	if err != nil {
 		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
 		return diag.ExitCode(err)

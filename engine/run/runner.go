@@ -44,6 +44,9 @@ type Options struct {
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool
+	// Step is --step: asked before each task (given as "TASK: name" or
+	// "HANDLER: name") whether it runs; an error ends the run.
+	Step func(task string) (bool, error)
 }
 
 // Runner executes playbooks.
@@ -376,15 +379,10 @@ func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
 		r.fatal(err)
 		return nil, false
 	}
-	if r.Opts.Limit == "" {
-		return hosts, true
-	}
-	allowed, _ := r.Inventory.Match(r.Opts.Limit)
-	var kept []string
-	for _, h := range hosts {
-		if containsStr(allowed, h) {
-			kept = append(kept, h)
-		}
+	kept, err := r.Inventory.Limit(hosts, r.Opts.Limit)
+	if err != nil {
+		r.fatal(err)
+		return nil, false
 	}
 	return kept, true
 }

@@ -115,6 +115,11 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 	}
 	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
 	r.Inventory, r.InventoryParsed = s.loadInventory(disp)
+	// ansible-playbook checks --limit against the inventory before it
+	// loads the playbooks (CLI.get_host_list).
+	if err := r.Inventory.CheckLimit(opts.Limit); err != nil {
+		return r, err
+	}
 	for _, book := range books {
 		pb, err := r.Loader.LoadPlaybook(book)
 		if err != nil {
@@ -133,6 +138,7 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 	inv := inventory.New()
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
+	inv.SetWarn(warn)
 	// An unreadable source is named by its absolute path (unfrackpath).
 	unparsed := func(src string) {
 		warn("Unable to parse " + py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv)) + " as an inventory source")
