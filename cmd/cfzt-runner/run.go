@@ -40,10 +40,10 @@ type cli struct {
 	// --connection-password-file: read (and checked) as ansible-playbook
 	// reads them.
 	becomePassFile, connPassFile string
-	startAt                          string
-	limit                            multi
-	op                               *operatorFlags // operator runtime (operator.go)
-	cfg                              *config.Config
+	startAt                      string
+	limit                        multi
+	op                           *operatorFlags // operator runtime (operator.go)
+	cfg                          *config.Config
 }
 
 // ignoredFlag accepts an ansible-playbook option that has no effect on a
