@@ -34,16 +34,17 @@ type cli struct {
 	check, diff, syntax, listTasks   bool
 	listTags, showVersion            bool
 	listHosts, forceHandlers         bool
-	step                             bool
-	forksGiven                       bool
+	startAt                          string
+	limit                            multi
+	op                               *operatorFlags // operator runtime (operator.go)
+	cfg                              *config.Config
+
+	// step is --step; forksGiven is set when -f was given.
+	step, forksGiven bool
 	// becomePassFile and connPassFile are --become-password-file and
 	// --connection-password-file: read (and checked) as ansible-playbook
 	// reads them.
 	becomePassFile, connPassFile string
-	startAt                      string
-	limit                        multi
-	op                           *operatorFlags // operator runtime (operator.go)
-	cfg                          *config.Config
 }
 
 // ignoredFlag accepts an ansible-playbook option that has no effect on a
