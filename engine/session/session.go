@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"os"
@@ -114,7 +115,11 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 		eng = s.NewEngine(shared)
 	}
 	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
-	r.Inventory, r.InventoryParsed = s.loadInventory(disp)
+	var err error
+	r.Inventory, r.InventoryParsed, err = s.loadInventory(disp)
+	if err != nil {
+		return r, err
+	}
 	// ansible-playbook checks --limit against the inventory before it
 	// loads the playbooks (CLI.get_host_list).
 	if err := r.Inventory.CheckLimit(opts.Limit); err != nil {
@@ -133,7 +138,7 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 // loadInventory parses the run's inventory sources, warning as
 // ansible-playbook does about sources it cannot parse and about an
 // inventory without hosts.
-func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string) {
+func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string, error) {
 	c := s.Config
 	inv := inventory.New()
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
@@ -143,7 +148,22 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 	unparsed := func(src string) {
 		warn("Unable to parse " + py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv)) + " as an inventory source")
 	}
+	inv.Deprecate = disp.Warn
 	var parsedMsgs []string
+	var refused error
+	// failed shows ansible-core's warnings for a source no plugin
+	// parsed; one cfzt-runner refuses (an inventory plugin configuration)
+	// ends the run after them.
+	failed := func(se *inventory.SourceError) {
+		for _, f := range se.Failures {
+			warn(f.Warning())
+		}
+		if !se.Refused {
+			warn(se.Error())
+		} else if refused == nil {
+			refused = &diag.Diagnostic{Severity: diag.Error, Summary: "Completely failed to parse inventory source " + se.Source, Code: diag.ExitFailure}
+		}
+	}
 	parsed := 0
 	for _, src := range c.InventorySources(s.Inventory, s.Fallback) {
 		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
@@ -152,7 +172,21 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 			}
 			continue
 		}
-		if err := inv.AddSource(src); err != nil {
+		err := inv.AddSource(src)
+		for _, se := range inv.SourceErrors() {
+			failed(se)
+		}
+		var se *inventory.SourceError
+		if errors.As(err, &se) {
+			failed(se)
+		}
+		if refused != nil {
+			return inv, parsedMsgs, refused
+		}
+		switch {
+		case se != nil:
+			continue
+		case err != nil:
 			unparsed(src)
 			continue
 		}
@@ -165,7 +199,7 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 	if len(inv.Hosts()) == 0 && c.LocalhostWarning {
 		warn("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'")
 	}
-	return inv, parsedMsgs
+	return inv, parsedMsgs, nil
 }
 
 // Runner returns the runner of the run: it runs the playbooks in turn,
@@ -177,7 +211,7 @@ func (r *Run) Runner(disp run.Display, observer run.Observer, stop <-chan struct
 		stdout = io.Discard
 	}
 	return &run.Runner{Engine: r.Engine, Modules: s.Modules, Loader: r.Loader, Display: disp, Observer: observer,
-		Inventory: r.Inventory, ReloadInventory: func() *inventory.Inventory { inv, _ := s.loadInventory(disp); return inv }, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
+		Inventory: r.Inventory, ReloadInventory: func() *inventory.Inventory { inv, _, _ := s.loadInventory(disp); return inv }, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
 }
 
 // Execute runs the playbooks in one runner, as ansible-playbook does: a
