@@ -257,6 +257,7 @@ func runCLI(ctx context.Context, args []string) int {
 	if cfg.Err != nil {
 		return startupError(cfg.Err)
 	}
+	rdisp := c.withCallbacks(disp, cfg)
 	disp.Preamble()
 	for _, book := range books {
 		if st, err := os.Stat(book); err != nil {
@@ -289,7 +290,7 @@ func runCLI(ctx context.Context, args []string) int {
 	if c.step {
 		opts.Step = newStepper(os.Stdin, os.Stdout).Step
 	}
-	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, opts, disp)
+	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, opts, rdisp)
 	if err != nil {
 		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
 		return diag.ExitCode(err)
@@ -309,7 +310,22 @@ func runCLI(ctx context.Context, args []string) int {
 		}
 		return 0
 	}
-	return r.Execute(ctx, disp, nil, nil)
+	return r.Execute(ctx, rdisp, nil, nil)
+}
+
+// withCallbacks adds the callbacks_enabled aggregate callbacks to disp,
+// warning about those cfzt-runner cannot load.
+func (c *cli) withCallbacks(disp *display.Default, cfg *config.Config) run.Display {
+	aggs, warns := display.NewAggregates(cfg.CallbacksEnabled, display.CallbackOptions{Out: disp.Out, Verbose: c.verbose,
+		ProfileTasksLimit: cfg.ProfileTasksLimit, ProfileTasksSort: cfg.ProfileTasksSort,
+		ProfileTasksSummaryOnly: cfg.ProfileTasksSummaryOnly, ProfileRolesSummaryOnly: cfg.ProfileRolesSummaryOnly})
+	for _, w := range warns {
+		disp.Warn(w)
+	}
+	if len(aggs) == 0 {
+		return disp
+	}
+	return &display.WithAggregates{Display: disp, Aggregates: aggs}
 }
 
 // runOptions are the executor options the command line selects, shared by

@@ -159,6 +159,9 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	}
 	r.Display.Recap(r.recap())
 	r.showCustomStats()
+	if e, ok := r.Display.(StatsEnder); ok {
+		e.StatsShown()
+	}
 	if !r.startReached {
 		r.controllerError(fmt.Errorf("No matching task \"%s\" found. Note: --start-at-task can only follow static includes.", r.Opts.StartAt))
 	}
