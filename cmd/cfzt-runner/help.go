@@ -50,6 +50,7 @@ var helpGroups = []helpGroup{
 		{[]string{"--list-tasks"}, "", "list all tasks that would be executed"},
 		{[]string{"--list-tags"}, "", "list all available tags"},
 		{[]string{"--list-hosts"}, "", "outputs a list of matching hosts; does not execute anything else"},
+		{[]string{"--list-unsupported"}, "", "list every task whose module, lookup, filter or test cfzt-runner does not implement (exit status 1 when there is any); --syntax-check fails on them too"},
 		{[]string{"--start-at-task"}, "START_AT_TASK", "start the playbook at the task matching this name"},
 		{[]string{"--force-handlers"}, "", "run handlers even if a task fails"},
 		{[]string{"--step"}, "", "one-step-at-a-time: confirm each task before running (the answers are read from standard input)"},

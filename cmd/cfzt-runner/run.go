@@ -17,6 +17,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/run"
+	"github.com/cfzt/cfzt-runner/engine/session"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -39,8 +40,9 @@ type cli struct {
 	op                               *operatorFlags // operator runtime (operator.go)
 	cfg                              *config.Config
 
-	// step is --step; forksGiven is set when -f was given.
-	step, forksGiven bool
+	// step is --step; forksGiven is set when -f was given;
+	// listUnsupported is --list-unsupported.
+	step, forksGiven, listUnsupported bool
 	// becomePassFile and connPassFile are --become-password-file and
 	// --connection-password-file: read (and checked) as ansible-playbook
 	// reads them.
@@ -137,6 +139,7 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.BoolVar(&c.showVersion, "version", false, "")
 	fs.StringVar(&c.startAt, "start-at-task", "", "")
 	fs.BoolVar(&c.step, "step", false, "")
+	fs.BoolVar(&c.listUnsupported, "list-unsupported", false, "")
 	fs.StringVar(&c.becomePassFile, "become-password-file", "", "")
 	fs.StringVar(&c.connPassFile, "connection-password-file", "", "")
 	fs.Var(&c.limit, "l", "")
@@ -266,7 +269,7 @@ func runCLI(ctx context.Context, args []string) int {
 			return startupError(fmt.Errorf("the playbook: %s does not appear to be a file", book))
 		}
 	}
-	if !(c.syntax || c.listTasks || c.listTags || c.listHosts) {
+	if !(c.syntax || c.listTasks || c.listTags || c.listHosts || c.listUnsupported) {
 		// The passwords are read (and an unreadable or empty file is an
 		// error) before anything loads; become and connection handle them.
 		for _, f := range []string{c.connPassFile, c.becomePassFile} {
@@ -297,11 +300,13 @@ func runCLI(ctx context.Context, args []string) int {
 	}
 	disp.InventoryMsgs = r.InventoryParsed
 	switch {
+	case c.listUnsupported:
+		return listUnsupported(os.Stdout, r)
 	case c.syntax:
 		for _, pb := range r.Playbooks {
 			fmt.Printf("\nplaybook: %s\n", pb.Arg)
 		}
-		return 0
+		return reportUnsupported(os.Stderr, r)
 	case c.listTasks || c.listTags || c.listHosts:
 		for _, pb := range r.Playbooks {
 			r.Inventory.AddVarsDir(pb.Dir)
@@ -384,4 +389,44 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 		}
 	}
 	return out, nil
+}
+
+// findUnsupported lists the tasks of the loaded playbooks that use what
+// cfzt-runner does not implement.
+func findUnsupported(r *session.Run) []run.Unsupported {
+	var out []run.Unsupported
+	for _, pb := range r.Playbooks {
+		out = append(out, run.FindUnsupported(r.Engine, pb)...)
+	}
+	return out
+}
+
+// listUnsupported is --list-unsupported: every task whose module,
+// lookup, filter or test cfzt-runner does not implement, with its file
+// and line; the exit status is 1 when there is any.
+func listUnsupported(w io.Writer, r *session.Run) int {
+	found := findUnsupported(r)
+	for _, u := range found {
+		fmt.Fprintln(w, u.String())
+	}
+	if len(found) == 0 {
+		fmt.Fprintln(w, "Every module, lookup, filter and test the playbooks use is implemented.")
+		return 0
+	}
+	return diag.ExitFailure
+}
+
+// reportUnsupported completes --syntax-check: its output is
+// ansible-playbook's, and tasks using what cfzt-runner does not implement
+// are an error after it (exit status 1).
+func reportUnsupported(w io.Writer, r *session.Run) int {
+	found := findUnsupported(r)
+	if len(found) == 0 {
+		return 0
+	}
+	fmt.Fprintln(w, "[ERROR]: cfzt-runner does not implement what these tasks use:")
+	for _, u := range found {
+		fmt.Fprintln(w, "  "+u.String())
+	}
+	return diag.ExitFailure
 }
