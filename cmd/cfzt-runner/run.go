@@ -248,7 +248,13 @@ func runCLI(ctx context.Context, args []string) int {
 	if err != nil {
 		return startupError(err)
 	}
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
+	// log_path: what the display shows is logged too.
+	var logFile *display.Log
+	if cfg.LogPath != "" {
+		logFile = display.OpenLog(cfg.LogPath, os.Stderr)
+		defer logFile.Close()
+	}
+	disp := &display.Default{Out: logFile.Tee(os.Stdout, false), Err: logFile.Tee(os.Stderr, true), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
 		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
 		CommunityYAML: cfg.StdoutCallback == "community.general.yaml"}
 	for _, w := range cfg.Warnings {
