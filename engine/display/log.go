@@ -115,4 +115,3 @@ func (t *logTee) Write(p []byte) (int, error) {
 	t.log.record(string(p), t.stderr)
 	return t.w.Write(p)
 }
-
