@@ -256,7 +256,7 @@ func runCLI(ctx context.Context, args []string) int {
 	}
 	disp := &display.Default{Out: logFile.Tee(os.Stdout, false), Err: logFile.Tee(os.Stderr, true), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
 		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
-		CommunityYAML: cfg.StdoutCallback == "community.general.yaml"}
+		CommunityYAML: cfg.StdoutCallback == "community.general.yaml", Style: stdoutStyle(cfg)}
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}
@@ -435,4 +435,15 @@ func reportUnsupported(w io.Writer, r *session.Run) int {
 		fmt.Fprintln(w, "  "+u.String())
 	}
 	return diag.ExitFailure
+}
+
+// stdoutStyle is the Default display's Style for the stdout callback.
+func stdoutStyle(cfg *config.Config) string {
+	switch cfg.StdoutCallback {
+	case "ansible.builtin.minimal":
+		return "minimal"
+	case "ansible.builtin.oneline":
+		return "oneline"
+	}
+	return ""
 }

@@ -279,6 +279,9 @@ func Load(env Environment) *Config {
 // CallbackDeprecation is the deprecation the stdout callback in use
 // announces when it loads (community.general's yaml callback), or nil.
 func (c *Config) CallbackDeprecation() *diag.Diagnostic {
+	if c.StdoutCallback == "ansible.builtin.oneline" {
+		return &diag.Diagnostic{Severity: diag.Deprecation, Version: "2.23", Summary: "The oneline callback plugin is deprecated."}
+	}
 	if c.StdoutCallback != "community.general.yaml" {
 		return nil
 	}
