@@ -45,10 +45,10 @@ type Default struct {
 	// Style is the stdout callback when it is ansible-core's minimal or
 	// oneline ("" for the default callback): one line per result (see
 	// style.go), no banners and no recap.
-	Style string
-	pending       *pendingBanner
-	lastTask      *playbook.Task
-	text          diagText
+	Style    string
+	pending  *pendingBanner
+	lastTask *playbook.Task
+	text     diagText
 	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
