@@ -324,9 +324,14 @@ func runCLI(ctx context.Context, args []string) int {
 	return r.Execute(ctx, rdisp, nil, nil)
 }
 
-// withCallbacks adds the callbacks_enabled aggregate callbacks to disp,
-// warning about those cfzt-runner cannot load.
+// withCallbacks is the display of a run: disp, or the json stdout
+// callback beside it, with the callbacks_enabled aggregate callbacks
+// (warning about those cfzt-runner cannot load).
 func (c *cli) withCallbacks(disp *display.Default, cfg *config.Config) run.Display {
+	var main run.Display = disp
+	if cfg.StdoutCallback == "ansible.posix.json" {
+		main = &display.PosixJSON{Messages: disp, Out: disp.Out, Indent: cfg.JSONIndent}
+	}
 	aggs, warns := display.NewAggregates(cfg.CallbacksEnabled, display.CallbackOptions{Out: disp.Out, Verbose: c.verbose,
 		ProfileTasksLimit: cfg.ProfileTasksLimit, ProfileTasksSort: cfg.ProfileTasksSort,
 		ProfileTasksSummaryOnly: cfg.ProfileTasksSummaryOnly, ProfileRolesSummaryOnly: cfg.ProfileRolesSummaryOnly})
@@ -334,9 +339,9 @@ func (c *cli) withCallbacks(disp *display.Default, cfg *config.Config) run.Displ
 		disp.Warn(w)
 	}
 	if len(aggs) == 0 {
-		return disp
+		return main
 	}
-	return &display.WithAggregates{Display: disp, Aggregates: aggs}
+	return &display.WithAggregates{Display: main, Aggregates: aggs}
 }
 
 // runOptions are the executor options the command line selects, shared by
