@@ -127,3 +127,22 @@ func TestStep(t *testing.T) {
 	require.True(t, strings.HasSuffix(res.stdout, "Perform task: TASK: second (N)o/(y)es/(c)ontinue: "), res.stdout)
 	require.NotContains(t, res.stdout, "third")
 }
+
+// TestConfigInventoryAndLog: ansible.cfg's [defaults] inventory (relative
+// to the file) gives the hosts when neither -i nor ANSIBLE_INVENTORY
+// does, and log_path receives the run in ansible-core's log format.
+func TestConfigInventoryAndLog(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"conf/ansible.cfg": "[defaults]\ninventory = hosts.ini\nlog_path = " + filepath.Join(dir, "run.log") + "\n",
+		"conf/hosts.ini":   "fromcfg ansible_connection=local\n",
+		"pb.yml":           "- hosts: all\n  gather_facts: false\n  tasks:\n    - debug: msg=hi\n",
+	})
+	res := runCLIEnv(t, dir, t.TempDir(), []string{"ANSIBLE_CONFIG=" + filepath.Join(dir, "conf/ansible.cfg")}, "pb.yml")
+	require.Equal(t, 0, res.rc, res.stderr)
+	require.Contains(t, res.stdout, "ok: [fromcfg]")
+	data, err := os.ReadFile(filepath.Join(dir, "run.log"))
+	require.NoError(t, err)
+	require.Regexp(t, `(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} p=\d+ u=\S+ n=ansible INFO\| ok: \[fromcfg\] => \{$`, string(data))
+	require.Regexp(t, `(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} p=\d+ u=\S+ n=ansible INFO\| PLAY RECAP \*+$`, string(data))
+}
