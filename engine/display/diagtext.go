@@ -127,7 +127,7 @@ func (t *diagText) segment(msg string, l diag.Diagnostic) string {
 	if l.Origin != nil {
 		ctx = "Origin: " + l.Origin.String()
 		var lines []string
-		if strings.HasPrefix(l.Origin.File, "<") && l.Origin.Line == 0 {
+		if strings.HasPrefix(l.Origin.File, "<") && l.Origin.Line == 0 && l.Note == "" {
 			// A described origin (<inventory script output from ...>)
 			// has no source to quote.
 		} else if l.Origin.File == "" || (l.Note != "" && l.Origin.Line == 0) {
