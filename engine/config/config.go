@@ -81,6 +81,10 @@ type Config struct {
 	// CallbacksEnabled is CALLBACKS_ENABLED: the aggregate callbacks to
 	// load, as named (profile_tasks, ansible.posix.timer, ...).
 	CallbacksEnabled []string
+	// InventoryAnyUnparsedIsFailed is INVENTORY_ANY_UNPARSED_IS_FAILED (a
+	// source no plugin parses ends the run) and InventoryUnparsedIsFailed
+	// INVENTORY_UNPARSED_IS_FAILED (no source parsed ends it).
+	InventoryAnyUnparsedIsFailed, InventoryUnparsedIsFailed bool
 	// LogPath is DEFAULT_LOG_PATH: the file the display also logs to ("" for none).
 	LogPath string
 	// Callback holds the callbacks' own options: profile_tasks'
@@ -138,6 +142,8 @@ var (
 	nocolorSetting         = setting{"ANSIBLE_NOCOLOR", "defaults", "nocolor", "false"}
 	forceColorSetting      = setting{"ANSIBLE_FORCE_COLOR", "defaults", "force_color", "false"}
 	inventorySetting       = setting{"ANSIBLE_INVENTORY", "defaults", "inventory", ""}
+	anyUnparsedSetting     = setting{"ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED", "inventory", "any_unparsed_is_failed", "false"}
+	unparsedFailedSetting  = setting{"ANSIBLE_INVENTORY_UNPARSED_FAILED", "inventory", "unparsed_is_failed", "false"}
 	profileLimitSetting    = setting{"PROFILE_TASKS_TASK_OUTPUT_LIMIT", "callback_profile_tasks", "task_output_limit", "20"}
 	profileSortSetting     = setting{"PROFILE_TASKS_SORT_ORDER", "callback_profile_tasks", "sort_order", "descending"}
 	profileSummarySetting  = setting{"PROFILE_TASKS_SUMMARY_ONLY", "callback_profile_tasks", "summary_only", "false"}
@@ -235,6 +241,8 @@ func Load(env Environment) *Config {
 	if v, set, _ := r.get(logPathSetting); set && strings.TrimSpace(v) != "" {
 		c.LogPath = expandHome(strings.TrimSpace(v), env)
 	}
+	c.InventoryAnyUnparsedIsFailed = r.boolean(anyUnparsedSetting)
+	c.InventoryUnparsedIsFailed = r.boolean(unparsedFailedSetting)
 	c.ProfileTasksLimit = strings.TrimSpace(r.str(profileLimitSetting))
 	c.ProfileTasksSort = strings.TrimSpace(r.str(profileSortSetting))
 	c.ProfileTasksSummaryOnly = r.boolean(profileSummarySetting)

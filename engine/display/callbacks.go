@@ -61,6 +61,9 @@ func NewAggregates(names []string, o CallbackOptions) ([]Aggregate, []*diag.Diag
 				summaryOnly: o.ProfileTasksSummaryOnly, verbose: o.Verbose})
 		case "profile_roles":
 			out = append(out, &profileRoles{out: o.Out, clock: clock, summaryOnly: o.ProfileRolesSummaryOnly, totals: map[string]float64{}})
+		case "json", "ansible.builtin.minimal", "minimal", "ansible.builtin.oneline", "oneline", "ansible.builtin.default", "default":
+			// A stdout callback is skipped: there is one already (a
+			// message ansible-core shows at -vv only).
 		default:
 			warns = append(warns, diag.Warn(fmt.Sprintf("Skipping callback plugin '%s', unable to load", name), nil))
 		}

@@ -144,13 +144,25 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
 	inv.SetWarn(warn)
-	// An unreadable source is named by its absolute path (unfrackpath).
-	unparsed := func(src string) {
-		warn("Unable to parse " + py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv)) + " as an inventory source")
-	}
-	inv.Deprecate = disp.Warn
 	var parsedMsgs []string
 	var refused error
+	// fail ends the run on a source no plugin parsed
+	// (INVENTORY_ANY_UNPARSED_IS_FAILED).
+	fail := func(abs string) {
+		if refused == nil {
+			refused = &diag.Diagnostic{Severity: diag.Error, Summary: "Completely failed to parse inventory source " + abs, Code: diag.ExitFailure}
+		}
+	}
+	// An unreadable source is named by its absolute path (unfrackpath).
+	unparsed := func(src string) {
+		abs := py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv))
+		if c.InventoryAnyUnparsedIsFailed {
+			fail(abs)
+			return
+		}
+		warn("Unable to parse " + abs + " as an inventory source")
+	}
+	inv.Deprecate = disp.Warn
 	// failed shows ansible-core's warnings for a source no plugin
 	// parsed; one cfzt-runner refuses (an inventory plugin configuration)
 	// ends the run after them.
@@ -158,10 +170,10 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 		for _, f := range se.Failures {
 			warn(f.Warning())
 		}
-		if !se.Refused {
+		if se.Refused || c.InventoryAnyUnparsedIsFailed {
+			fail(se.Source)
+		} else {
 			warn(se.Error())
-		} else if refused == nil {
-			refused = &diag.Diagnostic{Severity: diag.Error, Summary: "Completely failed to parse inventory source " + se.Source, Code: diag.ExitFailure}
 		}
 	}
 	parsed := 0
@@ -169,6 +181,9 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
 			if src != DefaultInventory {
 				unparsed(src)
+			}
+			if refused != nil {
+				return inv, parsedMsgs, refused
 			}
 			continue
 		}
@@ -187,13 +202,18 @@ func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []strin
 		case se != nil:
 			continue
 		case err != nil:
-			unparsed(src)
+			if unparsed(src); refused != nil {
+				return inv, parsedMsgs, refused
+			}
 			continue
 		}
 		parsed++
 		parsedMsgs = append(parsedMsgs, inv.ParsedMessage(src))
 	}
-	if parsed == 0 && c.InventoryUnparsedWarning {
+	switch {
+	case parsed == 0 && c.InventoryUnparsedIsFailed:
+		return inv, parsedMsgs, &diag.Diagnostic{Severity: diag.Error, Summary: "No inventory was parsed, please check your configuration and options.", Code: diag.ExitFailure}
+	case parsed == 0 && c.InventoryUnparsedWarning:
 		warn("No inventory was parsed, only implicit localhost is available")
 	}
 	if len(inv.Hosts()) == 0 && c.LocalhostWarning {
