@@ -50,8 +50,10 @@ var helpGroups = []helpGroup{
 		{[]string{"--list-tasks"}, "", "list all tasks that would be executed"},
 		{[]string{"--list-tags"}, "", "list all available tags"},
 		{[]string{"--list-hosts"}, "", "outputs a list of matching hosts; does not execute anything else"},
+		{[]string{"--list-unsupported"}, "", "list every task whose module, lookup, filter or test cfzt-runner does not implement (exit status 1 when there is any); --syntax-check fails on them too"},
 		{[]string{"--start-at-task"}, "START_AT_TASK", "start the playbook at the task matching this name"},
 		{[]string{"--force-handlers"}, "", "run handlers even if a task fails"},
+		{[]string{"--step"}, "", "one-step-at-a-time: confirm each task before running (the answers are read from standard input)"},
 	}},
 	{title: "Connection Options", description: "accepted for compatibility; cfzt-runner runs every task on the controller", options: []helpOption{
 		{[]string{"-c", "--connection"}, "CONNECTION", "connection type to use"},
@@ -59,6 +61,7 @@ var helpGroups = []helpGroup{
 		{[]string{"-T", "--timeout"}, "TIMEOUT", "override the connection timeout in seconds"},
 		{[]string{"--private-key", "--key-file"}, "PRIVATE_KEY_FILE", "use this file to authenticate the connection"},
 		{[]string{"-k", "--ask-pass"}, "", "ask for connection password"},
+		{[]string{"--connection-password-file"}, "CONNECTION_PASSWORD_FILE", "Connection password file"},
 		{[]string{"--ssh-common-args"}, "SSH_COMMON_ARGS", "specify common arguments to pass to sftp/scp/ssh"},
 		{[]string{"--ssh-extra-args"}, "SSH_EXTRA_ARGS", "specify extra arguments to pass to ssh only"},
 		{[]string{"--scp-extra-args"}, "SCP_EXTRA_ARGS", "specify extra arguments to pass to scp only"},
@@ -69,6 +72,7 @@ var helpGroups = []helpGroup{
 		{[]string{"--become-method"}, "BECOME_METHOD", "privilege escalation method to use"},
 		{[]string{"--become-user"}, "BECOME_USER", "run operations as this user"},
 		{[]string{"-K", "--ask-become-pass"}, "", "ask for privilege escalation password"},
+		{[]string{"--become-password-file"}, "BECOME_PASSWORD_FILE", "Become password file"},
 	}},
 	{title: "Other Compatibility Options", description: "accepted so that ansible-playbook command lines run unchanged", options: []helpOption{
 		{[]string{"-f", "--forks"}, "FORKS", "specify number of parallel processes to use; hosts run in turn, and plays see it in ansible_forks"},

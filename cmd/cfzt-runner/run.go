@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,9 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/run"
+	"github.com/cfzt/cfzt-runner/engine/session"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -36,6 +39,14 @@ type cli struct {
 	limit                            multi
 	op                               *operatorFlags // operator runtime (operator.go)
 	cfg                              *config.Config
+
+	// step is --step; forksGiven is set when -f was given;
+	// listUnsupported is --list-unsupported.
+	step, forksGiven, listUnsupported bool
+	// becomePassFile and connPassFile are --become-password-file and
+	// --connection-password-file: read (and checked) as ansible-playbook
+	// reads them.
+	becomePassFile, connPassFile string
 }
 
 // ignoredFlag accepts an ansible-playbook option that has no effect on a
@@ -94,6 +105,9 @@ func parseArgs(args []string) (*cli, []string, error) {
 		books = append(books, rest[0])
 		rest = rest[1:]
 	}
+	if c.forksGiven && c.cfg != nil && c.cfg.Forks < 1 {
+		return nil, nil, &usageErr{"The number of processes (--forks) must be >= 1"}
+	}
 	return c, books, nil
 }
 
@@ -124,6 +138,10 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "")
 	fs.BoolVar(&c.showVersion, "version", false, "")
 	fs.StringVar(&c.startAt, "start-at-task", "", "")
+	fs.BoolVar(&c.step, "step", false, "")
+	fs.BoolVar(&c.listUnsupported, "list-unsupported", false, "")
+	fs.StringVar(&c.becomePassFile, "become-password-file", "", "")
+	fs.StringVar(&c.connPassFile, "connection-password-file", "", "")
 	fs.Var(&c.limit, "l", "")
 	fs.Var(&c.limit, "limit", "")
 	// -f/--forks: hosts still run in turn, but plays see the number in
@@ -146,6 +164,7 @@ func (c *cli) setForks(s string) error {
 	if c.cfg != nil {
 		c.cfg.Forks = n
 	}
+	c.forksGiven = true
 	return nil
 }
 
@@ -229,9 +248,15 @@ func runCLI(ctx context.Context, args []string) int {
 	if err != nil {
 		return startupError(err)
 	}
-	disp := &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
+	// log_path: what the display shows is logged too.
+	var logFile *display.Log
+	if cfg.LogPath != "" {
+		logFile = display.OpenLog(cfg.LogPath, os.Stderr)
+		defer logFile.Close()
+	}
+	disp := &display.Default{Out: logFile.Tee(os.Stdout, false), Err: logFile.Tee(os.Stderr, true), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
 		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
-		CommunityYAML: cfg.StdoutCallback == "community.general.yaml"}
+		CommunityYAML: cfg.StdoutCallback == "community.general.yaml", Style: stdoutStyle(cfg)}
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}
@@ -241,6 +266,7 @@ func runCLI(ctx context.Context, args []string) int {
 	if cfg.Err != nil {
 		return startupError(cfg.Err)
 	}
+	rdisp := c.withCallbacks(disp, cfg)
 	disp.Preamble()
 	for _, book := range books {
 		if st, err := os.Stat(book); err != nil {
@@ -249,22 +275,44 @@ func runCLI(ctx context.Context, args []string) int {
 			return startupError(fmt.Errorf("the playbook: %s does not appear to be a file", book))
 		}
 	}
+	if !(c.syntax || c.listTasks || c.listTags || c.listHosts || c.listUnsupported) {
+		// The passwords are read (and an unreadable or empty file is an
+		// error) before anything loads; become and connection handle them.
+		for _, f := range []string{c.connPassFile, c.becomePassFile} {
+			if f != "" {
+				// The options are unfrack_path options: the file is named
+				// by its absolute path.
+				if abs, err := filepath.Abs(py.ExpandUser(f, os.LookupEnv)); err == nil && f != "-" {
+					f = abs
+				}
+				if _, err := readPasswordFile(f); err != nil {
+					return startupError(err)
+				}
+			}
+		}
+	}
 	extra, err := parseExtraVars(c.extra)
 	if err != nil {
 		return startupError(err)
 	}
-	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, c.runOptions(extra), disp)
+	opts := c.runOptions(extra)
+	if c.step {
+		opts.Step = newStepper(os.Stdin, os.Stdout).Step
+	}
+	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, opts, rdisp)
 	if err != nil {
 		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
 		return diag.ExitCode(err)
 	}
 	disp.InventoryMsgs = r.InventoryParsed
 	switch {
+	case c.listUnsupported:
+		return listUnsupported(os.Stdout, r)
 	case c.syntax:
 		for _, pb := range r.Playbooks {
 			fmt.Printf("\nplaybook: %s\n", pb.Arg)
 		}
-		return 0
+		return reportUnsupported(os.Stderr, r)
 	case c.listTasks || c.listTags || c.listHosts:
 		for _, pb := range r.Playbooks {
 			r.Inventory.AddVarsDir(pb.Dir)
@@ -273,7 +321,27 @@ func runCLI(ctx context.Context, args []string) int {
 		}
 		return 0
 	}
-	return r.Execute(ctx, disp, nil, nil)
+	return r.Execute(ctx, rdisp, nil, nil)
+}
+
+// withCallbacks is the display of a run: disp, or the json stdout
+// callback beside it, with the callbacks_enabled aggregate callbacks
+// (warning about those cfzt-runner cannot load).
+func (c *cli) withCallbacks(disp *display.Default, cfg *config.Config) run.Display {
+	var main run.Display = disp
+	if cfg.StdoutCallback == "ansible.posix.json" {
+		main = &display.PosixJSON{Messages: disp, Out: disp.Out, Indent: cfg.JSONIndent}
+	}
+	aggs, warns := display.NewAggregates(cfg.CallbacksEnabled, display.CallbackOptions{Out: disp.Out, Verbose: c.verbose,
+		ProfileTasksLimit: cfg.ProfileTasksLimit, ProfileTasksSort: cfg.ProfileTasksSort,
+		ProfileTasksSummaryOnly: cfg.ProfileTasksSummaryOnly, ProfileRolesSummaryOnly: cfg.ProfileRolesSummaryOnly})
+	for _, w := range warns {
+		disp.Warn(w)
+	}
+	if len(aggs) == 0 {
+		return main
+	}
+	return &display.WithAggregates{Display: main, Aggregates: aggs}
 }
 
 // runOptions are the executor options the command line selects, shared by
@@ -332,4 +400,55 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 		}
 	}
 	return out, nil
+}
+
+// findUnsupported lists the tasks of the loaded playbooks that use what
+// cfzt-runner does not implement.
+func findUnsupported(r *session.Run) []run.Unsupported {
+	var out []run.Unsupported
+	for _, pb := range r.Playbooks {
+		out = append(out, run.FindUnsupported(r.Engine, pb)...)
+	}
+	return out
+}
+
+// listUnsupported is --list-unsupported: every task whose module,
+// lookup, filter or test cfzt-runner does not implement, with its file
+// and line; the exit status is 1 when there is any.
+func listUnsupported(w io.Writer, r *session.Run) int {
+	found := findUnsupported(r)
+	for _, u := range found {
+		fmt.Fprintln(w, u.String())
+	}
+	if len(found) == 0 {
+		fmt.Fprintln(w, "Every module, lookup, filter and test the playbooks use is implemented.")
+		return 0
+	}
+	return diag.ExitFailure
+}
+
+// reportUnsupported completes --syntax-check: its output is
+// ansible-playbook's, and tasks using what cfzt-runner does not implement
+// are an error after it (exit status 1).
+func reportUnsupported(w io.Writer, r *session.Run) int {
+	found := findUnsupported(r)
+	if len(found) == 0 {
+		return 0
+	}
+	fmt.Fprintln(w, "[ERROR]: cfzt-runner does not implement what these tasks use:")
+	for _, u := range found {
+		fmt.Fprintln(w, "  "+u.String())
+	}
+	return diag.ExitFailure
+}
+
+// stdoutStyle is the Default display's Style for the stdout callback.
+func stdoutStyle(cfg *config.Config) string {
+	switch cfg.StdoutCallback {
+	case "ansible.builtin.minimal":
+		return "minimal"
+	case "ansible.builtin.oneline":
+		return "oneline"
+	}
+	return ""
 }

@@ -78,6 +78,22 @@ type Config struct {
 	DisplaySkippedHosts, DisplayOKHosts bool
 	// ResultFormat is the default callback's result_format (json, yaml).
 	ResultFormat string
+	// CallbacksEnabled is CALLBACKS_ENABLED: the aggregate callbacks to
+	// load, as named (profile_tasks, ansible.posix.timer, ...).
+	CallbacksEnabled []string
+	// InventoryAnyUnparsedIsFailed is INVENTORY_ANY_UNPARSED_IS_FAILED (a
+	// source no plugin parses ends the run) and InventoryUnparsedIsFailed
+	// INVENTORY_UNPARSED_IS_FAILED (no source parsed ends it).
+	InventoryAnyUnparsedIsFailed, InventoryUnparsedIsFailed bool
+	// LogPath is DEFAULT_LOG_PATH: the file the display also logs to ("" for none).
+	LogPath string
+	// Callback holds the callbacks' own options: profile_tasks'
+	// ProfileTasksLimit ("all" or a number), ProfileTasksSort and
+	// ProfileTasksSummaryOnly, profile_roles' ProfileRolesSummaryOnly,
+	// and the json callback's JSONIndent.
+	ProfileTasksLimit, ProfileTasksSort              string
+	ProfileTasksSummaryOnly, ProfileRolesSummaryOnly bool
+	JSONIndent                                       int
 
 	// The settings below are read from the environment only.
 
@@ -121,6 +137,18 @@ var (
 	displaySkippedSetting  = setting{"ANSIBLE_DISPLAY_SKIPPED_HOSTS", "defaults", "display_skipped_hosts", "true"}
 	displayOKSetting       = setting{"ANSIBLE_DISPLAY_OK_HOSTS", "defaults", "display_ok_hosts", "true"}
 	resultFormatSetting    = setting{"ANSIBLE_CALLBACK_RESULT_FORMAT", "defaults", "callback_result_format", "json"}
+	callbacksSetting       = setting{"ANSIBLE_CALLBACKS_ENABLED", "defaults", "callbacks_enabled", ""}
+	logPathSetting         = setting{"ANSIBLE_LOG_PATH", "defaults", "log_path", ""}
+	nocolorSetting         = setting{"ANSIBLE_NOCOLOR", "defaults", "nocolor", "false"}
+	forceColorSetting      = setting{"ANSIBLE_FORCE_COLOR", "defaults", "force_color", "false"}
+	inventorySetting       = setting{"ANSIBLE_INVENTORY", "defaults", "inventory", ""}
+	anyUnparsedSetting     = setting{"ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED", "inventory", "any_unparsed_is_failed", "false"}
+	unparsedFailedSetting  = setting{"ANSIBLE_INVENTORY_UNPARSED_FAILED", "inventory", "unparsed_is_failed", "false"}
+	profileLimitSetting    = setting{"PROFILE_TASKS_TASK_OUTPUT_LIMIT", "callback_profile_tasks", "task_output_limit", "20"}
+	profileSortSetting     = setting{"PROFILE_TASKS_SORT_ORDER", "callback_profile_tasks", "sort_order", "descending"}
+	profileSummarySetting  = setting{"PROFILE_TASKS_SUMMARY_ONLY", "callback_profile_tasks", "summary_only", "false"}
+	rolesSummarySetting    = setting{"PROFILE_ROLES_SUMMARY_ONLY", "callback_profile_roles", "summary_only", "false"}
+	jsonIndentSetting      = setting{"ANSIBLE_JSON_INDENT", "defaults", "json_indent", "4"}
 )
 
 // reader reads settings from the environment, then the config file.
@@ -205,8 +233,43 @@ func Load(env Environment) *Config {
 	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)
 	c.DisplayOKHosts = r.boolean(displayOKSetting)
 	c.ResultFormat = strings.ToLower(strings.TrimSpace(r.str(resultFormatSetting)))
+	for _, name := range strings.Split(r.str(callbacksSetting), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			c.CallbacksEnabled = append(c.CallbacksEnabled, name)
+		}
+	}
+	if v, set, _ := r.get(logPathSetting); set && strings.TrimSpace(v) != "" {
+		c.LogPath = expandHome(strings.TrimSpace(v), env)
+	}
+	c.InventoryAnyUnparsedIsFailed = r.boolean(anyUnparsedSetting)
+	c.InventoryUnparsedIsFailed = r.boolean(unparsedFailedSetting)
+	c.ProfileTasksLimit = strings.TrimSpace(r.str(profileLimitSetting))
+	c.ProfileTasksSort = strings.TrimSpace(r.str(profileSortSetting))
+	c.ProfileTasksSummaryOnly = r.boolean(profileSummarySetting)
+	c.ProfileRolesSummaryOnly = r.boolean(rolesSummarySetting)
+	c.JSONIndent = 4
+	if n, err := strconv.Atoi(strings.TrimSpace(r.str(jsonIndentSetting))); err == nil {
+		c.JSONIndent = n
+	}
+	// ansible.cfg may set nocolor and force_color; the environment
+	// (ANSIBLE_NOCOLOR, NO_COLOR, ANSIBLE_FORCE_COLOR) wins.
+	c.NoColor, c.ForceColor = r.boolean(nocolorSetting), r.boolean(forceColorSetting)
+	// DEFAULT_HOST_LIST from ansible.cfg is a pathlist: comma-separated,
+	// each relative to the config file's directory.
+	if _, set, fromFile := r.get(inventorySetting); set && fromFile {
+		v, _ := r.ini.Get("defaults", "inventory")
+		for _, p := range strings.Split(v, ",") {
+			c.Inventory = append(c.Inventory, splitPaths(strings.TrimSpace(p), r.base, env.Home)...)
+		}
+	}
 	c.StdoutCallback = r.str(stdoutCallbackSetting)
 	switch c.StdoutCallback {
+	case "json", "ansible.posix.json":
+		c.StdoutCallback = "ansible.posix.json"
+	case "minimal", "ansible.builtin.minimal":
+		c.StdoutCallback = "ansible.builtin.minimal"
+	case "oneline", "ansible.builtin.oneline":
+		c.StdoutCallback = "ansible.builtin.oneline"
 	case "default", "ansible.builtin.default":
 	case "yaml", "community.general.yaml":
 		// community.general's yaml callback: the default callback with its
@@ -224,6 +287,9 @@ func Load(env Environment) *Config {
 // CallbackDeprecation is the deprecation the stdout callback in use
 // announces when it loads (community.general's yaml callback), or nil.
 func (c *Config) CallbackDeprecation() *diag.Diagnostic {
+	if c.StdoutCallback == "ansible.builtin.oneline" {
+		return &diag.Diagnostic{Severity: diag.Deprecation, Version: "2.23", Summary: "The oneline callback plugin is deprecated."}
+	}
 	if c.StdoutCallback != "community.general.yaml" {
 		return nil
 	}
@@ -247,10 +313,22 @@ func (c *Config) readEnvironment(env Environment) {
 		c.VerbositySet = true
 		c.Verbosity = leadingInt(v)
 	}
-	nocolor := get("ANSIBLE_NOCOLOR")
-	c.NoColor = nocolor != "" && nocolor != "0" || get("NO_COLOR") != ""
-	force := get("ANSIBLE_FORCE_COLOR")
-	c.ForceColor = force != "" && force != "0" && strings.ToLower(force) != "false"
+	if nocolor, ok := env.Lookup("ANSIBLE_NOCOLOR"); ok {
+		c.NoColor = nocolor != "" && nocolor != "0" && strings.ToLower(nocolor) != "false"
+	} else if get("NO_COLOR") != "" {
+		c.NoColor = true
+	}
+	if force, ok := env.Lookup("ANSIBLE_FORCE_COLOR"); ok {
+		c.ForceColor = force != "" && force != "0" && strings.ToLower(force) != "false"
+	}
+}
+
+// expandHome expands a leading ~ of a path setting.
+func expandHome(p string, env Environment) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		return filepath.Join(env.Home, p[1:])
+	}
+	return p
 }
 
 // envBool reads a boolean setting from the environment; an unset or
@@ -300,14 +378,16 @@ func (c *Config) FileValue() any {
 	return c.File
 }
 
-// Color reports whether output is coloured: never with ANSIBLE_NOCOLOR
-// or NO_COLOR, always with ANSIBLE_FORCE_COLOR, else on a terminal.
+// Color reports whether output is coloured, as ansible-core's
+// constants decide it: always with force_color (ANSIBLE_FORCE_COLOR),
+// else never with nocolor (ANSIBLE_NOCOLOR, NO_COLOR), else on a
+// terminal.
 func (c *Config) Color(terminal bool) bool {
 	switch {
-	case c.NoColor:
-		return false
 	case c.ForceColor:
 		return true
+	case c.NoColor:
+		return false
 	}
 	return terminal
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,8 +142,8 @@ func TestEnvironmentOnlySettings(t *testing.T) {
 			require.True(t, c.VerbositySet, "set, so LOG_LEVEL does not apply")
 			require.Equal(t, 0, c.Verbosity)
 		}},
-		{"no colour wins", map[string]string{"ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "1"}, func(t *testing.T, c *Config) {
-			require.False(t, c.Color(true))
+		{"forced colour wins over no colour, as in ansible-core's constants", map[string]string{"ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "1"}, func(t *testing.T, c *Config) {
+			require.True(t, c.Color(false))
 		}},
 		{"NO_COLOR", map[string]string{"NO_COLOR": "x"}, func(t *testing.T, c *Config) {
 			require.False(t, c.Color(true))
@@ -165,13 +166,26 @@ func TestEnvironmentOnlySettings(t *testing.T) {
 		{"an empty stdout callback is an error", map[string]string{"ANSIBLE_STDOUT_CALLBACK": ""}, func(t *testing.T, c *Config) {
 			require.EqualError(t, c.Err, "No stdout callback name provided.")
 		}},
-		{"another stdout callback is a warning", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "minimal"}, func(t *testing.T, c *Config) {
+		{"another stdout callback is a warning", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "community.general.diy"}, func(t *testing.T, c *Config) {
 			require.NoError(t, c.Err)
-			require.Equal(t, []string{"The stdout callback 'minimal' is not available in cfzt-runner; the 'default' callback is used instead."}, c.Warnings)
+			require.Equal(t, []string{"The stdout callback 'community.general.diy' is not available in cfzt-runner; the 'default' callback is used instead."}, c.Warnings)
 		}},
 		{"community.general's yaml callback", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "yaml"}, func(t *testing.T, c *Config) {
 			require.Empty(t, c.Warnings)
 			require.Equal(t, "community.general.yaml", c.StdoutCallback)
+		}},
+		{"json, minimal and oneline", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "json"}, func(t *testing.T, c *Config) {
+			require.Empty(t, c.Warnings)
+			require.Equal(t, "ansible.posix.json", c.StdoutCallback)
+		}},
+		{"callbacks and their options", map[string]string{"ANSIBLE_CALLBACKS_ENABLED": "profile_tasks, ansible.posix.timer,,", "PROFILE_TASKS_SORT_ORDER": "none",
+			"PROFILE_TASKS_TASK_OUTPUT_LIMIT": "all", "PROFILE_ROLES_SUMMARY_ONLY": "yes", "ANSIBLE_LOG_PATH": "~/ansible.log"}, func(t *testing.T, c *Config) {
+			require.Equal(t, []string{"profile_tasks", "ansible.posix.timer"}, c.CallbacksEnabled)
+			require.Equal(t, "none", c.ProfileTasksSort)
+			require.Equal(t, "all", c.ProfileTasksLimit)
+			require.True(t, c.ProfileRolesSummaryOnly)
+			require.False(t, c.ProfileTasksSummaryOnly)
+			require.True(t, strings.HasSuffix(c.LogPath, "/ansible.log") && !strings.HasPrefix(c.LogPath, "~"), c.LogPath)
 		}},
 		{"the yaml result format", map[string]string{"ANSIBLE_CALLBACK_RESULT_FORMAT": "YAML"}, func(t *testing.T, c *Config) {
 			require.Equal(t, "yaml", c.ResultFormat)
@@ -201,4 +215,39 @@ func TestDiffAlwaysFromTheFile(t *testing.T) {
 	require.Equal(t, filepath.Join(env.Dir, "ansible.cfg"), c.File)
 	require.True(t, c.DiffAlways)
 	require.False(t, Load(fakeEnv(t, nil)).DiffAlways)
+}
+
+// TestOutputAndInventoryFromTheFile: ansible.cfg's inventory (a pathlist
+// relative to the file), nocolor, force_color and log_path are read; the
+// environment wins over the file.
+func TestOutputAndInventoryFromTheFile(t *testing.T) {
+	env := fakeEnv(t, nil)
+	cfgDir := filepath.Join(env.Dir, "conf")
+	require.NoError(t, os.MkdirAll(cfgDir, 0o755))
+	cfg := filepath.Join(cfgDir, "ansible.cfg")
+	require.NoError(t, os.WriteFile(cfg, []byte("[defaults]\ninventory = hosts.ini, /abs/other\nnocolor = true\nlog_path = /tmp/x.log\ncallbacks_enabled = timer\n"), 0o644))
+	vars := map[string]string{"ANSIBLE_CONFIG": cfg}
+	c := Load(fakeEnv2(env, vars))
+	require.Equal(t, []string{filepath.Join(cfgDir, "hosts.ini"), "/abs/other"}, c.InventorySources(nil, []string{"/etc/ansible/hosts"}))
+	require.False(t, c.Color(true))
+	require.Equal(t, "/tmp/x.log", c.LogPath)
+	require.Equal(t, []string{"timer"}, c.CallbacksEnabled)
+
+	vars["ANSIBLE_INVENTORY"] = "env.ini"
+	vars["ANSIBLE_NOCOLOR"] = "0"
+	c = Load(fakeEnv2(env, vars))
+	require.Equal(t, []string{"env.ini"}, c.InventorySources(nil, nil))
+	require.True(t, c.Color(true))
+
+	require.NoError(t, os.WriteFile(cfg, []byte("[defaults]\nforce_color = 1\n"), 0o644))
+	require.True(t, Load(fakeEnv2(env, map[string]string{"ANSIBLE_CONFIG": cfg, "ANSIBLE_NOCOLOR": "1"})).Color(false))
+}
+
+// fakeEnv2 is env with its variables replaced by vars.
+func fakeEnv2(env Environment, vars map[string]string) Environment {
+	env.Lookup = func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+	return env
 }

@@ -42,9 +42,13 @@ type Default struct {
 	// that callback dumps them (a changed=/skipped= header, two-space
 	// YAML).
 	CommunityYAML bool
-	pending       *pendingBanner
-	lastTask      *playbook.Task
-	text          diagText
+	// Style is the stdout callback when it is ansible-core's minimal or
+	// oneline ("" for the default callback): one line per result (see
+	// style.go), no banners and no recap.
+	Style    string
+	pending  *pendingBanner
+	lastTask *playbook.Task
+	text     diagText
 	// shown dedups warnings and errors, as ansible-core's display does.
 	shown map[string]bool
 	// preambleShown is set once the version header and config line
@@ -150,7 +154,7 @@ func (d *Default) PlaybookStart(pb *playbook.Playbook) {
 			d.line(colorVerbose, m)
 		}
 	}
-	if d.Verbose >= 2 {
+	if d.Verbose >= 2 && d.Style == "" {
 		fmt.Fprintln(d.Out, "Skipping callback 'minimal', as we already have a stdout callback.")
 		fmt.Fprintln(d.Out, "Skipping callback 'oneline', as we already have a stdout callback.")
 		d.banner("PLAYBOOK: " + filepath.Base(pb.Path))
@@ -175,6 +179,9 @@ func (d *Default) Preamble() {
 
 // PlayStart implements run.Display.
 func (d *Default) PlayStart(name string) {
+	if d.Style != "" {
+		return
+	}
 	d.pending = nil
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -186,6 +193,9 @@ func (d *Default) PlayStart(name string) {
 
 // TaskStart implements run.Display.
 func (d *Default) TaskStart(name string, t *playbook.Task, handler bool) {
+	if d.Style != "" {
+		return
+	}
 	prefix := "TASK"
 	if handler {
 		prefix = "RUNNING HANDLER"
@@ -207,11 +217,17 @@ func (d *Default) Message(level int, msg string) {
 
 // NoHostsRemaining implements run.Display.
 func (d *Default) NoHostsRemaining() {
+	if d.Style != "" {
+		return
+	}
 	d.banner("NO MORE HOSTS LEFT")
 }
 
 // NoHostsMatched implements run.Display.
 func (d *Default) NoHostsMatched() {
+	if d.Style != "" {
+		return
+	}
 	d.line(colorSkip, "skipping: no hosts matched")
 }
 
@@ -232,6 +248,12 @@ func censored(ev *run.Event) bool {
 // censoring, internal keys, debug's own trimming, and the loop results
 // the items already showed.
 func (d *Default) cleanResult(ev *run.Event) *value.Dict {
+	return d.cleanResultTrim(ev, true)
+}
+
+// cleanResultTrim is cleanResult, with debug's trimming (the callback's
+// _clean_results) only when trimDebug.
+func (d *Default) cleanResultTrim(ev *run.Event, trimDebug bool) *value.Dict {
 	res := ev.Result
 	var out *value.Dict
 	if censored(ev) {
@@ -256,7 +278,7 @@ func (d *Default) cleanResult(ev *run.Event) *value.Dict {
 			return true
 		})
 	}
-	if ev.Task.Info.FQCN == "ansible.builtin.debug" {
+	if trimDebug && ev.Task.Info.FQCN == "ansible.builtin.debug" {
 		if out.Has("msg") {
 			for _, k := range append([]string(nil), out.Keys()...) {
 				if !debugKeep[k] && !strings.HasPrefix(k, "_") {
@@ -333,6 +355,11 @@ func (d *Default) dump(res *value.Dict) string {
 	if value.Truthy(res.Default("_ansible_verbose_always", false)) || d.Verbose > 2 {
 		indent = 4
 	}
+	return d.dumpIndent(res, indent)
+}
+
+// dumpIndent is dump with the given indent (0: one line).
+func (d *Default) dumpIndent(res *value.Dict, indent int) string {
 	out := value.NewDict(res.Len())
 	res.Each(func(k string, v any) bool {
 		if strings.HasPrefix(k, "_ansible") {
@@ -405,6 +432,10 @@ func (d *Default) warnings(res *value.Dict) {
 
 // Result implements run.Display.
 func (d *Default) Result(ev *run.Event) {
+	if d.Style != "" {
+		d.styleResult(ev)
+		return
+	}
 	host := hostLabel(ev)
 	if d.hidden(ev) {
 		return
@@ -510,6 +541,9 @@ func (d *Default) showDiff(df any) {
 
 // Included implements run.Display.
 func (d *Default) Included(file, host string, label any, hasItem bool) {
+	if d.Style != "" {
+		return
+	}
 	d.flushBanner()
 	msg := fmt.Sprintf("included: %s for %s", file, host)
 	if hasItem {
@@ -520,6 +554,9 @@ func (d *Default) Included(file, host string, label any, hasItem bool) {
 
 // Retry implements run.Display.
 func (d *Default) Retry(host, taskName string, res *value.Dict) {
+	if d.Style != "" {
+		return
+	}
 	attempts, _ := value.AsInt(res.Default("attempts", 0))
 	retries, _ := value.AsInt(res.Default("retries", 0))
 	msg := fmt.Sprintf("FAILED - RETRYING: [%s]: %s (%d retries left).", host, taskName, retries-attempts)
@@ -543,6 +580,9 @@ func (d *Default) Retry(host, taskName string, res *value.Dict) {
 // v2_runner_on_async_poll/ok/failed lines. A no_log result hides the job
 // id, which the callback then reads as None.
 func (d *Default) Async(ev run.AsyncEvent) {
+	if d.Style != "" {
+		return
+	}
 	jid := ev.JID
 	if ev.NoLog {
 		jid = "None"
@@ -607,6 +647,9 @@ func (d *Default) once(text string) bool {
 // Error implements run.Display: 2.19's [ERROR] block on stdout, after
 // the banner of its task if that is still pending.
 func (d *Default) Error(err error) {
+	if d.Style == "oneline" {
+		return
+	}
 	d.flushBanner()
 	d.showError(d.Out, err)
 }
@@ -632,6 +675,9 @@ func (d *Default) FormatError(err error) string { return d.text.formatError(err)
 
 // Recap implements run.Display.
 func (d *Default) Recap(stats []*run.Stats) {
+	if d.Style != "" {
+		return
+	}
 	d.banner("PLAY RECAP")
 	sorted := append([]*run.Stats(nil), stats...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Host < sorted[j].Host })
@@ -649,6 +695,9 @@ func (d *Default) Recap(stats []*run.Stats) {
 // the recap, one line per host and one for the run, each value dumped as
 // the callback's _dump_results(indent=1) without its line breaks.
 func (d *Default) CustomStats(hosts []string, perHost map[string]*value.Dict, runStats *value.Dict) {
+	if d.Style != "" {
+		return
+	}
 	d.banner("CUSTOM STATS: ")
 	flat := func(v *value.Dict) string {
 		return strings.ReplaceAll(value.JSON(v, value.JSONOptions{Indent: 1, SortKeys: true}), "\n", "")

@@ -127,7 +127,10 @@ func (t *diagText) segment(msg string, l diag.Diagnostic) string {
 	if l.Origin != nil {
 		ctx = "Origin: " + l.Origin.String()
 		var lines []string
-		if l.Origin.File == "" || (l.Note != "" && l.Origin.Line == 0) {
+		if strings.HasPrefix(l.Origin.File, "<") && l.Origin.Line == 0 && l.Note == "" {
+			// A described origin (<inventory script output from ...>)
+			// has no source to quote.
+		} else if l.Origin.File == "" || (l.Note != "" && l.Origin.Line == 0) {
 			// An origin with no source (unknown, or a command-line
 			// option) shows the note in place of an excerpt.
 			if l.Note != "" {

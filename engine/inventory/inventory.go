@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -60,6 +61,12 @@ type Inventory struct {
 	// PatternMismatch is what a host pattern that matches nothing causes:
 	// "warning" (the default), "error" or "ignore".
 	PatternMismatch string
+	// sourceErrs are the files of inventory directories that no plugin
+	// parsed (see SourceErrors).
+	sourceErrs []*SourceError
+	// Deprecate, when set, receives the deprecations of inventory
+	// plugins (the script plugin's).
+	Deprecate func(*diag.Diagnostic)
 }
 
 // New returns an empty inventory with the all and ungrouped groups.
@@ -128,6 +135,9 @@ func (inv *Inventory) ParsedMessage(src string) string {
 	declined := func(p string) string {
 		return p + " declined parsing " + abs + " as it did not pass its verify_file() method\n"
 	}
+	if isScript(abs) {
+		return declined("host_list") + "Parsed " + abs + " inventory source with script plugin"
+	}
 	if isYAMLInventory(src, nil) {
 		return declined("host_list") + declined("script") + "Parsed " + abs + " inventory source with yaml plugin"
 	}
@@ -178,11 +188,39 @@ func (inv *Inventory) AddSource(src string) error {
 	inv.invDirs = appendUnique(inv.invDirs, filepath.Dir(abs))
 	err = inv.parseFile(abs, data)
 	inv.reconcile()
+	inv.warnConflicts()
 	return err
 }
 
-// parseFile parses one inventory file, YAML or INI.
+// warnConflicts warns about names that are both a group and a host, as
+// ansible-core's reconcile_inventory does after parsing sources.
+func (inv *Inventory) warnConflicts() {
+	var names []string
+	for _, h := range inv.hosts {
+		if _, ok := inv.groups[h]; ok {
+			names = append(names, h)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		inv.warning("Found both group and host with same name: " + n)
+	}
+}
+
+// parseFile parses one inventory file as ansible-core's plugins would, in
+// their order: an executable is an inventory script, a YAML file with a
+// plugin key an inventory plugin's configuration (which cfzt-runner
+// refuses: it runs no inventory plugin), else YAML or INI.
 func (inv *Inventory) parseFile(abs string, data []byte) error {
+	if isScript(abs) {
+		if err := inv.parseScript(abs); err != nil {
+			return &SourceError{Source: abs, Failures: []PluginFailure{scriptFailure(err, abs)}}
+		}
+		return nil
+	}
+	if plugin := pluginConfig(abs, data); plugin != "" {
+		return pluginRefusal(abs, plugin, data)
+	}
 	if isYAMLInventory(abs, data) {
 		return inv.parseYAML(abs, data)
 	}
@@ -207,6 +245,7 @@ func (inv *Inventory) addSourceDir(dir string) error {
 	inv.invDirs = appendUnique(inv.invDirs, abs)
 	err = inv.parseDir(abs)
 	inv.reconcile()
+	inv.warnConflicts()
 	return err
 }
 
@@ -231,7 +270,13 @@ func (inv *Inventory) parseDir(dir string) error {
 			return fmt.Errorf("Unable to parse %s as an inventory source", p)
 		}
 		if err := inv.parseFile(p, data); err != nil {
-			return err
+			var se *SourceError
+			if !errors.As(err, &se) {
+				return err
+			}
+			// As ansible-core parses each file of the directory as a
+			// source of its own, the others still count.
+			inv.sourceErrs = append(inv.sourceErrs, se)
 		}
 	}
 	return nil
@@ -864,4 +909,12 @@ func fileExists(p string) bool {
 // (ansible-core's C.LOCALHOST).
 func IsLocalhost(name string) bool {
 	return name == "localhost" || name == "127.0.0.1" || name == "::1"
+}
+
+// SourceErrors returns, and forgets, the files of inventory directories
+// that no plugin could parse.
+func (inv *Inventory) SourceErrors() []*SourceError {
+	errs := inv.sourceErrs
+	inv.sourceErrs = nil
+	return errs
 }

@@ -82,6 +82,13 @@ type Display interface {
 	Verbosity() int
 }
 
+// StatsEnder is a display told when a playbook's stats are all shown
+// (after Recap and CustomStats): aggregate callbacks add their summaries
+// then, and the json callback writes its document.
+type StatsEnder interface {
+	StatsShown()
+}
+
 // Observer is told of every task result beside the display, without
 // rendering anything: the operator counts results for its metrics.
 type Observer interface {

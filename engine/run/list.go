@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -42,10 +41,7 @@ func ListPlaybook(w io.Writer, pb *playbook.Playbook, inv *inventory.Inventory, 
 		fmt.Fprintf(w, "\n  play #%d (%s): %s\tTAGS: [%s]", i+1, hostList, name, strings.Join(playTags, ","))
 		if o.Hosts {
 			hosts, _ := inv.Match(play.Hosts)
-			if o.Limit != "" {
-				allowed, _ := inv.Match(o.Limit)
-				hosts = slices.DeleteFunc(hosts, func(h string) bool { return !slices.Contains(allowed, h) })
-			}
+			hosts, _ = inv.Limit(hosts, o.Limit)
 			fmt.Fprintf(w, "\n    pattern: %s\n    hosts (%d):", patternRepr(play.Hosts), len(hosts))
 			for _, h := range hosts {
 				fmt.Fprintf(w, "\n      %s", h)

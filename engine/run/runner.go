@@ -44,6 +44,9 @@ type Options struct {
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool
+	// Step is --step: asked before each task (given as "TASK: name" or
+	// "HANDLER: name") whether it runs; an error ends the run.
+	Step func(task string) (bool, error)
 }
 
 // Runner executes playbooks.
@@ -156,6 +159,9 @@ func (r *Runner) Run(ctx context.Context, pb *playbook.Playbook) int {
 	}
 	r.Display.Recap(r.recap())
 	r.showCustomStats()
+	if e, ok := r.Display.(StatsEnder); ok {
+		e.StatsShown()
+	}
 	if !r.startReached {
 		r.controllerError(fmt.Errorf("No matching task \"%s\" found. Note: --start-at-task can only follow static includes.", r.Opts.StartAt))
 	}
@@ -376,15 +382,10 @@ func (r *Runner) playHosts(ps *playState, sc *scope) ([]string, bool) {
 		r.fatal(err)
 		return nil, false
 	}
-	if r.Opts.Limit == "" {
-		return hosts, true
-	}
-	allowed, _ := r.Inventory.Match(r.Opts.Limit)
-	var kept []string
-	for _, h := range hosts {
-		if containsStr(allowed, h) {
-			kept = append(kept, h)
-		}
+	kept, err := r.Inventory.Limit(hosts, r.Opts.Limit)
+	if err != nil {
+		r.fatal(err)
+		return nil, false
 	}
 	return kept, true
 }

@@ -86,6 +86,21 @@ func (r *Runner) runTask(ps *playState, f *frame, t *playbook.Task) {
 		return
 	}
 	first := r.newTaskRun(ps, f, t, r.host(hosts[0]))
+	if r.Opts.Step != nil {
+		// --step: the task runs on every host, or on none.
+		kind := "TASK: "
+		if f.handler {
+			kind = "HANDLER: "
+		}
+		run, err := r.Opts.Step(kind + strings.TrimSpace(first.name))
+		if err != nil {
+			r.fatal(err)
+			return
+		}
+		if !run {
+			return
+		}
+	}
 	r.Display.TaskStart(first.name, t, f.handler)
 	if f.handler {
 		ps.handlers.ran(t, hosts, first.runOnce())

@@ -8,6 +8,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"os"
@@ -114,7 +115,16 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 		eng = s.NewEngine(shared)
 	}
 	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
-	r.Inventory, r.InventoryParsed = s.loadInventory(disp)
+	var err error
+	r.Inventory, r.InventoryParsed, err = s.loadInventory(disp)
+	if err != nil {
+		return r, err
+	}
+	// ansible-playbook checks --limit against the inventory before it
+	// loads the playbooks (CLI.get_host_list).
+	if err := r.Inventory.CheckLimit(opts.Limit); err != nil {
+		return r, err
+	}
 	for _, book := range books {
 		pb, err := r.Loader.LoadPlaybook(book)
 		if err != nil {
@@ -128,38 +138,88 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 // loadInventory parses the run's inventory sources, warning as
 // ansible-playbook does about sources it cannot parse and about an
 // inventory without hosts.
-func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string) {
+func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string, error) {
 	c := s.Config
 	inv := inventory.New()
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
+	inv.SetWarn(warn)
+	var parsedMsgs []string
+	var refused error
+	// fail ends the run on a source no plugin parsed
+	// (INVENTORY_ANY_UNPARSED_IS_FAILED).
+	fail := func(abs string) {
+		if refused == nil {
+			refused = &diag.Diagnostic{Severity: diag.Error, Summary: "Completely failed to parse inventory source " + abs, Code: diag.ExitFailure}
+		}
+	}
 	// An unreadable source is named by its absolute path (unfrackpath).
 	unparsed := func(src string) {
-		warn("Unable to parse " + py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv)) + " as an inventory source")
+		abs := py.Abspath(py.ExpandUser(py.ExpandVars(src, os.LookupEnv), os.LookupEnv))
+		if c.InventoryAnyUnparsedIsFailed {
+			fail(abs)
+			return
+		}
+		warn("Unable to parse " + abs + " as an inventory source")
 	}
-	var parsedMsgs []string
+	inv.Deprecate = disp.Warn
+	// failed shows ansible-core's warnings for a source no plugin
+	// parsed; one cfzt-runner refuses (an inventory plugin configuration)
+	// ends the run after them.
+	failed := func(se *inventory.SourceError) {
+		for _, f := range se.Failures {
+			warn(f.Warning())
+		}
+		if se.Refused || c.InventoryAnyUnparsedIsFailed {
+			fail(se.Source)
+		} else {
+			warn(se.Error())
+		}
+	}
 	parsed := 0
 	for _, src := range c.InventorySources(s.Inventory, s.Fallback) {
 		if _, err := os.Stat(src); err != nil && !strings.Contains(src, ",") {
 			if src != DefaultInventory {
 				unparsed(src)
 			}
+			if refused != nil {
+				return inv, parsedMsgs, refused
+			}
 			continue
 		}
-		if err := inv.AddSource(src); err != nil {
-			unparsed(src)
+		err := inv.AddSource(src)
+		for _, se := range inv.SourceErrors() {
+			failed(se)
+		}
+		var se *inventory.SourceError
+		if errors.As(err, &se) {
+			failed(se)
+		}
+		if refused != nil {
+			return inv, parsedMsgs, refused
+		}
+		switch {
+		case se != nil:
+			continue
+		case err != nil:
+			if unparsed(src); refused != nil {
+				return inv, parsedMsgs, refused
+			}
 			continue
 		}
 		parsed++
 		parsedMsgs = append(parsedMsgs, inv.ParsedMessage(src))
 	}
-	if parsed == 0 && c.InventoryUnparsedWarning {
+	switch {
+	case parsed == 0 && c.InventoryUnparsedIsFailed:
+		return inv, parsedMsgs, &diag.Diagnostic{Severity: diag.Error, Summary: "No inventory was parsed, please check your configuration and options.", Code: diag.ExitFailure}
+	case parsed == 0 && c.InventoryUnparsedWarning:
 		warn("No inventory was parsed, only implicit localhost is available")
 	}
 	if len(inv.Hosts()) == 0 && c.LocalhostWarning {
 		warn("provided hosts list is empty, only localhost is available. Note that the implicit localhost does not match 'all'")
 	}
-	return inv, parsedMsgs
+	return inv, parsedMsgs, nil
 }
 
 // Runner returns the runner of the run: it runs the playbooks in turn,
@@ -171,7 +231,7 @@ func (r *Run) Runner(disp run.Display, observer run.Observer, stop <-chan struct
 		stdout = io.Discard
 	}
 	return &run.Runner{Engine: r.Engine, Modules: s.Modules, Loader: r.Loader, Display: disp, Observer: observer,
-		Inventory: r.Inventory, ReloadInventory: func() *inventory.Inventory { inv, _ := s.loadInventory(disp); return inv }, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
+		Inventory: r.Inventory, ReloadInventory: func() *inventory.Inventory { inv, _, _ := s.loadInventory(disp); return inv }, Stdout: stdout, Shared: r.Shared, Stop: stop, ConfigFile: s.Config.FileValue(), Opts: r.Options}
 }
 
 // Execute runs the playbooks in one runner, as ansible-playbook does: a

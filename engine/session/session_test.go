@@ -143,3 +143,15 @@ func TestEnginesAndPlugins(t *testing.T) {
 	require.Same(t, s.Engine, c.Engine, "a session's engine is shared")
 	require.Same(t, s.Shared, c.Shared)
 }
+
+// TestPluginConfigRefused: an inventory plugin configuration cfzt-runner
+// cannot run ends the run (without ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED
+// too), after ansible-core's warnings, instead of running with fewer hosts.
+func TestPluginConfigRefused(t *testing.T) {
+	dir := project(t, map[string]string{"gen.yml": "plugin: ansible.builtin.generator\nhosts: {name: x}\n", "pb.yml": "- hosts: all\n  tasks: []\n"})
+	var out bytes.Buffer
+	disp := &display.Default{Out: &out, Err: &out}
+	_, err := testSession(t, testConfig(t, nil), filepath.Join(dir, "gen.yml")).Load([]string{filepath.Join(dir, "pb.yml")}, run.Options{}, disp)
+	require.EqualError(t, err, "Completely failed to parse inventory source "+filepath.Join(dir, "gen.yml"))
+	require.Contains(t, out.String(), "specifies unknown plugin 'ansible.builtin.generator'")
+}

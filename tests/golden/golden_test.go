@@ -333,6 +333,16 @@ var normalizers = []struct {
 	{regexp.MustCompile(`\bj\d{1,12}\.\d+\b`), "<JID>"},
 	// The wall-clock start and end of a command's run.
 	{regexp.MustCompile(`("(?:start|end)": )"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{6})?"`), `$1"<TIMESTAMP>"`},
+	// The timing lines of the profile_tasks and profile_roles callbacks
+	// (date, time since the last line, since the start) and their
+	// per-task and per-role seconds.
+	{regexp.MustCompile(`(?m)^\w+day \d\d \w+ \d{4}  \d\d:\d\d:\d\d [+-]\d{4} \(\d+:\d\d:\d\d\.\d{3}\) +\d+:\d\d:\d\d\.\d{3} \*+ $`), "<PROFILE-TIME>"},
+	{regexp.MustCompile(`(?m) -* \d+\.\d\ds$`), " <SECONDS>"},
+	// The timer callback's run time.
+	{regexp.MustCompile(`Playbook run took \d+ days, \d+ hours, \d+ minutes, \d+ seconds`), "Playbook run took <RUNTIME>"},
+	// The json callback's start and end times and play and task ids.
+	{regexp.MustCompile(`("(?:start|end)": )"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z"`), `$1"<ISOTIME>"`},
+	{regexp.MustCompile(`("id": )"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"`), `$1"<UUID>"`},
 }
 
 // normalize removes what differs between machines and runs, not between
