@@ -65,6 +65,27 @@ func TestSecretsTheOperatorDidNotWrite(t *testing.T) {
 		require.Equal(a.t, kept.Data, now.Data)
 	})
 
+	// A token Secret written by an earlier release (label and
+	// ownerReference, no route-UID annotation) is still the operator's: it
+	// is deleted with its token.
+	a.sub("a token Secret of an earlier release", func() {
+		a.apply(route(ns, "old", fullStack("old.example.com")))
+		a.converge()
+		sec := a.secret(ns, "old-cfzt-service-token")
+		require.NotNil(a.t, sec)
+		require.NotEmpty(a.t, sec.Annotations[prefix+"route-uid"])
+		require.NotEmpty(a.t, sec.OwnerReferences)
+		delete(sec.Annotations, prefix+"route-uid")
+		_, err := h.Kube().CoreV1().Secrets(ns).Update(a.ctx, sec, metav1.UpdateOptions{})
+		require.NoError(a.t, err)
+		ann := fullStack("old.example.com")
+		ann["serviceToken.enabled"] = "false"
+		a.apply(route(ns, "old", ann))
+		a.converge()
+		require.Nil(a.t, a.secret(ns, "old-cfzt-service-token"), "the operator's own Secret is left")
+		require.Equal(a.t, 0, a.tokens("old-service-token"))
+	})
+
 	// The Secret a new token's credentials go to exists and is the
 	// tenant's: SecretConflict, and the Secret is left alone.
 	a.sub("the token Secret's name is taken", func() {
