@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -49,17 +50,18 @@ func TestForeignIDsAreIgnored(t *testing.T) {
 		}
 		a.apply(route(evil, name, ann))
 
-		// The first cycle reports the foreign IDs.
+		// The first cycle reports the foreign IDs (checked without stopping,
+		// so that what the attack changed is reported too).
 		a.run(kubeWorker)
 		errs, ready := a.tenantErrors(evil)
-		require.Contains(a.t, errs, evil+"/"+name+" ForeignID")
-		require.NotNil(a.t, ready)
-		require.Equal(a.t, "ForeignID", ready["reason"])
+		assert.Contains(a.t, errs, evil+"/"+name+" ForeignID")
+		assert.Equal(a.t, "ForeignID", ready["reason"])
 		ev := a.events(evil, "HTTPRoute", name, "ForeignID")
-		require.Len(a.t, ev, 1)
-		require.Equal(a.t, "Warning", ev[0].Type)
-		for k := range ids {
-			require.Contains(a.t, ev[0].Note, prefix+k)
+		if assert.Len(a.t, ev, 1) {
+			assert.Equal(a.t, "Warning", ev[0].Type)
+			for k := range ids {
+				assert.Contains(a.t, ev[0].Note, prefix+k)
+			}
 		}
 		a.converge()
 
