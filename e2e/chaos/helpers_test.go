@@ -318,7 +318,7 @@ func (w *world) requireEndState() {
 	left, err := h.Dynamic().Resource(e2e.CloudflareTaskGVR).Namespace(h.Namespace).List(w.ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	for _, task := range left.Items {
-		require.False(t, strings.HasPrefix(task.GetName(), "cfzt-"+w.ns+"-"), "task %s left", task.GetName())
+		require.False(t, strings.HasPrefix(task.GetName(), "cfzt-"+w.ns+"."), "task %s left", task.GetName())
 	}
 }
 
@@ -332,7 +332,7 @@ func (w *world) annotations(name string) map[string]string {
 // stateIDs is the cloudflare_ids of route name's state ConfigMap.
 func (w *world) stateIDs(name string) map[string]any {
 	w.t.Helper()
-	cm, err := h.Kube().CoreV1().ConfigMaps(h.Namespace).Get(w.ctx, "cfzt-"+w.ns+"-"+name, metav1.GetOptions{})
+	cm, err := h.Kube().CoreV1().ConfigMaps(h.Namespace).Get(w.ctx, "cfzt-"+w.ns+"."+name, metav1.GetOptions{})
 	require.NoError(w.t, err)
 	var ids map[string]any
 	require.NoError(w.t, json.Unmarshal([]byte(cm.Data["cloudflare_ids"]), &ids))

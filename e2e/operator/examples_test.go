@@ -19,7 +19,7 @@ func TestExample1SimpleRoute(t *testing.T) {
 	w.run(kubeWorker)
 	tasks := w.tasks()
 	require.Len(t, tasks, 1)
-	require.Equal(t, "cfzt-ex1-simple-app", tasks[0].GetName())
+	require.Equal(t, "cfzt-ex1.simple-app", tasks[0].GetName())
 	// PITFALLS 1 and 12: every field written survives the CRD schema, typed.
 	spec := tasks[0].Object["spec"].(map[string]any)
 	require.Equal(t, w.sim.Zones["example.com"], spec["zoneId"])

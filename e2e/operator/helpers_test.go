@@ -209,10 +209,10 @@ func (w *world) annotations(ns, name string) map[string]string {
 	return r.GetAnnotations()
 }
 
-// stateCM reads the state ConfigMap cfzt-NS-NAME (nil when absent).
+// stateCM reads the state ConfigMap cfzt-NS.NAME (nil when absent).
 func (w *world) stateCM(ns, name string) map[string]string {
 	w.t.Helper()
-	cm, err := h.Kube().CoreV1().ConfigMaps(h.Namespace).Get(w.ctx, "cfzt-"+ns+"-"+name, metav1.GetOptions{})
+	cm, err := h.Kube().CoreV1().ConfigMaps(h.Namespace).Get(w.ctx, "cfzt-"+ns+"."+name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 // taskStatus returns the status of the route's task (nil when none).
 func (w *world) taskStatus(name string) map[string]any {
 	w.t.Helper()
-	o := w.get(taskGVR, h.Namespace, "cfzt-"+w.ns+"-"+name)
+	o := w.get(taskGVR, h.Namespace, "cfzt-"+w.ns+"."+name)
 	if o == nil {
 		return nil
 	}
@@ -66,8 +66,8 @@ func TestStuckTaskIsRequeuedAfterItsLease(t *testing.T) {
 	require.Equal(t, "Pending", st["phase"], "%v", st)
 	require.EqualValues(t, 1, st["attempts"], "the attempt count is kept")
 	require.Contains(t, st["message"], "the lease of doomed-worker expired")
-	require.Contains(t, out, "WARNING: re-queued cfzt-stuck-api (api.example.com): the lease of doomed-worker expired")
-	task := w.get(taskGVR, h.Namespace, "cfzt-stuck-api")
+	require.Contains(t, out, "WARNING: re-queued cfzt-stuck.api (api.example.com): the lease of doomed-worker expired")
+	task := w.get(taskGVR, h.Namespace, "cfzt-stuck.api")
 	require.NotContains(t, task.GetAnnotations(), prefix+"claimed-by")
 
 	w.run(cloudflareWorker, `{"cf_api_retry_delays": [0, 0, 0]}`)
@@ -111,7 +111,7 @@ func TestWorkerThatLostItsClaimStops(t *testing.T) {
 	w.run(kubeWorker) // the lease expired while the DNS call hangs
 	require.Equal(t, "Pending", w.taskStatus("web")["phase"])
 	require.Equal(t, 0, p.Wait(60*time.Second), p.Output())
-	require.Contains(t, p.Output(), "the claim of cfzt-lost-web was lost")
+	require.Contains(t, p.Output(), "the claim of cfzt-lost.web was lost")
 	require.Equal(t, "Pending", w.taskStatus("web")["phase"], "the slow worker did not report the task")
 	w.converge()
 	require.Len(t, w.apps("web.example.com"), 1)

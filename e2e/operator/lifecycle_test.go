@@ -110,7 +110,7 @@ func TestOrphanCleanup(t *testing.T) {
 	w.apply(`apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: cfzt-orphans-ghost
+  name: cfzt-orphans.ghost
   namespace: `+h.Namespace+`
   labels: {app.kubernetes.io/component: state-tracker, cfzt.cloudflare.com/route-namespace: orphans}
 data:
@@ -168,7 +168,7 @@ func TestLongRouteName(t *testing.T) {
 	require.Len(t, tasks, 1)
 	n := tasks[0].GetName()
 	require.LessOrEqual(t, len(n), 63)
-	require.True(t, strings.HasPrefix(n, "cfzt-long-a-very-long-route-name"), n)
+	require.True(t, strings.HasPrefix(n, "cfzt-long.a-very-long-route-name"), n)
 	w.run(cloudflareWorker)
 	w.converge()
 	cms, err := h.Kube().CoreV1().ConfigMaps(h.Namespace).Get(w.ctx, n, metav1.GetOptions{})

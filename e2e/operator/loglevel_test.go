@@ -44,9 +44,9 @@ func TestTenantLogLevelGovernsEveryLine(t *testing.T) {
 	require.Empty(t, linesWith(out.String(), "hushed"), "lines name the ERROR tenant's route")
 	for _, want := range []string{
 		`Queued reconcile of lvl-loud/chatty (chatty.example.com): new route - spec: {`,
-		`CloudflareTask cfzt-lvl-loud-chatty: {`,
+		`CloudflareTask cfzt-lvl-loud.chatty: {`,
 		"GET /accounts/" + w.sim.AccountID + "/access/apps?domain=chatty.example.com&exact=true",
-		"CloudflareTask cfzt-lvl-loud-chatty completed: chatty.example.com:",
+		"CloudflareTask cfzt-lvl-loud.chatty completed: chatty.example.com:",
 	} {
 		require.NotEmpty(t, linesWith(out.String(), want), "no line about the DEBUG tenant's route has %q", want)
 	}
@@ -56,7 +56,7 @@ func TestTenantLogLevelGovernsEveryLine(t *testing.T) {
 	o := w.run(kubeWorker)
 	require.Empty(t, linesWith(o, "hushed"))
 	o = w.run(cloudflareWorker, `{"cf_api_retry_delays": [0, 0, 0]}`)
-	require.NotEmpty(t, linesWith(o, "ERROR: CloudflareTask cfzt-lvl-hush-hushed failed: Access groups not found in account "+w.sim.AccountID+": Nobody"))
+	require.NotEmpty(t, linesWith(o, "ERROR: CloudflareTask cfzt-lvl-hush.hushed failed: Access groups not found in account "+w.sim.AccountID+": Nobody"))
 	o = w.run(kubeWorker)
 	require.NotEmpty(t, linesWith(o, "ERROR: reconcile of lvl-hush/hushed (hushed.example.com) failed after 1 attempt(s)"))
 }

@@ -128,7 +128,7 @@ spec:
 	w.run(kubeWorker)
 	names := w.taskNames()
 	require.Len(t, names, 1, "%v", names)
-	require.Contains(t, names[0], "cfzt-tpl-a=")
+	require.Contains(t, names[0], "cfzt-tpl.a=")
 	w.run(cloudflareWorker)
 	w.converge()
 	require.Equal(t, "6h", w.apps("a.example.com")[0].SessionDuration)
