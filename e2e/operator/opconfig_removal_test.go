@@ -245,6 +245,27 @@ spec: {replicas: 2}`)
 	lease, err := h.Kube().CoordinationV1().Leases(h.Namespace).Get(w.ctx, "cfzt-manager", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, leader, *lease.Spec.HolderIdentity)
+
+	// The leader watches the worker Deployments by name: one deleted is
+	// back long before the one-hour interval, recreated by the leader.
+	lead.WaitFor(0, 60*time.Second, "the watch of a worker Deployment", func(ev testbin.Event) bool {
+		return ev["event"] == "watch_started" && ev["kind"] == "apps/v1/Deployment" && ev["name"] == workerNames[0]
+	})
+	api := h.Kube().AppsV1().Deployments(h.Namespace)
+	old, err := api.Get(w.ctx, workerNames[0], metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, api.Delete(w.ctx, workerNames[0], metav1.DeleteOptions{}))
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		d, err := api.Get(w.ctx, workerNames[0], metav1.GetOptions{})
+		if err == nil && d.UID != old.UID {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "%s not recreated (interval 3600s)", workerNames[0])
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Zero(t, follow.Count(func(ev testbin.Event) bool { return ev["event"] == "cycle_start" }),
+		"the follower %s ran a cycle", follow.Name())
 	for _, p := range []*testbin.Proc{a, b} {
 		p.Signal(syscall.SIGTERM)
 	}
