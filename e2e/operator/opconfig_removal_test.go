@@ -142,7 +142,7 @@ spec:
 	w.apply(`apiVersion: cfzt.cloudflare.com/v1alpha1
 kind: CloudflareZeroTrustOperatorConfig
 metadata: {name: operator-config, namespace: ` + h.Namespace + `}
-spec: {}`)
+spec: {replicas: 1}`)
 	w.run(managerPlaybook)
 	for _, d := range threeDeployments(w) {
 		ps := d.Spec.Template.Spec
