@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/cfzt/cfzt-runner/internal/testbin"
 )
@@ -282,4 +284,53 @@ spec: {replicas: 1}`)
 	mgr = threeDeployments(w)[0]
 	require.EqualValues(t, 1, *mgr.Spec.Replicas)
 	require.Equal(t, "1", envOf(mgr.Spec.Template.Spec.Containers[0])["REPLICAS"].Value)
+}
+
+// Attack: whoever edits the manager Deployment's applied-config annotation
+// (it is read back on the next generation) tries to have the operator
+// "restore" variables it never managed: ROLE, and a K8S_AUTH_HOST that
+// would send the workers' credentials elsewhere, and to rename a managed
+// one into ROLE. Only the variables the OperatorConfig manages are ever
+// restored, under their own names.
+func TestOperatorConfigTamperedAppliedAnnotation(t *testing.T) {
+	w := newWorld(t, "opcfg-tamper")
+	w.env["ROLLOUT_TIMEOUT_SECONDS"] = "1"
+	installManager(w)
+	w.apply(`apiVersion: cfzt.cloudflare.com/v1alpha1
+kind: CloudflareZeroTrustOperatorConfig
+metadata: {name: operator-config, namespace: ` + h.Namespace + `}
+spec:
+  environmentVariables: {logLevel: DEBUG}`)
+	w.run(managerPlaybook)
+
+	evil := `{"env": {"ROLE": {"name": "ROLE", "value": "cloudflare_worker"},` +
+		` "K8S_AUTH_HOST": {"name": "K8S_AUTH_HOST", "value": "https://attacker.example"},` +
+		` "LOG_LEVEL": {"name": "ROLE", "value": "kube_worker"}, "WATCH_NAMESPACES": "junk"},` +
+		` "fields": ["containers", "volumes"], "podLabels": "app.kubernetes.io/name"}`
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{"cfzt.cloudflare.com/applied-config": evil}}})
+	require.NoError(t, err)
+	_, err = h.Kube().AppsV1().Deployments(h.Namespace).Patch(w.ctx, managerName, types.MergePatchType, body, metav1.PatchOptions{})
+	require.NoError(t, err)
+
+	w.apply(`apiVersion: cfzt.cloudflare.com/v1alpha1
+kind: CloudflareZeroTrustOperatorConfig
+metadata: {name: operator-config, namespace: ` + h.Namespace + `}
+spec: {replicas: 1}`)
+	w.run(managerPlaybook)
+	for i, d := range threeDeployments(w) {
+		c := d.Spec.Template.Spec.Containers[0]
+		env := envOf(c)
+		require.Equal(t, []string{"manager", "kube_worker", "cloudflare_worker"}[i], env["ROLE"].Value, d.Name)
+		require.NotContains(t, env, "K8S_AUTH_HOST", d.Name)
+		n := 0
+		for _, e := range c.Env {
+			if e.Name == "ROLE" {
+				n++
+			}
+		}
+		require.Equal(t, 1, n, "%s has %d ROLE variables", d.Name, n)
+		require.Len(t, c.VolumeMounts, 1, d.Name)
+		require.Len(t, d.Spec.Template.Spec.Volumes, 1, d.Name)
+		require.Equal(t, "cfzt-operator", d.Spec.Template.Labels["app.kubernetes.io/name"], d.Name)
+	}
 }
