@@ -14,16 +14,22 @@ import (
 )
 
 // Target is a kind to watch, in one namespace ("" for every namespace the
-// runtime is configured for).
+// runtime is configured for). Name is the one object read, when the read
+// named one (ReadRecorder); the watcher watches only that object for the
+// kinds it watches by name, and the whole namespace for the others.
 type Target struct {
 	GVK       schema.GroupVersionKind
 	Namespace string
+	Name      string
 }
 
 func (t Target) String() string {
 	ns := t.Namespace
 	if ns == "" {
 		ns = "*"
+	}
+	if t.Name != "" {
+		return gvkString(t.GVK) + " " + t.Name + " in " + ns
 	}
 	return gvkString(t.GVK) + " in " + ns
 }

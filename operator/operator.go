@@ -29,6 +29,9 @@ type Config struct {
 	Namespaces []string
 	// StatusKinds are the kinds whose status-only updates start a cycle.
 	StatusKinds []string
+	// WatchByName are the kinds watched one object at a time when the
+	// playbook reads them by name (see watcher).
+	WatchByName []schema.GroupKind
 	// Debounce is the quiet window after a change (default 300ms);
 	// DebounceMax bounds the wait from a burst's first change (default 1s).
 	Debounce, DebounceMax time.Duration
@@ -199,7 +202,7 @@ func (o *Operator) loop(hard context.Context, soft <-chan struct{}) error {
 			o.Metrics.WatchEvent(kind)
 			deb.notify()
 		}
-		if w, err = newWatcher(wctx, cfg, o.Namespaces, o.StatusKinds, notify, o.Log); err != nil {
+		if w, err = newWatcher(wctx, cfg, o.Namespaces, o.StatusKinds, o.WatchByName, notify, o.Log); err != nil {
 			return err
 		}
 		w.ensure(o.explicitTargets())

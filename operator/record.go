@@ -42,7 +42,7 @@ func (r *ReadRecorder) Take() []Target {
 }
 
 // readTarget reads k8s_info's rendered arguments (api_version defaults to
-// v1; no namespace means all namespaces).
+// v1; no namespace means all namespaces; name, when given, is kept).
 func readTarget(args *value.Dict) (Target, bool) {
 	str := func(names ...string) string {
 		if v, ok := arg(args, names...); ok && v != nil {
@@ -64,5 +64,5 @@ func readTarget(args *value.Dict) (Target, bool) {
 	if err != nil {
 		return Target{}, false
 	}
-	return Target{GVK: gv.WithKind(kind), Namespace: str("namespace")}, true
+	return Target{GVK: gv.WithKind(kind), Namespace: str("namespace"), Name: str("name")}, true
 }

@@ -166,11 +166,13 @@ func TestMatters(t *testing.T) {
 		return &unstructured.Unstructured{Object: o}
 	}
 	base := obj("1", map[string]any{"a": int64(1)}, nil, nil)
-	require.False(t, w.matters("HTTPRoute", base, obj("1", map[string]any{"a": int64(1)}, nil, nil)), "resync")
-	require.True(t, w.matters("HTTPRoute", base, obj("2", map[string]any{"a": int64(2)}, nil, nil)), "spec change")
-	require.False(t, w.matters("HTTPRoute", base, obj("2", map[string]any{"a": int64(1)}, map[string]any{"p": "x"}, []any{"m"})), "status-only")
-	require.True(t, w.matters("CloudflareTask", base, obj("2", map[string]any{"a": int64(1)}, map[string]any{"phase": "Completed"}, nil)), "status of a status kind")
-	require.False(t, w.matters("CloudflareTask", base, obj("2", map[string]any{"a": int64(1)}, nil, []any{"m"})), "managedFields only")
+	require.False(t, w.matters("HTTPRoute", false, base, obj("1", map[string]any{"a": int64(1)}, nil, nil)), "resync")
+	require.True(t, w.matters("HTTPRoute", false, base, obj("2", map[string]any{"a": int64(2)}, nil, nil)), "spec change")
+	require.False(t, w.matters("HTTPRoute", false, base, obj("2", map[string]any{"a": int64(1)}, map[string]any{"p": "x"}, []any{"m"})), "status-only")
+	require.True(t, w.matters("CloudflareTask", false, base, obj("2", map[string]any{"a": int64(1)}, map[string]any{"phase": "Completed"}, nil)), "status of a status kind")
+	require.False(t, w.matters("CloudflareTask", false, base, obj("2", map[string]any{"a": int64(1)}, nil, []any{"m"})), "managedFields only")
+	require.True(t, w.matters("Service", true, base, obj("2", map[string]any{"a": int64(1)}, map[string]any{"lb": "192.0.2.1"}, nil)), "status of an object watched by name")
+	require.False(t, w.matters("Service", true, base, obj("1", map[string]any{"a": int64(1)}, map[string]any{"lb": "192.0.2.1"}, nil)), "resync of an object watched by name")
 }
 
 func TestScanKinds(t *testing.T) {
@@ -228,14 +230,16 @@ func TestReadRecorder(t *testing.T) {
 		value.DictOf("kind", "Secret"),
 		value.DictOf("kind", "Secret"),
 		value.DictOf("api_version", "v1"),
+		value.DictOf("kind", "Service", "namespace", "apps", "name", "lb"),
 	} {
 		_, err := m.Run(&module.Request{Args: args})
 		require.NoError(t, err)
 	}
-	require.Equal(t, 4, calls)
+	require.Equal(t, 5, calls)
 	require.Equal(t, []Target{
 		{GVK: schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}, Namespace: "apps"},
 		{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Secret"}},
+		{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Service"}, Namespace: "apps", Name: "lb"},
 	}, r.Take())
 	require.Empty(t, r.Take())
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -31,6 +32,15 @@ import (
 //     writes to a task's status, and the cloudflare_worker picks up tasks
 //     that the kube_worker re-queues through status).
 //
+// Kinds in byName are watched one object at a time when the playbook reads
+// them by name (a field selector on metadata.name): only the Services, or
+// Deployments, that it reads, which keeps the cache small and needs list and
+// watch on those objects only (RBAC resourceNames apply to a list or watch
+// with such a selector). For such an object, status-only updates count
+// too: it was read for what it says, status included (a LoadBalancer IP, a
+// Deployment's ready replicas). A read of these kinds without a name still
+// watches the namespace.
+//
 // Status-only updates of other kinds are ignored: they are what the roles
 // write (tenant conditions, OperatorConfig status), and reacting to them
 // would make every cycle start the next one. A cycle's own spec or
@@ -41,6 +51,7 @@ type watcher struct {
 	mapper      meta.ResettableRESTMapper
 	namespaces  []string // empty: all namespaces
 	statusKinds map[string]bool
+	byName      map[schema.GroupKind]bool
 	notify      func(kind string)
 	log         Logger
 
@@ -50,7 +61,7 @@ type watcher struct {
 	missing map[schema.GroupVersionKind]bool // kinds not served (yet)
 }
 
-func newWatcher(ctx context.Context, cfg *rest.Config, namespaces, statusKinds []string, notify func(string), log Logger) (*watcher, error) {
+func newWatcher(ctx context.Context, cfg *rest.Config, namespaces, statusKinds []string, byName []schema.GroupKind, notify func(string), log Logger) (*watcher, error) {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -63,17 +74,23 @@ func newWatcher(ctx context.Context, cfg *rest.Config, namespaces, statusKinds [
 	for _, k := range statusKinds {
 		sk[k] = true
 	}
+	bn := map[schema.GroupKind]bool{}
+	for _, k := range byName {
+		bn[k] = true
+	}
 	return &watcher{
 		dyn: dyn, mapper: &kdisco.Mapper{Client: dc},
-		namespaces: namespaces, statusKinds: sk, notify: notify, log: log, ctx: ctx,
+		namespaces: namespaces, statusKinds: sk, byName: bn, notify: notify, log: log, ctx: ctx,
 		started: map[informerKey]bool{}, missing: map[schema.GroupVersionKind]bool{},
 	}, nil
 }
 
-// informerKey is one informer: a kind in a namespace ("" for all).
+// informerKey is one informer: a kind in a namespace ("" for all), or
+// one object of it (name).
 type informerKey struct {
-	gvk schema.GroupVersionKind
-	ns  string
+	gvk  schema.GroupVersionKind
+	ns   string
+	name string
 }
 
 // ensure starts the informers the targets need and are not running yet.
@@ -88,7 +105,9 @@ func (w *watcher) ensure(targets []Target) {
 	reset := false
 	for _, t := range targets {
 		gvk := t.GVK
-		if w.started[informerKey{gvk, metav1.NamespaceAll}] {
+		named := t.Name != "" && w.byName[gvk.GroupKind()]
+		if w.started[informerKey{gvk, metav1.NamespaceAll, ""}] ||
+			(named && (w.started[informerKey{gvk, t.Namespace, ""}] || w.started[informerKey{gvk, t.Namespace, t.Name}])) {
 			continue
 		}
 		if w.missing[gvk] && !reset {
@@ -104,6 +123,19 @@ func (w *watcher) ensure(targets []Target) {
 			continue
 		}
 		delete(w.missing, gvk)
+		if named {
+			ns := t.Namespace
+			if m.Scope.Name() != meta.RESTScopeNameNamespace {
+				ns = metav1.NamespaceAll
+			} else if ns == "" {
+				continue // a namespaced object read without its namespace
+			}
+			if key := (informerKey{gvk, ns, t.Name}); !w.started[key] {
+				w.started[key] = true
+				w.start(key, m.Resource)
+			}
+			continue
+		}
 		namespaces := []string{t.Namespace}
 		switch {
 		case m.Scope.Name() != meta.RESTScopeNameNamespace:
@@ -112,7 +144,7 @@ func (w *watcher) ensure(targets []Target) {
 			namespaces = w.namespaces
 		}
 		for _, ns := range namespaces {
-			if key := (informerKey{gvk, ns}); !w.started[key] {
+			if key := (informerKey{gvk, ns, ""}); !w.started[key] {
 				w.started[key] = true
 				w.start(key, m.Resource)
 			}
@@ -124,15 +156,21 @@ func (w *watcher) ensure(targets []Target) {
 // apiserver refuses this identity the list or watch.
 func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
 	ctx, cancel := context.WithCancel(w.ctx)
-	inf := newInformer(w.dyn, gvr, key.ns)
+	inf := newInformer(w.dyn, gvr, key.ns, key.name)
 	kind := key.gvk.Kind
 	where := key.ns
 	if where == "" {
 		where = "all namespaces"
 	}
+	named := key.name != ""
+	// kv are the log fields naming what this informer watches.
+	kv := []any{"kind", gvkString(key.gvk), "namespace", where}
+	if named {
+		kv = append(kv, "name", key.name)
+	}
 	inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
 		if apierrors.IsForbidden(err) {
-			w.log("watch_forbidden", "kind", gvkString(key.gvk), "namespace", where, "error", err.Error())
+			w.log("watch_forbidden", append(kv, "error", err.Error())...)
 			cancel()
 			return
 		}
@@ -145,7 +183,7 @@ func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
 			}
 		},
 		UpdateFunc: func(old, cur any) {
-			if w.matters(kind, old, cur) {
+			if w.matters(kind, named, old, cur) {
 				w.notify(kind)
 			}
 		},
@@ -156,20 +194,28 @@ func (w *watcher) start(key informerKey, gvr schema.GroupVersionResource) {
 	// every change starts a cycle. (Objects of that list are not changes.)
 	go func() {
 		if cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
-			w.log("watch_started", "kind", gvkString(key.gvk), "resource", gvr.Resource, "namespace", where)
+			w.log("watch_started", append(kv, "resource", gvr.Resource)...)
 		}
 	}()
 }
 
 // newInformer returns an informer of the objects of gvr in namespace (""
-// for all), without resync or indexes.
-func newInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string) cache.SharedIndexInformer {
+// for all), or of the one named name when it is not empty, without resync
+// or indexes.
+func newInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace, name string) cache.SharedIndexInformer {
 	res := dyn.Resource(gvr).Namespace(namespace)
+	only := func(opts *metav1.ListOptions) {
+		if name != "" {
+			opts.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		}
+	}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			only(&opts)
 			return res.List(ctx, opts)
 		},
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			only(&opts)
 			return res.Watch(ctx, opts)
 		},
 	}
@@ -178,7 +224,7 @@ func newInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, namespa
 }
 
 // matters reports whether an update should start a cycle (see watcher).
-func (w *watcher) matters(kind string, old, cur any) bool {
+func (w *watcher) matters(kind string, named bool, old, cur any) bool {
 	o, ok1 := old.(*unstructured.Unstructured)
 	n, ok2 := cur.(*unstructured.Unstructured)
 	if !ok1 || !ok2 {
@@ -191,7 +237,7 @@ func (w *watcher) matters(kind string, old, cur any) bool {
 		return true
 	}
 	statusChanged := !equality.Semantic.DeepEqual(o.Object["status"], n.Object["status"])
-	return statusChanged && w.statusKinds[kind]
+	return statusChanged && (named || w.statusKinds[kind])
 }
 
 // stripVolatile copies an object without the fields that change on every

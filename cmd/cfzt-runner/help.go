@@ -86,6 +86,7 @@ var helpGroups = []helpGroup{
 		{[]string{"--interval"}, "SECONDS", "re-run the playbook every SECONDS (or a duration such as 90s); 0 runs once"},
 		{[]string{"--watch"}, "", "run a cycle on changes to the kinds the playbook reads with k8s_info; without --interval, resync every POLL_INTERVAL_SECONDS when set"},
 		{[]string{"--watch-kind"}, "GROUP/VERSION/KIND", "watch this kind instead of the playbook's k8s_info kinds." + multipleTimes},
+		{[]string{"--watch-by-name"}, "GROUP/VERSION/KIND", "kind whose objects the playbook reads by name are watched one by one, status changes included (default v1/Service and apps/v1/Deployment)." + multipleTimes},
 		{[]string{"--watch-status-kind"}, "KIND", "kind whose status-only updates start a cycle (default CloudflareTask)." + multipleTimes},
 		{[]string{"--debounce"}, "DURATION", "quiet window after a change before a cycle starts (default 300ms)"},
 		{[]string{"--debounce-max"}, "DURATION", "longest wait from the first change of a burst (default 1s)"},

@@ -32,6 +32,7 @@ type operatorFlags struct {
 	interval                  string
 	watch                     bool
 	watchKinds, statusKinds   multi
+	watchByName               multi
 	grace                     time.Duration
 	leaderElect               bool
 	leaseName, leaseNamespace string
@@ -53,6 +54,7 @@ func addOperatorFlags(fs *flag.FlagSet) *operatorFlags {
 	fs.StringVar(&f.interval, "interval", "", "re-run the playbook every SECONDS (or a duration such as 90s), reloading it each cycle; 0 runs once")
 	fs.BoolVar(&f.watch, "watch", false, "run a cycle on changes to the kinds the playbook reads with k8s_info; without --interval, resync every POLL_INTERVAL_SECONDS when set")
 	fs.Var(&f.watchKinds, "watch-kind", "watch group/version/Kind instead of the playbook's k8s_info kinds (repeatable)")
+	fs.Var(&f.watchByName, "watch-by-name", "group/version/Kind whose objects read by name are watched one by one, status included (repeatable; default v1/Service and apps/v1/Deployment)")
 	fs.Var(&f.statusKinds, "watch-status-kind", "Kind whose status-only updates start a cycle (repeatable; default CloudflareTask)")
 	fs.DurationVar(&f.grace, "grace", 30*time.Second, "on SIGTERM/SIGINT, how long the running task may take to finish")
 	fs.BoolVar(&f.leaderElect, "leader-elect", replicas > 1, "run cycles only while holding a coordination.k8s.io Lease (default on when REPLICAS > 1)")
@@ -69,6 +71,14 @@ func addOperatorFlags(fs *flag.FlagSet) *operatorFlags {
 	fs.DurationVar(&f.debounceMax, "debounce-max", time.Second, "longest wait from the first change of a burst")
 	return f
 }
+
+// defaultWatchByName are the kinds --watch-by-name defaults to: what the
+// operator's roles read by name outside the lists they watch anyway (the
+// LoadBalancer Services of DNS-only templates, the manager and worker
+// Deployments). Secrets are not among them: watching one needs list and
+// watch on Secrets, which the shipped RBAC does not grant outside the
+// operator namespace.
+var defaultWatchByName = []string{"v1/Service", "apps/v1/Deployment"}
 
 // leaseName is cfzt-ROLE made a valid object name: ROLE values such as
 // kube_worker have underscores, which Kubernetes names do not allow.
@@ -168,6 +178,19 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 		}
 		kinds = append(kinds, gvk)
 	}
+	byNameKinds := []string(f.watchByName)
+	if len(byNameKinds) == 0 {
+		byNameKinds = defaultWatchByName
+	}
+	var byName []schema.GroupKind
+	for _, k := range byNameKinds {
+		gvk, err := parseKind(k)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "[ERROR]:", strings.Replace(err.Error(), "--watch-kind", "--watch-by-name", 1))
+			return 2
+		}
+		byName = append(byName, gvk.GroupKind())
+	}
 	if f.logFormat != "text" && f.logFormat != "json" {
 		fmt.Fprintf(os.Stderr, "[ERROR]: invalid --log-format %q: want text or json\n", f.logFormat)
 		return 2
@@ -233,7 +256,7 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 	}
 	op := &operator.Operator{
 		Config: operator.Config{
-			Interval: interval, Watch: f.watch, WatchKinds: kinds, Namespaces: watchNamespaces(), StatusKinds: statusKinds,
+			Interval: interval, Watch: f.watch, WatchKinds: kinds, Namespaces: watchNamespaces(), StatusKinds: statusKinds, WatchByName: byName,
 			Debounce: f.debounce, DebounceMax: f.debounceMax, BackoffBase: f.backoffBase, BackoffMax: f.backoffMax, Grace: f.grace,
 			LeaderElect: f.leaderElect, LeaseName: f.leaseName, LeaseNamespace: f.leaseNamespace, Identity: identity(),
 			LeaseDuration: f.leaseDuration, RenewDeadline: f.renew, RetryPeriod: f.retry, MetricsAddr: f.metricsAddr,

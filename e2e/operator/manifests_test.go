@@ -112,6 +112,9 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		{"patch", "apps", "deployments", opNS, "cloudflare-zero-trust-operator"},
 		{"update", "apps", "deployments", opNS, "cloudflare-zero-trust-kube-worker"},
 		{"get", "", "services", "ingress", "lb"},
+		// Watches by name (a metadata.name field selector).
+		{"watch", "", "services", "ingress", "lb"},
+		{"watch", "apps", "deployments", opNS, "cloudflare-zero-trust-kube-worker"},
 	} {
 		require.True(t, can(ok[0], ok[1], ok[2], ok[3], ok[4]), "operator cannot %v", ok)
 	}
@@ -126,6 +129,8 @@ func TestRBACLeastPrivilege(t *testing.T) {
 		{"delete", "gateway.networking.k8s.io", "httproutes", "apps", "web"},
 		{"create", "", "configmaps", "apps", ""},
 		{"list", "", "pods", opNS, ""},
+		{"list", "apps", "deployments", opNS, ""},
+		{"watch", "", "secrets", "apps", "cf-token"},
 	} {
 		require.False(t, can(no[0], no[1], no[2], no[3], no[4]), "operator can %v", no)
 	}
