@@ -9,6 +9,11 @@ import (
 // whether it changed.
 func (r *Runner) addDynamicHost(info *value.Dict) bool {
 	vars, _ := info.Default("host_vars", nil).(*value.Dict)
+	if vars != nil {
+		// The variables were rendered from the task's arguments: what
+		// still looks like a template there came from data.
+		vars, _ = markUntrusted(vars).(*value.Dict)
+	}
 	return r.Inventory.AddDynamicHost(value.Str(info.Default("host_name", "")), vars, strList(info.Default("groups", nil)))
 }
 

@@ -11,7 +11,12 @@ import (
 // layer is one level of Ansible's variable precedence.
 type layer struct {
 	d *value.Dict
-	// templated marks values from playbook sources, rendered on use.
+	// templated marks values from trusted sources (playbooks, roles,
+	// vars files, inventory, extra vars), rendered on use. The values of
+	// other layers are data (module results, registered output, facts,
+	// magic variables), never rendered; where the two kinds meet in one
+	// value (`vars`, `hostvars`, hash_behaviour=merge), the data is
+	// wrapped in value.Untrusted.
 	templated bool
 }
 
@@ -94,7 +99,8 @@ func (s *scope) Lookup(name string) (any, bool, bool) {
 // The result is rendered on use if any part may hold templates.
 func (s *scope) mergedLookup(name string, top int, d *value.Dict) (any, bool, bool) {
 	parts := []*value.Dict{d}
-	templated := s.layers[top].templated
+	trusted := []bool{s.layers[top].templated}
+	templated, data := trusted[0], !trusted[0]
 	for i := top - 1; i >= 0; i-- {
 		v, ok := s.layers[i].d.Get(name)
 		if !ok {
@@ -105,13 +111,43 @@ func (s *scope) mergedLookup(name string, top int, d *value.Dict) (any, bool, bo
 			break
 		}
 		parts = append(parts, low)
+		trusted = append(trusted, s.layers[i].templated)
 		templated = templated || s.layers[i].templated
+		data = data || !s.layers[i].templated
+	}
+	if templated && data {
+		// The merged dict is rendered on use: the parts from data keep
+		// their mark, key by key.
+		for i, t := range trusted {
+			if !t {
+				parts[i] = value.UntrustedLeaves(parts[i])
+			}
+		}
 	}
 	merged := parts[len(parts)-1]
 	for i := len(parts) - 2; i >= 0; i-- {
 		merged = value.MergeHash(merged, parts[i], true, "replace")
 	}
 	return merged, templated, true
+}
+
+// Trusted implements template.Trust: whether the value of name comes
+// from a trusted layer (parts of it may still be marked as data).
+func (s *scope) Trusted(name string) bool {
+	for i := len(s.layers) - 1; i >= 0; i-- {
+		v, ok := s.layers[i].d.Get(name)
+		if !ok {
+			continue
+		}
+		if d, isDict := v.(*value.Dict); isDict && s.merge {
+			// A merge with trusted dicts is a trusted view whose data
+			// is marked.
+			_, templated, _ := s.mergedLookup(name, i, d)
+			return templated
+		}
+		return s.layers[i].templated
+	}
+	return name == "vars" || name == "hostvars" && s.hostvars != nil
 }
 
 // Origin implements template.Origins: where the value of name (or the
@@ -159,15 +195,30 @@ func (s *scope) with(d *value.Dict, templated bool) *scope {
 	return n
 }
 
-// flatten merges every layer into one dict (for hostvars and `vars`).
+// flatten merges every layer into one dict (for `vars`), which is
+// rendered on use: the values of data layers are marked as data.
 func (s *scope) flatten() *value.Dict {
+	return flattenLayers(s.layers, s.merge)
+}
+
+// flattenLayers merges layers, lowest first, into one dict that is
+// rendered on use, marking the values of data layers value.Untrusted.
+func flattenLayers(layers []layer, merge bool) *value.Dict {
 	out := value.NewDict(32)
-	for _, l := range s.layers {
-		if s.merge {
-			out = playbook.CombineVars(out, l.d, true)
+	for _, l := range layers {
+		if merge {
+			d := l.d
+			if !l.templated {
+				d = value.UntrustedLeaves(d)
+			}
+			out = playbook.CombineVars(out, d, true)
 			continue
 		}
-		l.d.Each(func(k string, v any) bool { out.Set(k, v); return true })
+		if l.templated {
+			l.d.Each(func(k string, v any) bool { out.Set(k, v); return true })
+		} else {
+			l.d.Each(func(k string, v any) bool { out.Set(k, value.Untrusted{V: v}); return true })
+		}
 	}
 	return out
 }
@@ -242,7 +293,8 @@ func isStatic(v any) bool {
 			}
 		}
 		return true
-	case value.Unsafe:
+	case value.Unsafe, value.Untrusted:
+		// Not static: resolving removes the mark.
 		return false
 	}
 	return true

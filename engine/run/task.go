@@ -33,6 +33,9 @@ type taskRun struct {
 	itemDelegates []string
 	// at is the position of the value being templated (for warnings).
 	at value.Pos
+	// untrustedVar is debug's `var` as rendered by renderArgs when its
+	// template gave an untrusted expression, which must not be evaluated.
+	untrustedVar *string
 }
 
 // fqcn is the action's name as ansible-core resolved it: the name as
@@ -634,6 +637,7 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		return nil, err
 	}
 	var ferr error
+	tr.untrustedVar = nil
 	args := t.Args
 	if t.ArgsTemplate != nil {
 		// args: "{{ ... }}" supplies the arguments the task's own extend.
@@ -660,6 +664,14 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		var err error
 		if k == "that" && t.Info.FQCN == "ansible.builtin.assert" {
 			rv = tr.assertConditions(v, sc, tr.optAt(pos))
+		} else if src, isStr := v.(string); isStr && k == "var" && t.Info.FQCN == "ansible.builtin.debug" && template.HasMarkers(src) {
+			// debug evaluates `var` as an expression: one that a
+			// template computed or took from data is untrusted.
+			var trusted bool
+			rv, trusted, err = tr.r.Engine.RenderTrusted(src, sc, tr.optAt(pos))
+			if s, isStr := rv.(string); isStr && err == nil && !trusted {
+				tr.untrustedVar = &s
+			}
 		} else {
 			rv, err = tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
 		}
@@ -769,9 +781,15 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		opt.Conditional = true
 		switch {
 		case template.HasMarkers(expr) && !embeddedOnly(expr):
-			v, err = tr.r.Engine.Render(expr, sc, opt)
+			var trusted bool
+			v, trusted, err = tr.r.Engine.RenderTrusted(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {
+					if !trusted {
+						// Only a trusted expression reached through a
+						// variable may be evaluated (2.19's trust check).
+						return false, untrustedError(c.Pos)
+					}
 					expr = s
 					v, err = tr.r.Engine.Eval(s, sc, opt)
 				} else {

@@ -139,15 +139,19 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 		built = value.NewDict(len(r.Inventory.Hosts()))
 		built.SetTypeName("HostVars")
 		for _, h := range r.Inventory.Hosts() {
-			d := value.NewDict(32)
-			d.SetTypeName("HostVarsVars")
 			hs := r.host(h)
-			for _, l := range []*value.Dict{r.Inventory.HostVars(h), r.factVars(hs), hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
-				if r.Opts.MergeHashes {
-					d = playbook.CombineVars(d, l, true).Copy()
-					continue
-				}
-				l.Each(func(k string, v any) bool { d.Set(k, v); return true })
+			// Rendered on use, as the inventory's variables are; the
+			// facts, registered results and magic variables are data.
+			d := flattenLayers([]layer{
+				{d: r.Inventory.HostVars(h), templated: true},
+				{d: r.factVars(hs)},
+				{d: hs.incVars, templated: true},
+				{d: hs.facts},
+				{d: r.Opts.ExtraVars, templated: true},
+				{d: r.hostMagic(r.playDir(ps), h)},
+			}, r.Opts.MergeHashes)
+			if r.Opts.MergeHashes {
+				d = d.Copy()
 			}
 			d.SetTypeName("HostVarsVars")
 			built.Set(h, d)
