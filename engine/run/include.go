@@ -87,6 +87,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 		}
 		if t.Register != "" {
 			tr.host.facts.Set(t.Register, registered(res))
+			delete(tr.host.trustedFacts, t.Register)
 		}
 		for _, it := range items {
 			incs = addInclude(incs, tr, it)

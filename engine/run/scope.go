@@ -18,6 +18,9 @@ type layer struct {
 	// value (`vars`, `hostvars`, hash_behaviour=merge), the data is
 	// wrapped in value.Untrusted.
 	templated bool
+	// trustedNames, in a data layer, names the values that are trusted
+	// strings without templates all the same (set_fact's literals).
+	trustedNames map[string]bool
 }
 
 // scope is the variable view of one task on one host: layers from lowest
@@ -42,6 +45,14 @@ var deprecatedVars = map[string]string{"play_hosts": "Use `ansible_play_batch` i
 func (s *scope) add(d *value.Dict, templated bool) {
 	if d != nil && d.Len() > 0 {
 		s.layers = append(s.layers, layer{d: d, templated: templated})
+	}
+}
+
+// addData adds a data layer in which the values named by trusted are
+// trusted strings (see layer.trustedNames).
+func (s *scope) addData(d *value.Dict, trusted map[string]bool) {
+	if d != nil && d.Len() > 0 {
+		s.layers = append(s.layers, layer{d: d, trustedNames: trusted})
 	}
 }
 
@@ -145,7 +156,7 @@ func (s *scope) Trusted(name string) bool {
 			_, templated, _ := s.mergedLookup(name, i, d)
 			return templated
 		}
-		return s.layers[i].templated
+		return s.layers[i].templated || s.layers[i].trustedNames[name]
 	}
 	return name == "vars" || name == "hostvars" && s.hostvars != nil
 }
@@ -217,7 +228,14 @@ func flattenLayers(layers []layer, merge bool) *value.Dict {
 		if l.templated {
 			l.d.Each(func(k string, v any) bool { out.Set(k, v); return true })
 		} else {
-			l.d.Each(func(k string, v any) bool { out.Set(k, value.Untrusted{V: v}); return true })
+			l.d.Each(func(k string, v any) bool {
+				if l.trustedNames[k] {
+					out.Set(k, v)
+				} else {
+					out.Set(k, value.Untrusted{V: v})
+				}
+				return true
+			})
 		}
 	}
 	return out

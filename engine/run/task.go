@@ -780,7 +780,11 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
 		switch {
-		case template.HasMarkers(expr) && !embeddedOnly(expr):
+		case template.PossiblyAllTemplate(expr):
+			// One whole template: its result may be an expression, if
+			// trusted. Templates elsewhere in an expression are a
+			// syntax error, except in its string constants, which the
+			// template engine renders (Options.Conditional).
 			var trusted bool
 			v, trusted, err = tr.r.Engine.RenderTrusted(expr, sc, opt)
 			if err == nil {
@@ -947,6 +951,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		reg := registered(res)
 		for _, hs := range targets {
 			hs.facts.Set(t.Register, reg)
+			delete(hs.trustedFacts, t.Register)
 			if t.Info.Kind == module.KindIncludeVars {
 				// Variables read by include_vars are trusted templates,
 				// so their registered copy renders on use too.
@@ -970,6 +975,8 @@ func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
 	st := tr.r.stat(hs.name)
 	if tr.f.rescuable() {
 		st.Rescued++
+		delete(hs.trustedFacts, "ansible_failed_task")
+		delete(hs.trustedFacts, "ansible_failed_result")
 		hs.facts.Set("ansible_failed_task", failedTask(tr.t, tr.name))
 		hs.facts.Set("ansible_failed_result", registered(res))
 		return

@@ -22,3 +22,23 @@ func untrustedError(pos value.Pos) error {
 // where trusted values live (add_host's variables, in the inventory), so
 // that they are never rendered.
 func markUntrusted(v any) any { return value.MarkUntrusted(v, template.HasMarkers) }
+
+// trackFactTrust records which facts set_fact set to a string written as
+// such in the task (no template): ansible-core keeps such a string's
+// trust, so a conditional may use it as an expression through a
+// variable ("{{ fact }}"). Any other value is data.
+func (tr *taskRun) trackFactTrust(hs *hostState, facts *value.Dict) {
+	facts.Each(func(k string, v any) bool {
+		raw, _ := tr.t.Args.Get(k)
+		s, isStr := v.(string)
+		if rs, rawStr := raw.(string); rawStr && isStr && rs == s && !template.HasMarkers(rs) {
+			if hs.trustedFacts == nil {
+				hs.trustedFacts = map[string]bool{}
+			}
+			hs.trustedFacts[k] = true
+		} else {
+			delete(hs.trustedFacts, k)
+		}
+		return true
+	})
+}

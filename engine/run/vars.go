@@ -146,7 +146,7 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 				{d: r.Inventory.HostVars(h), templated: true},
 				{d: r.factVars(hs)},
 				{d: hs.incVars, templated: true},
-				{d: hs.facts},
+				{d: hs.facts, trustedNames: hs.trustedFacts},
 				{d: r.Opts.ExtraVars, templated: true},
 				{d: r.hostMagic(r.playDir(ps), h)},
 			}, r.Opts.MergeHashes)
@@ -197,7 +197,7 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	}
 	s.addLevel(append(taskVars, t.Vars), true)
 	s.add(hs.incVars, true)
-	s.add(hs.facts, false)
+	s.addData(hs.facts, hs.trustedFacts)
 	for _, ri := range roles {
 		s.add(ri.Params, true)
 	}

@@ -287,6 +287,9 @@ func (e *Engine) RenderTerms(lookup string, v any, vars Vars, opt Options) (any,
 func (e *Engine) Eval(expression string, vars Vars, opt Options) (any, error) {
 	opt.Conditional = true
 	c := e.newCtx(vars, opt)
+	if err := e.expressionSyntax(expression, !c.jinjaEscapes); err != nil {
+		return nil, err
+	}
 	v, err := c.render("{{ " + expression + " }}")
 	if err == nil {
 		v, err = c.finalize(v)
