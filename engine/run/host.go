@@ -48,7 +48,7 @@ func (h *taskHost) Eval(expr string) (any, error) { return h.tr.r.Engine.Eval(ex
 
 func (h *taskHost) EvalLenient(expr string) (any, string, error) {
 	if u := h.tr.untrustedVar; u != nil && *u == expr {
-		return nil, "", untrustedError(h.tr.t.ArgPos["var"])
+		return nil, "", untrustedError(h.tr.untrustedVarPos)
 	}
 	m := &template.Markers{}
 	opt := h.tr.opt

@@ -263,6 +263,12 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	// Loop variables become include params, like the include task's vars.
 	params := value.NewDict(0)
 	params.Update(t.Vars)
+	t.Vars.Each(func(k string, _ any) bool {
+		if pos, known := playbook.OriginOf(t.Vars, k); known {
+			playbook.SetOrigin(params, k, pos)
+		}
+		return true
+	})
 	locals := value.NewDict(inc.vars.Len())
 	inc.vars.Each(func(k string, v any) bool {
 		if !strings.HasPrefix(k, "_ansible_") {

@@ -27,8 +27,10 @@ type layer struct {
 // to highest precedence, flattened only at lookup time.
 type scope struct {
 	layers []layer
-	// hostvars builds the `hostvars` magic variable on first use.
-	hostvars func() *value.Dict
+	// hostvars builds the `hostvars` magic variable on first use;
+	// hostOrigin says where hostvars[host][name] (at path) was written.
+	hostvars   func() *value.Dict
+	hostOrigin func(host, name string, path []any) (value.Pos, bool)
 	// static caches which templated entries hold no template.
 	static *staticCache
 	// deprecated is told when a deprecated magic variable is read.
@@ -164,12 +166,37 @@ func (s *scope) Trusted(name string) bool {
 // Origin implements template.Origins: where the value of name (or the
 // element at path inside it) was written, from the loader's records.
 func (s *scope) Origin(name string, path []any) (value.Pos, bool) {
-	for i := len(s.layers) - 1; i >= 0; i-- {
-		v, ok := s.layers[i].d.Get(name)
+	ds := make([]*value.Dict, len(s.layers))
+	for i, l := range s.layers {
+		ds[i] = l.d
+	}
+	if pos, known := originIn(ds, name, path); known {
+		return pos, true
+	}
+	switch {
+	case name == "vars" && len(path) > 0:
+		if k, isStr := path[0].(string); isStr {
+			return s.Origin(k, path[1:])
+		}
+	case name == "hostvars" && len(path) > 1 && s.hostOrigin != nil:
+		h, isStr := path[0].(string)
+		k, keyStr := path[1].(string)
+		if isStr && keyStr {
+			return s.hostOrigin(h, k, path[2:])
+		}
+	}
+	return value.Pos{}, false
+}
+
+// originIn is where the value of name (or the element at path inside it)
+// in the highest of layers that has it was written.
+func originIn(layers []*value.Dict, name string, path []any) (value.Pos, bool) {
+	for i := len(layers) - 1; i >= 0; i-- {
+		v, ok := layers[i].Get(name)
 		if !ok {
 			continue
 		}
-		pos, known := playbook.OriginOf(s.layers[i].d, name)
+		pos, known := playbook.OriginOf(layers[i], name)
 		for _, step := range path {
 			switch c := v.(type) {
 			case *value.Dict:
@@ -186,6 +213,8 @@ func (s *scope) Origin(name string, path []any) (value.Pos, bool) {
 					return value.Pos{}, false
 				}
 				v = c[n]
+			case value.Untrusted:
+				return originIn([]*value.Dict{value.DictOf("v", c.V)}, "v", path)
 			default:
 				return value.Pos{}, false
 			}
@@ -200,7 +229,7 @@ func (s *scope) with(d *value.Dict, templated bool) *scope {
 	if d == nil {
 		return s
 	}
-	n := &scope{layers: make([]layer, len(s.layers), len(s.layers)+1), hostvars: s.hostvars, static: s.static, deprecated: s.deprecated, merge: s.merge}
+	n := &scope{layers: make([]layer, len(s.layers), len(s.layers)+1), hostvars: s.hostvars, hostOrigin: s.hostOrigin, static: s.static, deprecated: s.deprecated, merge: s.merge}
 	copy(n.layers, s.layers)
 	n.layers = append(n.layers, layer{d: d, templated: templated})
 	return n

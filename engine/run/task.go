@@ -35,7 +35,8 @@ type taskRun struct {
 	at value.Pos
 	// untrustedVar is debug's `var` as rendered by renderArgs when its
 	// template gave an untrusted expression, which must not be evaluated.
-	untrustedVar *string
+	untrustedVar    *string
+	untrustedVarPos value.Pos
 }
 
 // fqcn is the action's name as ansible-core resolved it: the name as
@@ -671,6 +672,7 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 			rv, trusted, err = tr.r.Engine.RenderTrusted(src, sc, tr.optAt(pos))
 			if s, isStr := rv.(string); isStr && err == nil && !trusted {
 				tr.untrustedVar = &s
+				tr.untrustedVarPos = tr.untrustedOrigin(src, sc, pos)
 			}
 		} else {
 			rv, err = tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
@@ -792,7 +794,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 					if !trusted {
 						// Only a trusted expression reached through a
 						// variable may be evaluated (2.19's trust check).
-						return false, untrustedError(c.Pos)
+						return false, untrustedError(tr.untrustedOrigin(expr, sc, c.Pos))
 					}
 					expr = s
 					v, err = tr.r.Engine.Eval(s, sc, opt)

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"strings"
+
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -41,4 +43,57 @@ func (tr *taskRun) trackFactTrust(hs *hostState, facts *value.Dict) {
 		}
 		return true
 	})
+}
+
+// untrustedOrigin is the origin ansible-core gives an untrusted
+// expression, the result of the conditional or `var` template src: a
+// value keeps where it was written or computed. src is followed through
+// the variables it names (and those their values name, when they are
+// one variable reference too); the last of them whose origin is known
+// (a set_fact or include argument, an add_host variable) is the origin,
+// else src's own position, as for a module result, which has none.
+func (tr *taskRun) untrustedOrigin(src string, sc *scope, pos value.Pos) value.Pos {
+	for depth := 0; depth < 10; depth++ {
+		m := singleRef.FindStringSubmatch(strings.TrimSpace(src))
+		if m == nil {
+			return pos
+		}
+		name, path, ok := tr.r.Engine.ExprVarRef(m[1])
+		if !ok {
+			return pos
+		}
+		cur, _, found := sc.Lookup(name)
+		if !found {
+			return pos
+		}
+		for _, step := range path {
+			if u, isData := cur.(value.Untrusted); isData {
+				cur = u.V
+			}
+			switch c := cur.(type) {
+			case *value.Dict:
+				cur, found = c.Get(value.Str(step))
+			case []any:
+				n, isInt := value.AsInt(step)
+				found = isInt && n >= 0 && n < len(c)
+				if found {
+					cur = c[n]
+				}
+			default:
+				found = false
+			}
+			if !found {
+				return pos
+			}
+		}
+		if p, known := sc.Origin(name, path); known {
+			pos = p
+		}
+		s, isStr := cur.(string)
+		if !isStr || !template.HasMarkers(s) {
+			return pos
+		}
+		src = s
+	}
+	return pos
 }

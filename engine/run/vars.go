@@ -3,6 +3,7 @@ package run
 import (
 	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -160,12 +161,22 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 	}
 }
 
+// hostVarOrigin is where hostvars[host][name] (at path inside it) was
+// written, from the same layers as hostVars.
+func (r *Runner) hostVarOrigin(host, name string, path []any) (value.Pos, bool) {
+	if !slices.Contains(r.Inventory.Hosts(), host) {
+		return value.Pos{}, false
+	}
+	hs := r.host(host)
+	return originIn([]*value.Dict{r.Inventory.HostVars(host), r.factVars(hs), hs.incVars, hs.facts, r.Opts.ExtraVars}, name, path)
+}
+
 // taskScope builds ansible-core's precedence ladder for t on a host:
 // role defaults < inventory < play vars < vars_files < role vars < block
 // and task vars < include_vars < set_fact/register < role params <
 // include params < extra vars < magic variables.
 func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostState) *scope {
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static, merge: r.Opts.MergeHashes}
+	s := &scope{hostvars: r.hostVars(ps), hostOrigin: r.hostVarOrigin, static: &r.static, merge: r.Opts.MergeHashes}
 	role := t.Role
 	if role == nil {
 		role = f.role
