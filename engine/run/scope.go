@@ -235,6 +235,16 @@ func (s *scope) with(d *value.Dict, templated bool) *scope {
 	return n
 }
 
+// withData returns a copy of s with an extra top data layer, in which
+// the values trusted names are trusted strings (see layer.trustedNames).
+func (s *scope) withData(d *value.Dict, trusted map[string]bool) *scope {
+	n := s.with(d, false)
+	if n != s && trusted != nil {
+		n.layers[len(n.layers)-1].trustedNames = trusted
+	}
+	return n
+}
+
 // flatten merges every layer into one dict (for `vars`), which is
 // rendered on use: the values of data layers are marked as data.
 func (s *scope) flatten() *value.Dict {

@@ -32,8 +32,9 @@ func markUntrusted(v any) any { return value.MarkUntrusted(v, template.HasMarker
 func (tr *taskRun) trackFactTrust(hs *hostState, facts *value.Dict) {
 	facts.Each(func(k string, v any) bool {
 		raw, _ := tr.t.Args.Get(k)
-		s, isStr := v.(string)
-		if rs, rawStr := raw.(string); rawStr && isStr && rs == s && !template.HasMarkers(rs) {
+		// A value written without any template (a string, or a list or
+		// dict of them) is the playbook's own.
+		if raw != nil && isStatic(raw) && value.Equal(raw, v) {
 			if hs.trustedFacts == nil {
 				hs.trustedFacts = map[string]bool{}
 			}
@@ -96,4 +97,43 @@ func (tr *taskRun) untrustedOrigin(src string, sc *scope, pos value.Pos) value.P
 		src = s
 	}
 	return pos
+}
+
+// loopTrust says, per loop item, whether it is a string ansible-core
+// still trusts: one written in the playbook's loop list, or in a trusted
+// list the loop names ("{{ conds }}"). Loop items are otherwise data
+// (they were rendered). nil means none is.
+func (tr *taskRun) loopTrust(n int) []bool {
+	t := tr.t
+	switch t.LoopKind {
+	case "loop", "with_list", "with_items":
+	default:
+		return nil
+	}
+	var raw []any
+	switch x := t.Loop.(type) {
+	case []any:
+		raw = x
+	case string:
+		src, ok := tr.r.Engine.TrustedSource(x, tr.sc, tr.optAt(t.LoopPos))
+		if l, isList := src.([]any); ok && isList {
+			raw = l
+		}
+	}
+	if len(raw) != n {
+		return nil
+	}
+	out := make([]bool, n)
+	for i, e := range raw {
+		switch x := e.(type) {
+		case string:
+			out[i] = !template.HasMarkers(x)
+		case []any:
+			if t.LoopKind == "with_items" {
+				// Flattened: the items no longer line up.
+				return nil
+			}
+		}
+	}
+	return out
 }

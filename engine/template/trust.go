@@ -166,3 +166,24 @@ func (c *Ctx) follow(v any, trusted bool, depth int) (any, bool, bool) {
 	}
 	return v, trusted, true
 }
+
+// TrustedSource returns the raw value (not rendered) that src, one {{ }}
+// naming a variable, refers to, when that value is trusted: what a loop
+// over it gives keeps the trust of its strings, as ansible-core's lazy
+// containers keep their elements.
+func (e *Engine) TrustedSource(src string, vars Vars, opt Options) (any, bool) {
+	if !isTemplate(src, nil) || hasHeader(src) {
+		return nil, false
+	}
+	c := e.newCtx(vars, opt)
+	nodes, err := e.parseConfig(src, !c.jinjaEscapes, nil)
+	if err != nil {
+		return nil, false
+	}
+	o, ok := singleOutput(nodes)
+	if !ok {
+		return nil, false
+	}
+	v, trusted, ok := c.trustedRef(o.Expr, 0)
+	return v, ok && trusted
+}
