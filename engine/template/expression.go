@@ -45,10 +45,10 @@ var exprConfig = func() syntax.Config {
 	return cfg
 }()
 
-// expressionSyntax checks that expression parses as one expression; if
-// not, it returns Jinja2's syntax error for it.
-func (e *Engine) expressionSyntax(expression string, rawVarStrings bool) error {
-	src := "{{ " + expression + " }}"
+// expressionSyntax checks that expression (src is it as a template, "{{
+// expression }}") parses as one expression; if not, it returns Jinja2's
+// syntax error for it.
+func (e *Engine) expressionSyntax(expression, src string, rawVarStrings bool) error {
 	nodes, err := e.parseConfig(src, rawVarStrings, nil)
 	if err == nil {
 		if _, single := singleOutput(nodes); single {
