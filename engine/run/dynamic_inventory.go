@@ -2,6 +2,7 @@ package run
 
 import (
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -9,6 +10,11 @@ import (
 // whether it changed.
 func (r *Runner) addDynamicHost(info *value.Dict) bool {
 	vars, _ := info.Default("host_vars", nil).(*value.Dict)
+	if vars != nil {
+		// The variables were rendered from the task's arguments: what
+		// still looks like a template there came from data.
+		vars, _ = markUntrusted(vars).(*value.Dict)
+	}
 	return r.Inventory.AddDynamicHost(value.Str(info.Default("host_name", "")), vars, strList(info.Default("groups", nil)))
 }
 
@@ -40,6 +46,7 @@ func (tr *taskRun) applyInventory(res *value.Dict, loop bool) {
 		}
 		if info, ok := it.Default("add_host", nil).(*value.Dict); ok {
 			it.Set("changed", tr.r.addDynamicHost(info))
+			tr.recordHostVarOrigins(info)
 		} else if it.Has("add_group") {
 			it.Set("changed", tr.r.addDynamicGroup(tr.host.name, it))
 		} else {
@@ -104,4 +111,23 @@ func resultItems(res *value.Dict, loop bool) []*value.Dict {
 // inventory update before it is shown (ansible-core's inventory tasks).
 func deferredItem(t *taskRun, status Status) bool {
 	return t.t.Info.Flags&module.InventoryAction != 0 && (status == StatusOK || status == StatusChanged)
+}
+
+// recordHostVarOrigins records that the variables add_host gave a host
+// were written as the task's arguments, as ansible-core's values keep
+// their origin (for the messages about them). The inventory keeps the
+// record until its next change.
+func (tr *taskRun) recordHostVarOrigins(info *value.Dict) {
+	vars, _ := info.Default("host_vars", nil).(*value.Dict)
+	name := value.Str(info.Default("host_name", ""))
+	if vars == nil || name == "" {
+		return
+	}
+	hv := tr.r.Inventory.HostVars(name)
+	vars.Each(func(k string, _ any) bool {
+		if pos, ok := tr.t.ArgPos[k]; ok {
+			playbook.SetOrigin(hv, k, pos)
+		}
+		return true
+	})
 }

@@ -276,6 +276,7 @@ func (tr *taskRun) applyFacts(hs *hostState, res *value.Dict) {
 			tr.r.storeFacts(hs, d)
 		}
 		hs.facts.Update(d)
+		tr.trackFactTrust(hs, d)
 		recordFactOrigins(tr, hs.facts, d)
 		// The result's facts reach ansible-core's check with sorted keys.
 		tr.r.warnReservedKeys(sortedKeys(d), tr.t.Args, tr.t.ArgPos)

@@ -47,6 +47,9 @@ func (h *taskHost) Render(s string) (any, error) { return h.tr.r.Engine.Render(s
 func (h *taskHost) Eval(expr string) (any, error) { return h.tr.r.Engine.Eval(expr, h.sc, h.tr.opt) }
 
 func (h *taskHost) EvalLenient(expr string) (any, string, error) {
+	if u := h.tr.untrustedVar; u != nil && *u == expr {
+		return nil, "", untrustedError(h.tr.untrustedVarPos)
+	}
 	m := &template.Markers{}
 	opt := h.tr.opt
 	opt.Markers = m

@@ -87,6 +87,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 		}
 		if t.Register != "" {
 			tr.host.facts.Set(t.Register, registered(res))
+			delete(tr.host.trustedFacts, t.Register)
 		}
 		for _, it := range items {
 			incs = addInclude(incs, tr, it)
@@ -262,6 +263,12 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 	// Loop variables become include params, like the include task's vars.
 	params := value.NewDict(0)
 	params.Update(t.Vars)
+	t.Vars.Each(func(k string, _ any) bool {
+		if pos, known := playbook.OriginOf(t.Vars, k); known {
+			playbook.SetOrigin(params, k, pos)
+		}
+		return true
+	})
 	locals := value.NewDict(inc.vars.Len())
 	inc.vars.Each(func(k string, v any) bool {
 		if !strings.HasPrefix(k, "_ansible_") {

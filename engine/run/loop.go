@@ -209,6 +209,7 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 	// overlay holds what earlier iterations registered or set as facts.
 	overlay := value.NewDict(2)
 	results := make([]any, 0, len(items))
+	trust := tr.loopTrust(len(items))
 	for i := range items {
 		if c.pause > 0 && i > 0 {
 			select {
@@ -217,7 +218,11 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 			}
 		}
 		locals := c.loopVars(items, i)
-		sc := tr.sc.with(overlay, false).with(locals, false)
+		var trustedItem map[string]bool
+		if trust != nil && trust[i] {
+			trustedItem = map[string]bool{c.loopVar: true}
+		}
+		sc := tr.sc.with(overlay, false).withData(locals, trustedItem)
 		res := tr.checkConds(sc)
 		if res == nil {
 			res = tr.execute(sc)

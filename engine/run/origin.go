@@ -62,7 +62,7 @@ func (tr *taskRun) originOf(expr string, sc *scope, fallback value.Pos) value.Po
 // recordFactOrigins remembers where set_fact values came from: the task
 // argument, or the variable a bare reference template names.
 func recordFactOrigins(tr *taskRun, facts, set *value.Dict) {
-	set.Each(func(k string, _ any) bool {
+	set.Each(func(k string, v any) bool {
 		pos, ok := tr.t.ArgPos[k]
 		if !ok {
 			return true
@@ -73,8 +73,36 @@ func recordFactOrigins(tr *taskRun, facts, set *value.Dict) {
 					pos = tr.originOf(m[1], tr.sc, pos)
 				}
 			}
+			tr.recordNestedOrigins(raw, v)
 		}
 		playbook.SetOrigin(facts, k, pos)
+		return true
+	})
+}
+
+// recordNestedOrigins gives the dicts of a rendered set_fact value the
+// origins of the argument's dicts they were rendered from, key by key
+// (ansible-core tags each value with where it was written).
+func (tr *taskRun) recordNestedOrigins(raw, rendered any) {
+	rd, ok := raw.(*value.Dict)
+	if !ok {
+		return
+	}
+	d, ok := rendered.(*value.Dict)
+	if !ok || d == rd {
+		return
+	}
+	d.Each(func(k string, v any) bool {
+		e, _ := rd.Get(k)
+		if pos, known := playbook.OriginOf(rd, k); known {
+			if s, ok := e.(string); ok {
+				if m := singleRef.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+					pos = tr.originOf(m[1], tr.sc, pos)
+				}
+			}
+			playbook.SetOrigin(d, k, pos)
+		}
+		tr.recordNestedOrigins(e, v)
 		return true
 	})
 }

@@ -106,6 +106,9 @@ type hostState struct {
 	// include_vars results, one precedence level below.
 	facts   *value.Dict
 	incVars *value.Dict
+	// trustedFacts names the facts that set_fact gave a string written in
+	// the playbook, which stays trusted as an expression (see trust.go).
+	trustedFacts map[string]bool
 	// cache is the host's fact cache.
 	cache *factCache
 	// failed is the host's failure state, which the exit code, later

@@ -11,16 +11,26 @@ import (
 // layer is one level of Ansible's variable precedence.
 type layer struct {
 	d *value.Dict
-	// templated marks values from playbook sources, rendered on use.
+	// templated marks values from trusted sources (playbooks, roles,
+	// vars files, inventory, extra vars), rendered on use. The values of
+	// other layers are data (module results, registered output, facts,
+	// magic variables), never rendered; where the two kinds meet in one
+	// value (`vars`, `hostvars`, hash_behaviour=merge), the data is
+	// wrapped in value.Untrusted.
 	templated bool
+	// trustedNames, in a data layer, names the values that are trusted
+	// strings without templates all the same (set_fact's literals).
+	trustedNames map[string]bool
 }
 
 // scope is the variable view of one task on one host: layers from lowest
 // to highest precedence, flattened only at lookup time.
 type scope struct {
 	layers []layer
-	// hostvars builds the `hostvars` magic variable on first use.
-	hostvars func() *value.Dict
+	// hostvars builds the `hostvars` magic variable on first use;
+	// hostOrigin says where hostvars[host][name] (at path) was written.
+	hostvars   func() *value.Dict
+	hostOrigin func(host, name string, path []any) (value.Pos, bool)
 	// static caches which templated entries hold no template.
 	static *staticCache
 	// deprecated is told when a deprecated magic variable is read.
@@ -37,6 +47,14 @@ var deprecatedVars = map[string]string{"play_hosts": "Use `ansible_play_batch` i
 func (s *scope) add(d *value.Dict, templated bool) {
 	if d != nil && d.Len() > 0 {
 		s.layers = append(s.layers, layer{d: d, templated: templated})
+	}
+}
+
+// addData adds a data layer in which the values named by trusted are
+// trusted strings (see layer.trustedNames).
+func (s *scope) addData(d *value.Dict, trusted map[string]bool) {
+	if d != nil && d.Len() > 0 {
+		s.layers = append(s.layers, layer{d: d, trustedNames: trusted})
 	}
 }
 
@@ -94,7 +112,8 @@ func (s *scope) Lookup(name string) (any, bool, bool) {
 // The result is rendered on use if any part may hold templates.
 func (s *scope) mergedLookup(name string, top int, d *value.Dict) (any, bool, bool) {
 	parts := []*value.Dict{d}
-	templated := s.layers[top].templated
+	trusted := []bool{s.layers[top].templated}
+	templated, data := trusted[0], !trusted[0]
 	for i := top - 1; i >= 0; i-- {
 		v, ok := s.layers[i].d.Get(name)
 		if !ok {
@@ -105,7 +124,18 @@ func (s *scope) mergedLookup(name string, top int, d *value.Dict) (any, bool, bo
 			break
 		}
 		parts = append(parts, low)
+		trusted = append(trusted, s.layers[i].templated)
 		templated = templated || s.layers[i].templated
+		data = data || !s.layers[i].templated
+	}
+	if templated && data {
+		// The merged dict is rendered on use: the parts from data keep
+		// their mark, key by key.
+		for i, t := range trusted {
+			if !t {
+				parts[i] = value.UntrustedLeaves(parts[i])
+			}
+		}
 	}
 	merged := parts[len(parts)-1]
 	for i := len(parts) - 2; i >= 0; i-- {
@@ -114,15 +144,59 @@ func (s *scope) mergedLookup(name string, top int, d *value.Dict) (any, bool, bo
 	return merged, templated, true
 }
 
-// Origin implements template.Origins: where the value of name (or the
-// element at path inside it) was written, from the loader's records.
-func (s *scope) Origin(name string, path []any) (value.Pos, bool) {
+// Trusted implements template.Trust: whether the value of name comes
+// from a trusted layer (parts of it may still be marked as data).
+func (s *scope) Trusted(name string) bool {
 	for i := len(s.layers) - 1; i >= 0; i-- {
 		v, ok := s.layers[i].d.Get(name)
 		if !ok {
 			continue
 		}
-		pos, known := playbook.OriginOf(s.layers[i].d, name)
+		if d, isDict := v.(*value.Dict); isDict && s.merge {
+			// A merge with trusted dicts is a trusted view whose data
+			// is marked.
+			_, templated, _ := s.mergedLookup(name, i, d)
+			return templated
+		}
+		return s.layers[i].templated || s.layers[i].trustedNames[name]
+	}
+	return name == "vars" || name == "hostvars" && s.hostvars != nil
+}
+
+// Origin implements template.Origins: where the value of name (or the
+// element at path inside it) was written, from the loader's records.
+func (s *scope) Origin(name string, path []any) (value.Pos, bool) {
+	ds := make([]*value.Dict, len(s.layers))
+	for i, l := range s.layers {
+		ds[i] = l.d
+	}
+	if pos, known := originIn(ds, name, path); known {
+		return pos, true
+	}
+	switch {
+	case name == "vars" && len(path) > 0:
+		if k, isStr := path[0].(string); isStr {
+			return s.Origin(k, path[1:])
+		}
+	case name == "hostvars" && len(path) > 1 && s.hostOrigin != nil:
+		h, isStr := path[0].(string)
+		k, keyStr := path[1].(string)
+		if isStr && keyStr {
+			return s.hostOrigin(h, k, path[2:])
+		}
+	}
+	return value.Pos{}, false
+}
+
+// originIn is where the value of name (or the element at path inside it)
+// in the highest of layers that has it was written.
+func originIn(layers []*value.Dict, name string, path []any) (value.Pos, bool) {
+	for i := len(layers) - 1; i >= 0; i-- {
+		v, ok := layers[i].Get(name)
+		if !ok {
+			continue
+		}
+		pos, known := playbook.OriginOf(layers[i], name)
 		for _, step := range path {
 			switch c := v.(type) {
 			case *value.Dict:
@@ -139,6 +213,8 @@ func (s *scope) Origin(name string, path []any) (value.Pos, bool) {
 					return value.Pos{}, false
 				}
 				v = c[n]
+			case value.Untrusted:
+				return originIn([]*value.Dict{value.DictOf("v", c.V)}, "v", path)
 			default:
 				return value.Pos{}, false
 			}
@@ -153,21 +229,53 @@ func (s *scope) with(d *value.Dict, templated bool) *scope {
 	if d == nil {
 		return s
 	}
-	n := &scope{layers: make([]layer, len(s.layers), len(s.layers)+1), hostvars: s.hostvars, static: s.static, deprecated: s.deprecated, merge: s.merge}
+	n := &scope{layers: make([]layer, len(s.layers), len(s.layers)+1), hostvars: s.hostvars, hostOrigin: s.hostOrigin, static: s.static, deprecated: s.deprecated, merge: s.merge}
 	copy(n.layers, s.layers)
 	n.layers = append(n.layers, layer{d: d, templated: templated})
 	return n
 }
 
-// flatten merges every layer into one dict (for hostvars and `vars`).
+// withData returns a copy of s with an extra top data layer, in which
+// the values trusted names are trusted strings (see layer.trustedNames).
+func (s *scope) withData(d *value.Dict, trusted map[string]bool) *scope {
+	n := s.with(d, false)
+	if n != s && trusted != nil {
+		n.layers[len(n.layers)-1].trustedNames = trusted
+	}
+	return n
+}
+
+// flatten merges every layer into one dict (for `vars`), which is
+// rendered on use: the values of data layers are marked as data.
 func (s *scope) flatten() *value.Dict {
+	return flattenLayers(s.layers, s.merge)
+}
+
+// flattenLayers merges layers, lowest first, into one dict that is
+// rendered on use, marking the values of data layers value.Untrusted.
+func flattenLayers(layers []layer, merge bool) *value.Dict {
 	out := value.NewDict(32)
-	for _, l := range s.layers {
-		if s.merge {
-			out = playbook.CombineVars(out, l.d, true)
+	for _, l := range layers {
+		if merge {
+			d := l.d
+			if !l.templated {
+				d = value.UntrustedLeaves(d)
+			}
+			out = playbook.CombineVars(out, d, true)
 			continue
 		}
-		l.d.Each(func(k string, v any) bool { out.Set(k, v); return true })
+		if l.templated {
+			l.d.Each(func(k string, v any) bool { out.Set(k, v); return true })
+		} else {
+			l.d.Each(func(k string, v any) bool {
+				if l.trustedNames[k] {
+					out.Set(k, v)
+				} else {
+					out.Set(k, value.Untrusted{V: v})
+				}
+				return true
+			})
+		}
 	}
 	return out
 }
@@ -242,7 +350,8 @@ func isStatic(v any) bool {
 			}
 		}
 		return true
-	case value.Unsafe:
+	case value.Unsafe, value.Untrusted:
+		// Not static: resolving removes the mark.
 		return false
 	}
 	return true

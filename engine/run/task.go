@@ -33,6 +33,10 @@ type taskRun struct {
 	itemDelegates []string
 	// at is the position of the value being templated (for warnings).
 	at value.Pos
+	// untrustedVar is debug's `var` as rendered by renderArgs when its
+	// template gave an untrusted expression, which must not be evaluated.
+	untrustedVar    *string
+	untrustedVarPos value.Pos
 }
 
 // fqcn is the action's name as ansible-core resolved it: the name as
@@ -649,6 +653,7 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		return nil, err
 	}
 	var ferr error
+	tr.untrustedVar = nil
 	args := t.Args
 	if t.ArgsTemplate != nil {
 		// args: "{{ ... }}" supplies the arguments the task's own extend.
@@ -675,6 +680,15 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		var err error
 		if k == "that" && t.Info.FQCN == "ansible.builtin.assert" {
 			rv = tr.assertConditions(v, sc, tr.optAt(pos))
+		} else if src, isStr := v.(string); isStr && k == "var" && t.Info.FQCN == "ansible.builtin.debug" && template.HasMarkers(src) {
+			// debug evaluates `var` as an expression: one that a
+			// template computed or took from data is untrusted.
+			var trusted bool
+			rv, trusted, err = tr.r.Engine.RenderTrusted(src, sc, tr.optAt(pos))
+			if s, isStr := rv.(string); isStr && err == nil && !trusted {
+				tr.untrustedVar = &s
+				tr.untrustedVarPos = tr.untrustedOrigin(src, sc, pos)
+			}
 		} else {
 			rv, err = tr.r.Engine.RenderValue(v, sc, tr.optAt(pos))
 		}
@@ -783,10 +797,20 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
 		switch {
-		case template.HasMarkers(expr) && !embeddedOnly(expr):
-			v, err = tr.r.Engine.Render(expr, sc, opt)
+		case template.PossiblyAllTemplate(expr):
+			// One whole template: its result may be an expression, if
+			// trusted. Templates elsewhere in an expression are a
+			// syntax error, except in its string constants, which the
+			// template engine renders (Options.Conditional).
+			var trusted bool
+			v, trusted, err = tr.r.Engine.RenderTrusted(expr, sc, opt)
 			if err == nil {
 				if s, ok := v.(string); ok {
+					if !trusted {
+						// Only a trusted expression reached through a
+						// variable may be evaluated (2.19's trust check).
+						return false, untrustedError(tr.untrustedOrigin(expr, sc, c.Pos))
+					}
 					expr = s
 					v, err = tr.r.Engine.Eval(s, sc, opt)
 				} else {
@@ -944,6 +968,7 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		reg := registered(res)
 		for _, hs := range targets {
 			hs.facts.Set(t.Register, reg)
+			delete(hs.trustedFacts, t.Register)
 			if t.Info.Kind == module.KindIncludeVars {
 				// Variables read by include_vars are trusted templates,
 				// so their registered copy renders on use too.
@@ -967,6 +992,8 @@ func (tr *taskRun) markFailed(hs *hostState, res *value.Dict) {
 	st := tr.r.stat(hs.name)
 	if tr.f.rescuable() {
 		st.Rescued++
+		delete(hs.trustedFacts, "ansible_failed_task")
+		delete(hs.trustedFacts, "ansible_failed_result")
 		hs.facts.Set("ansible_failed_task", failedTask(tr.t, tr.name))
 		hs.facts.Set("ansible_failed_result", registered(res))
 		return

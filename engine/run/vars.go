@@ -3,6 +3,7 @@ package run
 import (
 	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
@@ -139,15 +140,19 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 		built = value.NewDict(len(r.Inventory.Hosts()))
 		built.SetTypeName("HostVars")
 		for _, h := range r.Inventory.Hosts() {
-			d := value.NewDict(32)
-			d.SetTypeName("HostVarsVars")
 			hs := r.host(h)
-			for _, l := range []*value.Dict{r.Inventory.HostVars(h), r.factVars(hs), hs.incVars, hs.facts, r.Opts.ExtraVars, r.hostMagic(r.playDir(ps), h)} {
-				if r.Opts.MergeHashes {
-					d = playbook.CombineVars(d, l, true).Copy()
-					continue
-				}
-				l.Each(func(k string, v any) bool { d.Set(k, v); return true })
+			// Rendered on use, as the inventory's variables are; the
+			// facts, registered results and magic variables are data.
+			d := flattenLayers([]layer{
+				{d: r.Inventory.HostVars(h), templated: true},
+				{d: r.factVars(hs)},
+				{d: hs.incVars, templated: true},
+				{d: hs.facts, trustedNames: hs.trustedFacts},
+				{d: r.Opts.ExtraVars, templated: true},
+				{d: r.hostMagic(r.playDir(ps), h)},
+			}, r.Opts.MergeHashes)
+			if r.Opts.MergeHashes {
+				d = d.Copy()
 			}
 			d.SetTypeName("HostVarsVars")
 			built.Set(h, d)
@@ -156,12 +161,22 @@ func (r *Runner) hostVars(ps *playState) func() *value.Dict {
 	}
 }
 
+// hostVarOrigin is where hostvars[host][name] (at path inside it) was
+// written, from the same layers as hostVars.
+func (r *Runner) hostVarOrigin(host, name string, path []any) (value.Pos, bool) {
+	if !slices.Contains(r.Inventory.Hosts(), host) {
+		return value.Pos{}, false
+	}
+	hs := r.host(host)
+	return originIn([]*value.Dict{r.Inventory.HostVars(host), r.factVars(hs), hs.incVars, hs.facts, r.Opts.ExtraVars}, name, path)
+}
+
 // taskScope builds ansible-core's precedence ladder for t on a host:
 // role defaults < inventory < play vars < vars_files < role vars < block
 // and task vars < include_vars < set_fact/register < role params <
 // include params < extra vars < magic variables.
 func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostState) *scope {
-	s := &scope{hostvars: r.hostVars(ps), static: &r.static, merge: r.Opts.MergeHashes}
+	s := &scope{hostvars: r.hostVars(ps), hostOrigin: r.hostVarOrigin, static: &r.static, merge: r.Opts.MergeHashes}
 	role := t.Role
 	if role == nil {
 		role = f.role
@@ -193,7 +208,7 @@ func (r *Runner) taskScope(ps *playState, f *frame, t *playbook.Task, hs *hostSt
 	}
 	s.addLevel(append(taskVars, t.Vars), true)
 	s.add(hs.incVars, true)
-	s.add(hs.facts, false)
+	s.addData(hs.facts, hs.trustedFacts)
 	for _, ri := range roles {
 		s.add(ri.Params, true)
 	}

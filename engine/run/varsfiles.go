@@ -128,6 +128,7 @@ func (r *Runner) varsFilesScope(ps *playState, host string, loaded *value.Dict) 
 	s.add(ps.roleDefs, true)
 	if host != "" {
 		s.hostvars = r.hostVars(ps)
+		s.hostOrigin = r.hostVarOrigin
 		s.add(r.Inventory.HostVars(host), true)
 		s.add(r.factVars(r.host(host)), false)
 	}

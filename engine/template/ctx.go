@@ -80,8 +80,11 @@ func (c *Ctx) lookupName(name string) any {
 		return undefinedName(name)
 	}
 	if !templated {
-		if u, ok := raw.(value.Unsafe); ok {
+		switch u := raw.(type) {
+		case value.Unsafe:
 			return string(u)
+		case value.Untrusted:
+			return u.V
 		}
 		return raw
 	}
@@ -153,6 +156,9 @@ func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 		return r, err
 	case value.Unsafe:
 		return string(x), nil
+	case value.Untrusted:
+		// Data among trusted values: never rendered.
+		return x.V, nil
 	case []any:
 		return value.MapList(x, func(i int, e any) (any, error) {
 			return c.resolveElem(e, lazy, ref.child(i))

@@ -287,7 +287,11 @@ func (e *Engine) RenderTerms(lookup string, v any, vars Vars, opt Options) (any,
 func (e *Engine) Eval(expression string, vars Vars, opt Options) (any, error) {
 	opt.Conditional = true
 	c := e.newCtx(vars, opt)
-	v, err := c.render("{{ " + expression + " }}")
+	src := "{{ " + expression + " }}"
+	if err := e.expressionSyntax(expression, src, !c.jinjaEscapes); err != nil {
+		return nil, err
+	}
+	v, err := c.render(src)
 	if err == nil {
 		v, err = c.finalize(v)
 	}

@@ -39,6 +39,9 @@ func MapDict(x *Dict, fn func(k string, e any) (any, error)) (any, error) {
 		}
 		if out == nil && !Same(r, e) {
 			out = NewDict(len(keys))
+			// The mapped dict is the same mapping (hostvars rendered
+			// stays HostVars).
+			out.pyType = x.pyType
 			for _, pk := range keys[:i] {
 				pv, _ := x.Get(pk)
 				out.Set(pk, pv)
