@@ -16,6 +16,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // version is set at build time.
@@ -34,6 +35,8 @@ type cli struct {
 	listHosts, forceHandlers         bool
 	startAt                          string
 	limit                            multi
+	vaultIDs, vaultFiles             multi
+	askVault                         bool
 	op                               *operatorFlags // operator runtime (operator.go)
 	cfg                              *config.Config
 }
@@ -124,6 +127,12 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.BoolVar(&c.forceHandlers, "force-handlers", false, "")
 	fs.BoolVar(&c.showVersion, "version", false, "")
 	fs.StringVar(&c.startAt, "start-at-task", "", "")
+	fs.Var(&c.vaultIDs, "vault-id", "")
+	fs.Var(&c.vaultFiles, "vault-password-file", "")
+	fs.Var(&c.vaultFiles, "vault-pass-file", "")
+	for _, name := range []string{"J", "ask-vault-password", "ask-vault-pass"} {
+		fs.BoolVar(&c.askVault, name, false, "")
+	}
 	fs.Var(&c.limit, "l", "")
 	fs.Var(&c.limit, "limit", "")
 	// -f/--forks: hosts still run in turn, but plays see the number in
@@ -249,11 +258,17 @@ func runCLI(ctx context.Context, args []string) int {
 			return startupError(fmt.Errorf("the playbook: %s does not appear to be a file", book))
 		}
 	}
-	extra, err := parseExtraVars(c.extra)
+	keyring, err := c.vaultSecrets(disp)
 	if err != nil {
 		return startupError(err)
 	}
-	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, c.runOptions(extra), disp)
+	extra, err := parseExtraVars(c.extra, keyring)
+	if err != nil {
+		return startupError(err)
+	}
+	sess := newSession(cfg, reg, c.inventory, os.Stdout)
+	sess.Vault = keyring
+	r, err := sess.Load(books, c.runOptions(extra), disp)
 	if err != nil {
 		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
 		return diag.ExitCode(err)
@@ -296,8 +311,9 @@ func splitTags(m multi) []string {
 	return out
 }
 
-// parseExtraVars handles k=v, JSON/YAML and @file forms of -e.
-func parseExtraVars(args multi) (*value.Dict, error) {
+// parseExtraVars handles k=v, JSON/YAML and @file forms of -e; a
+// vault-encrypted @file is decrypted with keyring.
+func parseExtraVars(args multi, keyring *vault.Keyring) (*value.Dict, error) {
 	out := value.NewDict(0)
 	for _, a := range args {
 		var src []byte
@@ -307,6 +323,11 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 			data, err := os.ReadFile(a[1:])
 			if err != nil {
 				return nil, fmt.Errorf("could not read extra vars file %s: %w", a[1:], err)
+			}
+			if vault.IsEncrypted(data) {
+				if data, err = keyring.Decrypt(data); err != nil {
+					return nil, err
+				}
 			}
 			src, name = data, a[1:]
 		case strings.HasPrefix(strings.TrimSpace(a), "{") || strings.HasPrefix(strings.TrimSpace(a), "---"):

@@ -199,7 +199,7 @@ func applyAnsibleArgs(r *sdk.EngineRunner, s string) error {
 	if err != nil || len(books) > 0 {
 		return fmt.Errorf("--ansible-args %q: only options are allowed", s)
 	}
-	extra, err := parseExtraVars(c.extra)
+	extra, err := parseExtraVars(c.extra, nil)
 	if err != nil {
 		return err
 	}

@@ -242,7 +242,7 @@ func isStatic(v any) bool {
 			}
 		}
 		return true
-	case value.Unsafe:
+	case value.Unsafe, value.Vaulted:
 		return false
 	}
 	return true

@@ -20,6 +20,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // DefaultInventory is ansible-core's default inventory source, used when
@@ -48,6 +49,10 @@ type Session struct {
 	Inventory, Fallback []string
 	// Stdout receives what modules print directly (pause).
 	Stdout io.Writer
+	// Vault holds the vault secrets of the run (nil: none were given):
+	// the template engine decrypts `!vault` values with them, the loader
+	// and the inventory encrypted files.
+	Vault *vault.Keyring
 }
 
 // Run is playbooks loaded for one runner, with what loaded them.
@@ -113,7 +118,9 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 	if eng == nil {
 		eng = s.NewEngine(shared)
 	}
+	eng.Vault = s.Vault
 	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
+	r.Loader.Vault = s.Vault
 	r.Inventory, r.InventoryParsed = s.loadInventory(disp)
 	for _, book := range books {
 		pb, err := r.Loader.LoadPlaybook(book)
@@ -131,6 +138,7 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string) {
 	c := s.Config
 	inv := inventory.New()
+	inv.Vault = s.Vault
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
 	// An unreadable source is named by its absolute path (unfrackpath).

@@ -46,6 +46,13 @@ type FormatError struct{ Msg string }
 
 func (e *FormatError) Error() string { return e.Msg }
 
+// IsVaultError reports whether err is a vault text that could not be
+// decrypted.
+func IsVaultError(err error) bool {
+	var fe *FormatError
+	return errors.Is(err, ErrNoSecrets) || errors.Is(err, ErrNoMatch) || errors.Is(err, ErrNotVault) || errors.As(err, &fe)
+}
+
 // Secret is one vault password and the vault id it was given for.
 type Secret struct {
 	ID       string
@@ -107,7 +114,7 @@ func (k *Keyring) Decrypt(data []byte) ([]byte, error) {
 		return nil, err
 	}
 	if env.Cipher != "AES256" {
-		return nil, fmt.Errorf("Cipher '%s' could not be found.", env.Cipher)
+		return nil, &FormatError{Msg: fmt.Sprintf("Cipher '%s' could not be found.", env.Cipher)}
 	}
 	if k == nil || len(k.Secrets) == 0 {
 		return nil, ErrNoSecrets
