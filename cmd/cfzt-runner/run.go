@@ -37,6 +37,9 @@ type cli struct {
 	limit                            multi
 	vaultIDs, vaultFiles             multi
 	askVault                         bool
+	connection                       string
+	become                           bool
+	becomeUser, becomeMethod         string
 	op                               *operatorFlags // operator runtime (operator.go)
 	cfg                              *config.Config
 }
@@ -133,6 +136,14 @@ func (c *cli) flagSet() *flag.FlagSet {
 	for _, name := range []string{"J", "ask-vault-password", "ask-vault-pass"} {
 		fs.BoolVar(&c.askVault, name, false, "")
 	}
+	// -c and -b are honoured, honestly: a connection other than local is
+	// an unreachable host, a become to another user a failed task.
+	fs.StringVar(&c.connection, "c", "", "")
+	fs.StringVar(&c.connection, "connection", "", "")
+	fs.BoolVar(&c.become, "b", false, "")
+	fs.BoolVar(&c.become, "become", false, "")
+	fs.StringVar(&c.becomeUser, "become-user", "", "")
+	fs.StringVar(&c.becomeMethod, "become-method", "", "")
 	fs.Var(&c.limit, "l", "")
 	fs.Var(&c.limit, "limit", "")
 	// -f/--forks: hosts still run in turn, but plays see the number in
@@ -296,7 +307,8 @@ func runCLI(ctx context.Context, args []string) int {
 // configuration's.
 func (c *cli) runOptions(extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
+		Connection: c.connection, Become: c.become, BecomeUser: c.becomeUser, BecomeMethod: c.becomeMethod}
 }
 
 func splitTags(m multi) []string {

@@ -462,6 +462,8 @@ func (d *Default) Result(ev *run.Event) {
 		if ev.Ignored {
 			d.line(colorSkip, "...ignoring")
 		}
+	case run.StatusUnreachable:
+		d.line(colorUnreachable, fmt.Sprintf("fatal: [%s]: UNREACHABLE! => %s", host, d.dump(clean())))
 	}
 }
 

@@ -576,6 +576,14 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.AnyErrorsFatal = val
 	case "become":
 		kw.Become = val
+	case "become_user":
+		kw.BecomeUser = val
+	case "become_method":
+		kw.BecomeMethod = val
+	case "become_flags":
+		kw.BecomeFlags = val
+	case "connection":
+		kw.Connection = val
 	case "notify":
 		kw.Notify = stringListKeep(val)
 	case "remote_user":

@@ -44,6 +44,13 @@ type Options struct {
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool
+	// Connection is -c/--connection: the connection of plays and tasks
+	// that set none (cfzt-runner runs only "local"; see connection.go).
+	Connection string
+	// Become, BecomeUser and BecomeMethod are -b/--become, --become-user
+	// and --become-method (see become.go).
+	Become                   bool
+	BecomeUser, BecomeMethod string
 }
 
 // Runner executes playbooks.
@@ -118,6 +125,9 @@ type hostState struct {
 	removed bool
 	// ended is set by meta: end_host, end_batch and end_play.
 	ended bool
+	// unreachable is set when a task could not reach the host: it runs
+	// nothing more in this playbook (ansible-core's _unreachable_hosts).
+	unreachable bool
 	// endRole is set by meta: end_role until the role's block ends.
 	endRole *playbook.RoleInstance
 }

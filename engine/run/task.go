@@ -388,6 +388,9 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 	if isInclude(t) {
 		return tr.includeResult(args), nil
 	}
+	if msg := tr.connectionProblem(sc); msg != "" {
+		return tr.unreachableResult(msg), nil
+	}
 	env, err := tr.environment(sc)
 	if err != nil {
 		return nil, err
@@ -869,6 +872,13 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 	st := tr.r.stat(tr.host.name)
 	targets := append([]*hostState{tr.host}, others...)
 	switch {
+	case isUnreachable(res):
+		ev.Status = StatusUnreachable
+		if err := ExceptionOf(res); err != nil {
+			tr.r.Display.Error(err)
+		}
+		tr.r.report(ev)
+		tr.markUnreachable(tr.host)
 	case isFailed(res):
 		ev.Status = StatusFailed
 		ignored := tr.ignoreErrors()
