@@ -29,6 +29,12 @@ var connectionlessActions = map[string]bool{
 	"ansible.builtin.group_by": true,
 }
 
+// connectionlessTask reports a task that never uses the host's
+// connection: an executor action or a controller-only action plugin.
+func connectionlessTask(tr *taskRun) bool {
+	return tr.t.Info.Kind != module.KindModule || connectionlessActions[tr.t.Info.FQCN]
+}
+
 // localAddresses are the names of the controller that need no connection
 // (ansible-core's C.LOCALHOST); the machine's own host name is one too.
 var localAddresses = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
@@ -55,7 +61,7 @@ func (e *unreachableError) Error() string { return e.msg }
 // connection keyword (task, block, play), which wins over -c; with none of
 // them the host must be this machine (ansible_host, else its name).
 func (tr *taskRun) connectionProblem(sc *scope) string {
-	if tr.t.Info.Kind != module.KindModule || connectionlessActions[tr.t.Info.FQCN] {
+	if connectionlessTask(tr) {
 		return ""
 	}
 	host := tr.host.name

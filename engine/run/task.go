@@ -391,6 +391,9 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 	if msg := tr.connectionProblem(sc); msg != "" {
 		return tr.unreachableResult(msg), nil
 	}
+	if err := tr.becomeProblem(sc); err != nil {
+		return nil, diag.Chain("Task failed.", t.Pos, err)
+	}
 	env, err := tr.environment(sc)
 	if err != nil {
 		return nil, err
