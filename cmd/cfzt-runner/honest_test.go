@@ -24,7 +24,7 @@ func TestCLIRemoteHostNeverRunsLocally(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(dir, "touched")
 	writeFiles(t, dir, map[string]string{
-		"hosts": "remote1 ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1\nremote2 ansible_host=192.0.2.1\n",
+		"hosts":  "remote1 ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1\nremote2 ansible_host=192.0.2.1\n",
 		"pb.yml": "- hosts: all\n  gather_facts: false\n  tasks:\n    - command: touch " + marker + "-{{ inventory_hostname }}\n",
 	})
 	res := runCLIProcess(t, dir, home, "-i", "hosts", "pb.yml")
