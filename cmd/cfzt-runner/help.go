@@ -56,7 +56,7 @@ var helpGroups = []helpGroup{
 		{[]string{"--vault-password-file", "--vault-pass-file"}, "PASSWORD_FILE", "vault password file (run when executable)"},
 		{[]string{"-J", "--ask-vault-password", "--ask-vault-pass"}, "", "ask for vault password; refused, cfzt-runner never prompts: use a password file"},
 	}},
-	{title: "Connection Options", description: "cfzt-runner has only the local connection: a host that asks for another, or whose ansible_host is another machine, is unreachable", options: []helpOption{
+	{title: "Connection Options", description: "only the local connection runs; a host needing another is unreachable", options: []helpOption{
 		{[]string{"-c", "--connection"}, "CONNECTION", "connection type to use; anything but local makes the hosts that set none unreachable"},
 		{[]string{"-u", "--user"}, "REMOTE_USER", "connect as this user"},
 		{[]string{"-T", "--timeout"}, "TIMEOUT", "override the connection timeout in seconds"},
@@ -67,7 +67,7 @@ var helpGroups = []helpGroup{
 		{[]string{"--scp-extra-args"}, "SCP_EXTRA_ARGS", "specify extra arguments to pass to scp only"},
 		{[]string{"--sftp-extra-args"}, "SFTP_EXTRA_ARGS", "specify extra arguments to pass to sftp only"},
 	}},
-	{title: "Privilege Escalation Options", description: "tasks run as the invoking user: a task that would become another user fails", options: []helpOption{
+	{title: "Privilege Escalation Options", description: "tasks run as the invoking user; becoming another user fails the task", options: []helpOption{
 		{[]string{"-b", "--become"}, "", "run operations with become"},
 		{[]string{"--become-method"}, "BECOME_METHOD", "privilege escalation method to use"},
 		{[]string{"--become-user"}, "BECOME_USER", "run operations as this user"},
