@@ -207,6 +207,10 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 		}
 	}
 	r.failedHosts = map[string]bool{}
+	if err := r.inventoryVaultError(batch); err != nil {
+		r.fatal(err)
+		return r.abort
+	}
 	root := &frame{kw: &ps.play.Keywords, play: true}
 	ps.root = root
 	r.gatherFacts(ps)
