@@ -98,3 +98,27 @@ func TestCLIVaultOptions(t *testing.T) {
 	require.Equal(t, 1, res.rc)
 	require.Contains(t, res.stderr, "cfzt-runner does not prompt for vault passwords")
 }
+
+func TestVaultCommandRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	require.NoError(t, os.WriteFile(pw, []byte("pw1\n"), 0o600))
+	var out, errOut strings.Builder
+	require.Equal(t, 0, runVaultCommand([]string{"encrypt_string", "--vault-id", "dev@" + pw, "--name", "x", "s3cret"}, &out, &errOut), errOut.String())
+	require.True(t, strings.HasPrefix(out.String(), "x: !vault |\n          $ANSIBLE_VAULT;1.2;AES256;dev\n"), out.String())
+	body := strings.TrimPrefix(out.String(), "x: !vault |\n")
+	file := filepath.Join(dir, "enc")
+	require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(body, "          ", "")), 0o600))
+	out.Reset()
+	require.Equal(t, 0, runVaultCommand([]string{"view", "--vault-pass-file", pw, file}, &out, &errOut), errOut.String())
+	require.Equal(t, "s3cret", out.String())
+
+	bad := filepath.Join(dir, "bad")
+	require.NoError(t, os.WriteFile(bad, []byte("nope\n"), 0o600))
+	out.Reset()
+	errOut.Reset()
+	require.Equal(t, 1, runVaultCommand([]string{"view", "--vault-password-file", bad, file}, &out, &errOut))
+	require.Empty(t, out.String())
+	require.Contains(t, errOut.String(), "Decryption failed (no vault secrets were found that could decrypt) for "+file)
+	require.Equal(t, 1, runVaultCommand([]string{"encrypt_string", "x"}, &out, &errOut))
+}

@@ -40,6 +40,9 @@ func runSubcommand(ctx context.Context, args []string, fallback func(context.Con
 		}
 		return 0
 	}
+	if isVaultCommand(args) {
+		return runVaultCommand(args[1:], os.Stdout, os.Stderr)
+	}
 	if len(args) > 0 && args[0] == "operator" {
 		rest := args[1:]
 		if len(rest) > 0 && rest[0] == "run" { // as `ansible-operator run`
