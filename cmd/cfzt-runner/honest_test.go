@@ -42,6 +42,10 @@ func TestCLIRemoteHostNeverRunsLocally(t *testing.T) {
 	require.Equal(t, 4, res.rc, res.stdout+res.stderr)
 	require.NoFileExists(t, marker+"-localhost")
 	require.Contains(t, res.stdout, "-c/--connection asks for the 'ssh' connection")
+	res = runCLIEnv(t, dir, home, []string{"ANSIBLE_TRANSPORT=ssh"}, "-i", "localhost,", "pb.yml")
+	require.Equal(t, 4, res.rc, res.stdout+res.stderr)
+	require.NoFileExists(t, marker+"-localhost")
+	require.Contains(t, res.stdout, "the transport setting (ANSIBLE_TRANSPORT) asks for the 'ssh' connection")
 }
 
 // Attack: become to another user must not run as the current user.
@@ -66,6 +70,12 @@ func TestCLIBecomeNobodyIsRefused(t *testing.T) {
 	res = runCLIProcess(t, dir, home, "-i", "localhost,", "-b", "--become-user", "nobody", "pb.yml")
 	require.Equal(t, 2, res.rc)
 	require.Contains(t, res.stdout, "become 'nobody'")
+
+	// The configured defaults are refused as well, never ignored.
+	writeFiles(t, dir, map[string]string{"plain.yml": "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - command: id -un\n"})
+	res = runCLIEnv(t, dir, home, []string{"ANSIBLE_BECOME=true", "ANSIBLE_BECOME_USER=nobody"}, "-i", "localhost,", "plain.yml")
+	require.Equal(t, 2, res.rc)
+	require.Contains(t, res.stdout, "become 'nobody' (the become_user setting (ANSIBLE_BECOME_USER); become set by the become setting (ANSIBLE_BECOME))")
 }
 
 // --vault-pass-file and --vault-id are options, and the plaintext of a

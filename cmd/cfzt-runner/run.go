@@ -306,6 +306,26 @@ func runCLI(ctx context.Context, args []string) int {
 // the one-shot run and the operator loop; the session adds the
 // configuration's.
 func (c *cli) runOptions(extra *value.Dict) run.Options {
+	o := c.runOptionsFlags(extra)
+	// ANSIBLE_BECOME, ANSIBLE_BECOME_USER and ANSIBLE_TRANSPORT (or
+	// ansible.cfg) give the defaults the options override.
+	if c.cfg != nil {
+		e := c.cfg.Escalation
+		if !o.Become && e.Become {
+			o.Become, o.BecomeFrom = true, "the become setting (ANSIBLE_BECOME)"
+		}
+		if o.BecomeUser == "" && e.BecomeUser != "" {
+			o.BecomeUser, o.BecomeUserFrom = e.BecomeUser, "the become_user setting (ANSIBLE_BECOME_USER)"
+		}
+		if o.Connection == "" && e.Transport != "" && e.Transport != "smart" {
+			o.Connection, o.ConnectionFrom = e.Transport, "the transport setting (ANSIBLE_TRANSPORT)"
+		}
+	}
+	return o
+}
+
+// runOptionsFlags are the executor options of the command line's flags.
+func (c *cli) runOptionsFlags(extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
 		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
 		Connection: c.connection, Become: c.become, BecomeUser: c.becomeUser, BecomeMethod: c.becomeMethod}

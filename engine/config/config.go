@@ -75,6 +75,8 @@ type Config struct {
 	DiffAlways bool
 	// Vault are the vault settings (vault.go).
 	Vault Vault
+	// Escalation are the become and connection defaults (become.go).
+	Escalation Escalation
 	// DisplaySkippedHosts and DisplayOKHosts are the default callback's
 	// display_skipped_hosts and display_ok_hosts.
 	DisplaySkippedHosts, DisplayOKHosts bool
@@ -205,6 +207,7 @@ func Load(env Environment) *Config {
 	c.ShowCustomStats = r.boolean(customStatsSetting)
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
 	c.Vault = r.vault()
+	c.Escalation = r.escalation()
 	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)
 	c.DisplayOKHosts = r.boolean(displayOKSetting)
 	c.ResultFormat = strings.ToLower(strings.TrimSpace(r.str(resultFormatSetting)))

@@ -49,7 +49,7 @@ func (tr *taskRun) becomeProblem(sc *scope) error {
 	if tr.r.Opts.Become {
 		cliBecome = true
 	}
-	b, ok := tr.becomeSettingOf(sc, "ansible_become", "become", func(k *playbook.Keywords) any { return k.Become }, cliBecome, "-b/--become")
+	b, ok := tr.becomeSettingOf(sc, "ansible_become", "become", func(k *playbook.Keywords) any { return k.Become }, cliBecome, orDefault(tr.r.Opts.BecomeFrom, "-b/--become"))
 	if !ok || !keywordBool(b.value) {
 		return nil
 	}
@@ -58,7 +58,7 @@ func (tr *taskRun) becomeProblem(sc *scope) error {
 		cliUser = tr.r.Opts.BecomeUser
 	}
 	target, from := "root", "the default become_user"
-	if u, ok := tr.becomeSettingOf(sc, "ansible_become_user", "become_user", func(k *playbook.Keywords) any { return k.BecomeUser }, cliUser, "--become-user"); ok && u.value != nil && value.Str(u.value) != "" {
+	if u, ok := tr.becomeSettingOf(sc, "ansible_become_user", "become_user", func(k *playbook.Keywords) any { return k.BecomeUser }, cliUser, orDefault(tr.r.Opts.BecomeUserFrom, "--become-user")); ok && u.value != nil && value.Str(u.value) != "" {
 		target, from = value.Str(u.value), u.from
 	}
 	current, isCurrent := isCurrentUser(target)
@@ -83,4 +83,11 @@ func isCurrentUser(name string) (string, bool) {
 		return current, true
 	}
 	return current, false
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -90,7 +90,7 @@ func (tr *taskRun) connectionProblem(sc *scope) string {
 	}
 	if conn := tr.r.Opts.Connection; conn != "" {
 		if conn != "local" {
-			return fmt.Sprintf("cfzt-runner runs tasks only through the local connection, but -c/--connection asks for the '%s' connection.", conn)
+			return fmt.Sprintf("cfzt-runner runs tasks only through the local connection, but %s asks for the '%s' connection.", orDefault(tr.r.Opts.ConnectionFrom, "-c/--connection"), conn)
 		}
 		return ""
 	}

@@ -51,6 +51,10 @@ type Options struct {
 	// and --become-method (see become.go).
 	Become                   bool
 	BecomeUser, BecomeMethod string
+	// ConnectionFrom, BecomeFrom and BecomeUserFrom name the setting
+	// that gave Connection, Become and BecomeUser, for messages (the
+	// command-line options when empty).
+	ConnectionFrom, BecomeFrom, BecomeUserFrom string
 }
 
 // Runner executes playbooks.
