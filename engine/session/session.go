@@ -119,6 +119,7 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 		eng = s.NewEngine(shared)
 	}
 	eng.Vault = s.Vault
+	shared.Vault = s.Vault
 	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
 	r.Loader.Vault = s.Vault
 	r.Inventory, r.InventoryParsed = s.loadInventory(disp)
