@@ -128,7 +128,7 @@ func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if p == "" {
 			return nil, Errorf("the template file %s could not be found for the lookup", name)
 		}
-		src, err := readTextFile(p)
+		src, err := c.readVaultedText(p)
 		if err != nil {
 			return nil, err
 		}
