@@ -464,6 +464,9 @@ func (d *Default) Result(ev *run.Event) {
 		}
 	case run.StatusUnreachable:
 		d.line(colorUnreachable, fmt.Sprintf("fatal: [%s]: UNREACHABLE! => %s", host, d.dump(clean())))
+		if ev.Ignored {
+			d.line(colorSkip, "...ignoring")
+		}
 	}
 }
 

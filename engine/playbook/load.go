@@ -584,6 +584,8 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.BecomeFlags = val
 	case "connection":
 		kw.Connection = val
+	case "ignore_unreachable":
+		kw.IgnoreUnreachable = val
 	case "notify":
 		kw.Notify = stringListKeep(val)
 	case "remote_user":

@@ -54,6 +54,8 @@ type Keywords struct {
 	BecomeUser, BecomeMethod, BecomeFlags any
 	// Connection is the connection keyword, as written.
 	Connection any
+	// IgnoreUnreachable is ignore_unreachable, as written.
+	IgnoreUnreachable any
 	// RemoteUser is remote_user (`user` on a play): the connection's
 	// user, which tasks see as ansible_user unless a variable sets that.
 	RemoteUser any

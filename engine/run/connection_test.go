@@ -161,3 +161,29 @@ func TestConnectionOfDelegatedHost(t *testing.T) {
 	require.Contains(t, value.Str(ev.Result.Default("msg", "")), "ansible_host sends host 'far' to '192.0.2.7'")
 	require.Equal(t, 1, f.mods.calls["local1"])
 }
+
+// ignore_unreachable keeps the host in the play, counted ok and ignored,
+// as in ansible-core; the module still never runs.
+func TestConnectionIgnoreUnreachable(t *testing.T) {
+	f := newFixture(t, map[string]string{"playbook.yml": `
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: ignored
+      cfzt.test.count:
+      connection: ssh
+      ignore_unreachable: true
+    - name: after
+      debug: msg=after
+`})
+	rec := f.run(t)
+	require.Equal(t, 0, f.rc, f.out.String())
+	ev := rec.result(t, "ignored", "localhost")
+	require.Equal(t, run.StatusUnreachable, ev.Status)
+	require.True(t, ev.Ignored)
+	require.Zero(t, f.mods.calls["localhost"])
+	require.Equal(t, run.StatusOK, rec.result(t, "after", "localhost").Status)
+	st := rec.stat(t, "localhost")
+	require.Equal(t, [3]int{2, 1, 0}, [3]int{st.OK, st.Ignored, st.Unreachable})
+	require.Contains(t, f.out.String(), "\"unreachable\": true}\n...ignoring\n")
+}

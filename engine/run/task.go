@@ -880,7 +880,13 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 		if err := ExceptionOf(res); err != nil {
 			tr.r.Display.Error(err)
 		}
+		ev.Ignored = tr.boolOf(tr.f.keyword(t, "ignore_unreachable", func(k *playbook.Keywords) any { return k.IgnoreUnreachable }))
 		tr.r.report(ev)
+		if ev.Ignored {
+			st.OK++
+			st.Ignored++
+			break
+		}
 		tr.markUnreachable(tr.host)
 	case isFailed(res):
 		ev.Status = StatusFailed
