@@ -54,9 +54,12 @@ var helpGroups = []helpGroup{
 		{[]string{"--start-at-task"}, "START_AT_TASK", "start the playbook at the task matching this name"},
 		{[]string{"--force-handlers"}, "", "run handlers even if a task fails"},
 		{[]string{"--step"}, "", "one-step-at-a-time: confirm each task before running (the answers are read from standard input)"},
+		{[]string{"--vault-id"}, "VAULT_IDS", "the vault identity to use (label@file; a file that is executable is run for the password)." + multipleTimes},
+		{[]string{"--vault-password-file", "--vault-pass-file"}, "PASSWORD_FILE", "vault password file (run when executable)"},
+		{[]string{"-J", "--ask-vault-password", "--ask-vault-pass"}, "", "ask for vault password; refused, cfzt-runner never prompts: use a password file"},
 	}},
-	{title: "Connection Options", description: "accepted for compatibility; cfzt-runner runs every task on the controller", options: []helpOption{
-		{[]string{"-c", "--connection"}, "CONNECTION", "connection type to use"},
+	{title: "Connection Options", description: "only the local connection runs; a host needing another is unreachable", options: []helpOption{
+		{[]string{"-c", "--connection"}, "CONNECTION", "connection type to use; anything but local makes the hosts that set none unreachable"},
 		{[]string{"-u", "--user"}, "REMOTE_USER", "connect as this user"},
 		{[]string{"-T", "--timeout"}, "TIMEOUT", "override the connection timeout in seconds"},
 		{[]string{"--private-key", "--key-file"}, "PRIVATE_KEY_FILE", "use this file to authenticate the connection"},
@@ -67,7 +70,7 @@ var helpGroups = []helpGroup{
 		{[]string{"--scp-extra-args"}, "SCP_EXTRA_ARGS", "specify extra arguments to pass to scp only"},
 		{[]string{"--sftp-extra-args"}, "SFTP_EXTRA_ARGS", "specify extra arguments to pass to sftp only"},
 	}},
-	{title: "Privilege Escalation Options", description: "accepted for compatibility; tasks run as the invoking user", options: []helpOption{
+	{title: "Privilege Escalation Options", description: "tasks run as the invoking user; becoming another user fails the task", options: []helpOption{
 		{[]string{"-b", "--become"}, "", "run operations with become"},
 		{[]string{"--become-method"}, "BECOME_METHOD", "privilege escalation method to use"},
 		{[]string{"--become-user"}, "BECOME_USER", "run operations as this user"},
@@ -78,9 +81,6 @@ var helpGroups = []helpGroup{
 		{[]string{"-f", "--forks"}, "FORKS", "specify number of parallel processes to use; hosts run in turn, and plays see it in ansible_forks"},
 		{[]string{"-M", "--module-path"}, "MODULE_PATH", "prepend colon-separated path(s) to module library; modules are built in"},
 		{[]string{"--flush-cache"}, "", "clear the fact cache for every host in inventory"},
-		{[]string{"--vault-id"}, "VAULT_IDS", "the vault identity to use"},
-		{[]string{"--vault-password-file"}, "VAULT_PASSWORD_FILES", "vault password file"},
-		{[]string{"-J", "--ask-vault-password", "--ask-vault-pass"}, "", "ask for vault password"},
 	}},
 	{title: "Operator Options", description: "run the playbook as a Kubernetes operator, reloading it each cycle", options: []helpOption{
 		{[]string{"--interval"}, "SECONDS", "re-run the playbook every SECONDS (or a duration such as 90s); 0 runs once"},

@@ -216,7 +216,7 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 	if err != nil {
 		return startupError(err)
 	}
-	extra, err := parseExtraVars(c.extra)
+	extra, err := parseExtraVars(c.extra, nil)
 	if err != nil {
 		return startupError(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/session"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // version is set at build time.
@@ -37,6 +38,11 @@ type cli struct {
 	listHosts, forceHandlers         bool
 	startAt                          string
 	limit                            multi
+	vaultIDs, vaultFiles             multi
+	askVault                         bool
+	connection                       string
+	become                           bool
+	becomeUser, becomeMethod         string
 	op                               *operatorFlags // operator runtime (operator.go)
 	cfg                              *config.Config
 
@@ -142,6 +148,20 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.BoolVar(&c.listUnsupported, "list-unsupported", false, "")
 	fs.StringVar(&c.becomePassFile, "become-password-file", "", "")
 	fs.StringVar(&c.connPassFile, "connection-password-file", "", "")
+	fs.Var(&c.vaultIDs, "vault-id", "")
+	fs.Var(&c.vaultFiles, "vault-password-file", "")
+	fs.Var(&c.vaultFiles, "vault-pass-file", "")
+	for _, name := range []string{"J", "ask-vault-password", "ask-vault-pass"} {
+		fs.BoolVar(&c.askVault, name, false, "")
+	}
+	// -c and -b are honoured, honestly: a connection other than local is
+	// an unreachable host, a become to another user a failed task.
+	fs.StringVar(&c.connection, "c", "", "")
+	fs.StringVar(&c.connection, "connection", "", "")
+	fs.BoolVar(&c.become, "b", false, "")
+	fs.BoolVar(&c.become, "become", false, "")
+	fs.StringVar(&c.becomeUser, "become-user", "", "")
+	fs.StringVar(&c.becomeMethod, "become-method", "", "")
 	fs.Var(&c.limit, "l", "")
 	fs.Var(&c.limit, "limit", "")
 	// -f/--forks: hosts still run in turn, but plays see the number in
@@ -291,7 +311,11 @@ func runCLI(ctx context.Context, args []string) int {
 			}
 		}
 	}
-	extra, err := parseExtraVars(c.extra)
+	keyring, err := c.vaultSecrets(disp)
+	if err != nil {
+		return startupError(err)
+	}
+	extra, err := parseExtraVars(c.extra, keyring)
 	if err != nil {
 		return startupError(err)
 	}
@@ -299,7 +323,9 @@ func runCLI(ctx context.Context, args []string) int {
 	if c.step {
 		opts.Step = newStepper(os.Stdin, os.Stdout).Step
 	}
-	r, err := newSession(cfg, reg, c.inventory, os.Stdout).Load(books, opts, rdisp)
+	sess := newSession(cfg, reg, c.inventory, os.Stdout)
+	sess.Vault = keyring
+	r, err := sess.Load(books, opts, rdisp)
 	if err != nil {
 		fmt.Fprint(os.Stderr, (&display.Default{}).FormatError(err))
 		return diag.ExitCode(err)
@@ -348,8 +374,29 @@ func (c *cli) withCallbacks(disp *display.Default, cfg *config.Config) run.Displ
 // the one-shot run and the operator loop; the session adds the
 // configuration's.
 func (c *cli) runOptions(extra *value.Dict) run.Options {
+	o := c.runOptionsFlags(extra)
+	// ANSIBLE_BECOME, ANSIBLE_BECOME_USER and ANSIBLE_TRANSPORT (or
+	// ansible.cfg) give the defaults the options override.
+	if c.cfg != nil {
+		e := c.cfg.Escalation
+		if !o.Become && e.Become {
+			o.Become, o.BecomeFrom = true, "the become setting (ANSIBLE_BECOME)"
+		}
+		if o.BecomeUser == "" && e.BecomeUser != "" {
+			o.BecomeUser, o.BecomeUserFrom = e.BecomeUser, "the become_user setting (ANSIBLE_BECOME_USER)"
+		}
+		if o.Connection == "" && e.Transport != "" && e.Transport != "smart" {
+			o.Connection, o.ConnectionFrom = e.Transport, "the transport setting (ANSIBLE_TRANSPORT)"
+		}
+	}
+	return o
+}
+
+// runOptionsFlags are the executor options of the command line's flags.
+func (c *cli) runOptionsFlags(extra *value.Dict) run.Options {
 	return run.Options{Check: c.check, Diff: c.diff, Verbosity: c.verbose, Tags: splitTags(c.tags), SkipTags: splitTags(c.skipTags),
-		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":")}
+		StartAt: c.startAt, ExtraVars: extra, ForceHandlers: c.forceHandlers, Limit: strings.Join(c.limit, ":"),
+		Connection: c.connection, Become: c.become, BecomeUser: c.becomeUser, BecomeMethod: c.becomeMethod}
 }
 
 func splitTags(m multi) []string {
@@ -364,8 +411,9 @@ func splitTags(m multi) []string {
 	return out
 }
 
-// parseExtraVars handles k=v, JSON/YAML and @file forms of -e.
-func parseExtraVars(args multi) (*value.Dict, error) {
+// parseExtraVars handles k=v, JSON/YAML and @file forms of -e; a
+// vault-encrypted @file is decrypted with keyring.
+func parseExtraVars(args multi, keyring *vault.Keyring) (*value.Dict, error) {
 	out := value.NewDict(0)
 	for _, a := range args {
 		var src []byte
@@ -375,6 +423,11 @@ func parseExtraVars(args multi) (*value.Dict, error) {
 			data, err := os.ReadFile(a[1:])
 			if err != nil {
 				return nil, fmt.Errorf("could not read extra vars file %s: %w", a[1:], err)
+			}
+			if vault.IsEncrypted(data) {
+				if data, err = keyring.Decrypt(data); err != nil {
+					return nil, err
+				}
 			}
 			src, name = data, a[1:]
 		case strings.HasPrefix(strings.TrimSpace(a), "{") || strings.HasPrefix(strings.TrimSpace(a), "---"):

@@ -40,6 +40,9 @@ func runSubcommand(ctx context.Context, args []string, fallback func(context.Con
 		}
 		return 0
 	}
+	if isVaultCommand(args) {
+		return runVaultCommand(args[1:], os.Stdout, os.Stderr)
+	}
 	if len(args) > 0 && args[0] == "operator" {
 		rest := args[1:]
 		if len(rest) > 0 && rest[0] == "run" { // as `ansible-operator run`
@@ -199,7 +202,7 @@ func applyAnsibleArgs(r *sdk.EngineRunner, s string) error {
 	if err != nil || len(books) > 0 {
 		return fmt.Errorf("--ansible-args %q: only options are allowed", s)
 	}
-	extra, err := parseExtraVars(c.extra)
+	extra, err := parseExtraVars(c.extra, nil)
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,10 @@ type Config struct {
 	ErrorOnMissingHandler bool
 	// DiffAlways is DIFF_ALWAYS: the default of --diff.
 	DiffAlways bool
+	// Vault are the vault settings (vault.go).
+	Vault Vault
+	// Escalation are the become and connection defaults (become.go).
+	Escalation Escalation
 	// DisplaySkippedHosts and DisplayOKHosts are the default callback's
 	// display_skipped_hosts and display_ok_hosts.
 	DisplaySkippedHosts, DisplayOKHosts bool
@@ -230,6 +234,8 @@ func Load(env Environment) *Config {
 	c.ErrorOnMissingHandler = r.boolean(missingHandlerSetting)
 	c.ShowCustomStats = r.boolean(customStatsSetting)
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
+	c.Vault = r.vault()
+	c.Escalation = r.escalation()
 	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)
 	c.DisplayOKHosts = r.boolean(displayOKSetting)
 	c.ResultFormat = strings.ToLower(strings.TrimSpace(r.str(resultFormatSetting)))

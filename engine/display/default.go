@@ -493,6 +493,11 @@ func (d *Default) Result(ev *run.Event) {
 		if ev.Ignored {
 			d.line(colorSkip, "...ignoring")
 		}
+	case run.StatusUnreachable:
+		d.line(colorUnreachable, fmt.Sprintf("fatal: [%s]: UNREACHABLE! => %s", host, d.dump(clean())))
+		if ev.Ignored {
+			d.line(colorSkip, "...ignoring")
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // diagText is the one writer of diagnostics: it renders errors, warnings
@@ -165,6 +166,11 @@ func (t *diagText) excerpt(pos value.Pos) []string {
 	}
 	if pos.Line < 1 {
 		return nil
+	}
+	if len(lines) > 0 && vault.IsEncrypted([]byte(lines[0])) {
+		// A position in a vault-encrypted file is in its plaintext, which
+		// is never shown.
+		return []string{"(source not shown: content encrypted)"}
 	}
 	if pos.Line > len(lines) {
 		return []string{"(source not shown: file truncated)"}

@@ -82,7 +82,7 @@ func (j *JSON) PlayStart(name string) {
 // result names its task.
 func (j *JSON) TaskStart(string, *playbook.Task, bool) {}
 
-var statusWords = map[run.Status]string{run.StatusOK: "ok", run.StatusChanged: "changed", run.StatusSkipped: "skipped", run.StatusFailed: "failed"}
+var statusWords = map[run.Status]string{run.StatusOK: "ok", run.StatusChanged: "changed", run.StatusSkipped: "skipped", run.StatusFailed: "failed", run.StatusUnreachable: "unreachable"}
 
 // Result implements run.Display. Like the default display it leaves out
 // the successful results of include_tasks/include_role (their "included"

@@ -20,6 +20,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // group is an inventory group with its direct hosts and children.
@@ -36,11 +37,16 @@ type group struct {
 // Inventory holds hosts, groups and their variables, the way ansible-core's
 // InventoryManager sees them.
 type Inventory struct {
-	hosts    []string
-	hostVars map[string]*value.Dict
-	files    map[string]string
-	groups   map[string]*group
-	order    []*group
+	// Vault decrypts vault-encrypted group_vars and host_vars files (nil:
+	// the run has no vault secrets).
+	Vault *vault.Keyring
+	// vaultErrs are the encrypted vars files that could not be decrypted.
+	vaultErrs []VaultError
+	hosts     []string
+	hostVars  map[string]*value.Dict
+	files     map[string]string
+	groups    map[string]*group
+	order     []*group
 	// invDirs hold group_vars/ and host_vars/ beside inventory files;
 	// pbDirs those beside playbooks (they win).
 	invDirs, pbDirs []string
@@ -781,13 +787,13 @@ func (inv *Inventory) HostVars(h string) *value.Dict {
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, dir := range dirs {
-			d = inv.combine(d, readVarsDir(filepath.Join(dir, "group_vars"), "all"))
+			d = inv.combine(d, inv.readVarsDir(filepath.Join(dir, "group_vars"), "all"))
 		}
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, g := range others {
 			for _, dir := range dirs {
-				d = inv.combine(d, readVarsDir(filepath.Join(dir, "group_vars"), g.name))
+				d = inv.combine(d, inv.readVarsDir(filepath.Join(dir, "group_vars"), g.name))
 			}
 		}
 	}
@@ -796,7 +802,7 @@ func (inv *Inventory) HostVars(h string) *value.Dict {
 	}
 	for _, dirs := range [][]string{inv.invDirs, inv.pbDirs} {
 		for _, dir := range dirs {
-			d = inv.combine(d, readVarsDir(filepath.Join(dir, "host_vars"), h))
+			d = inv.combine(d, inv.readVarsDir(filepath.Join(dir, "host_vars"), h))
 		}
 	}
 	inv.merged[h] = d
@@ -815,30 +821,36 @@ func (inv *Inventory) combine(d, src *value.Dict) *value.Dict {
 
 // readVarsDir reads group_vars/NAME or host_vars/NAME: a file (with or
 // without a YAML/JSON extension) or a directory of such files.
-func readVarsDir(dir, name string) *value.Dict {
+func (inv *Inventory) readVarsDir(dir, name string) *value.Dict {
 	out := value.NewDict(0)
 	base := filepath.Join(dir, name)
 	if st, err := os.Stat(base); err == nil && st.IsDir() {
 		entries, _ := os.ReadDir(base)
 		for _, e := range entries {
 			if !e.IsDir() {
-				out.Update(readVarsFile(filepath.Join(base, e.Name())))
+				out.Update(inv.readVarsFile(filepath.Join(base, e.Name())))
 			}
 		}
 		return out
 	}
 	for _, ext := range []string{"", ".yml", ".yaml", ".json"} {
 		if p := base + ext; fileExists(p) {
-			out.Update(readVarsFile(p))
+			out.Update(inv.readVarsFile(p))
 		}
 	}
 	return out
 }
 
-func readVarsFile(p string) *value.Dict {
+func (inv *Inventory) readVarsFile(p string) *value.Dict {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil
+	}
+	if vault.IsEncrypted(data) {
+		if data, err = inv.Vault.Decrypt(data); err != nil {
+			inv.vaultErrs = append(inv.vaultErrs, VaultError{Path: p, Err: err})
+			return nil
+		}
 	}
 	docs, nodes, err := value.DecodeYAML(p, data)
 	if err == nil && len(docs) > 0 {
@@ -917,4 +929,25 @@ func (inv *Inventory) SourceErrors() []*SourceError {
 	errs := inv.sourceErrs
 	inv.sourceErrs = nil
 	return errs
+}
+
+// VaultError is an encrypted group_vars or host_vars file that could not
+// be decrypted.
+type VaultError struct {
+	Path string
+	Err  error
+}
+
+// VaultErrors returns the encrypted vars files read so far that could not
+// be decrypted, once each.
+func (inv *Inventory) VaultErrors() []VaultError {
+	seen := map[string]bool{}
+	var out []VaultError
+	for _, e := range inv.vaultErrs {
+		if !seen[e.Path] {
+			seen[e.Path] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }

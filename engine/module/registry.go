@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // Kind tells the executor how to run a task's action. The loader
@@ -193,6 +195,9 @@ func (r *Registry) Names() []string {
 type Shared struct {
 	mu     sync.Mutex
 	values map[string]any
+	// Vault holds the run's vault secrets, with which actions decrypt
+	// vault-encrypted source files (see DecryptedFile); nil is none.
+	Vault *vault.Keyring
 }
 
 // NewShared returns an empty Shared.

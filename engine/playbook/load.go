@@ -13,6 +13,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 	"gopkg.in/yaml.v3"
 )
 
@@ -40,6 +41,9 @@ type Loader struct {
 	// ModulePath is DEFAULT_MODULE_PATH (ANSIBLE_LIBRARY), searched for
 	// module files after the library/ directories of playbooks and roles.
 	ModulePath []string
+	// Vault decrypts the vault-encrypted files the loader reads (nil: the
+	// run has no vault secrets).
+	Vault *vault.Keyring
 	// libraryDirs are the library/ directories of the playbooks and roles
 	// loaded so far, in the order they were loaded.
 	libraryDirs []string
@@ -102,6 +106,17 @@ func (l *Loader) readYAML(path string) (*yaml.Node, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if vault.IsEncrypted(src) {
+		// ansible-core's DataLoader decrypts any vault-encrypted file it
+		// reads: vars files, task files, playbooks.
+		plain, err := l.Vault.Decrypt(src)
+		if err != nil {
+			le := &diag.Diagnostic{Summary: err.Error(), Origin: diag.At(value.Pos{File: path}), Wrapped: err}
+			l.files[path] = &fileCache{err: le}
+			return nil, le
+		}
+		src = plain
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -561,6 +576,16 @@ func parseKeyword(kw *Keywords, file string, k, v *yaml.Node, owner string) erro
 		kw.AnyErrorsFatal = val
 	case "become":
 		kw.Become = val
+	case "become_user":
+		kw.BecomeUser = val
+	case "become_method":
+		kw.BecomeMethod = val
+	case "become_flags":
+		kw.BecomeFlags = val
+	case "connection":
+		kw.Connection = val
+	case "ignore_unreachable":
+		kw.IgnoreUnreachable = val
 	case "notify":
 		kw.Notify = stringListKeep(val)
 	case "remote_user":

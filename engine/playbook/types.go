@@ -49,6 +49,13 @@ type Keywords struct {
 	DelegateFacts  any
 	AnyErrorsFatal any
 	Become         any
+	// BecomeUser, BecomeMethod and BecomeFlags are become_user,
+	// become_method and become_flags, as written.
+	BecomeUser, BecomeMethod, BecomeFlags any
+	// Connection is the connection keyword, as written.
+	Connection any
+	// IgnoreUnreachable is ignore_unreachable, as written.
+	IgnoreUnreachable any
 	// RemoteUser is remote_user (`user` on a play): the connection's
 	// user, which tasks see as ansible_user unless a variable sets that.
 	RemoteUser any

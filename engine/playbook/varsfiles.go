@@ -6,6 +6,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 	"gopkg.in/yaml.v3"
 )
 
@@ -38,6 +39,9 @@ func (l *Loader) LoadVarsFile(path string) (*value.Dict, error) {
 // list of mappings layered in order (merged under merge).
 func (l *Loader) LoadVarsFileData(path string, merge bool) (*value.Dict, error) {
 	root, err := l.readYAML(path)
+	if vault.IsVaultError(err) {
+		return nil, &diag.Diagnostic{Summary: "Invalid vars_files file '" + path + "'.", Cause: diag.Of(err)}
+	}
 	if err != nil || root == nil {
 		return value.NewDict(0), err
 	}

@@ -112,7 +112,7 @@ func (r *Runner) runRescue(ps *playState, f *frame, b *playbook.Block, p blockPa
 			hs.skipRescue = false
 			continue
 		}
-		if hs.halted && !hs.ended {
+		if hs.halted && !hs.ended && !hs.unreachable {
 			hs.halted, hs.failed = false, false
 			hosts = append(hosts, h)
 		}
@@ -135,7 +135,7 @@ func (r *Runner) runAlways(ps *playState, f *frame, b *playbook.Block, p blockPa
 	var hosts []string
 	for _, h := range entered {
 		hs := r.host(h)
-		if hs.ended || skip[h] {
+		if hs.ended || hs.unreachable || skip[h] {
 			continue
 		}
 		if hs.halted {

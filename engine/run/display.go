@@ -15,6 +15,9 @@ const (
 	StatusChanged
 	StatusSkipped
 	StatusFailed
+	// StatusUnreachable is a host the task could not reach (for
+	// cfzt-runner: one that asks for a connection other than local).
+	StatusUnreachable
 )
 
 // Event is one task result for the display.

@@ -13,6 +13,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // taskHost is the executor's side of the module contract for one task on
@@ -127,6 +128,12 @@ func (h *taskHost) RenderFile(path string, opt module.FileTemplate) (string, err
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
+	}
+	if vault.IsEncrypted(src) {
+		// get_text_file_contents decrypts a vault-encrypted template.
+		if src, err = h.tr.r.Engine.Vault.Decrypt(src); err != nil {
+			return "", &diag.Diagnostic{Summary: err.Error(), Origin: diag.At(value.Pos{File: path}), Wrapped: err}
+		}
 	}
 	if !utf8.Valid(src) {
 		w := diag.Deprecate(fmt.Sprintf("File %s could not be decoded as 'utf-8'. Invalid content has been escaped.", value.Repr(path)), "2.23", nil)

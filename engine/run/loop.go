@@ -226,6 +226,11 @@ func (tr *taskRun) runLoop(items []any) *value.Dict {
 		res := tr.checkConds(sc)
 		if res == nil {
 			res = tr.execute(sc)
+			if isUnreachable(res) {
+				// The connection fails the task, not the item, as
+				// ansible-core's loop ends on AnsibleConnectionFailure.
+				return res
+			}
 		} else if tr.noLogIn(sc) {
 			res.Set("_ansible_no_log", true)
 		}

@@ -47,6 +47,17 @@ type Options struct {
 	// Step is --step: asked before each task (given as "TASK: name" or
 	// "HANDLER: name") whether it runs; an error ends the run.
 	Step func(task string) (bool, error)
+	// Connection is -c/--connection: the connection of plays and tasks
+	// that set none (cfzt-runner runs only "local"; see connection.go).
+	Connection string
+	// Become, BecomeUser and BecomeMethod are -b/--become, --become-user
+	// and --become-method (see become.go).
+	Become                   bool
+	BecomeUser, BecomeMethod string
+	// ConnectionFrom, BecomeFrom and BecomeUserFrom name the setting
+	// that gave Connection, Become and BecomeUser, for messages (the
+	// command-line options when empty).
+	ConnectionFrom, BecomeFrom, BecomeUserFrom string
 }
 
 // Runner executes playbooks.
@@ -124,6 +135,9 @@ type hostState struct {
 	removed bool
 	// ended is set by meta: end_host, end_batch and end_play.
 	ended bool
+	// unreachable is set when a task could not reach the host: it runs
+	// nothing more in this playbook (ansible-core's _unreachable_hosts).
+	unreachable bool
 	// endRole is set by meta: end_role until the role's block ends.
 	endRole *playbook.RoleInstance
 }

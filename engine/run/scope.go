@@ -350,8 +350,8 @@ func isStatic(v any) bool {
 			}
 		}
 		return true
-	case value.Unsafe, value.Untrusted:
-		// Not static: resolving removes the mark.
+	case value.Unsafe, value.Untrusted, value.Vaulted:
+		// Not static: resolving removes the mark (or decrypts).
 		return false
 	}
 	return true

@@ -202,8 +202,15 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 		hs.ended, hs.endRole, hs.escalated, hs.skipRescue = false, nil, false, false
 		prior := r.failedHosts[h]
 		hs.failed, hs.halted, hs.removed = prior, prior, prior
+		if hs.unreachable {
+			hs.halted, hs.removed = true, true
+		}
 	}
 	r.failedHosts = map[string]bool{}
+	if err := r.inventoryVaultError(batch); err != nil {
+		r.fatal(err)
+		return r.abort
+	}
 	root := &frame{kw: &ps.play.Keywords, play: true}
 	ps.root = root
 	r.gatherFacts(ps)
@@ -222,11 +229,17 @@ func (r *Runner) runBatch(ps *playState, batch []string) int {
 	})
 	r.runSection(ps, root, func(f *frame) { r.runItems(ps, f, ps.play.PostTasks) })
 	r.result = 0
+	unreachable := false
 	for name, hs := range r.hosts {
 		if hs.failed {
 			r.failedHosts[name] = true
 			r.result = 2
 		}
+		unreachable = unreachable || hs.unreachable
+	}
+	if unreachable {
+		// ansible-core's RUN_UNREACHABLE_HOSTS wins over failed hosts.
+		r.result = 4
 	}
 	return r.result
 }

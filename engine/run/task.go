@@ -407,6 +407,12 @@ func (tr *taskRun) executeErr(sc *scope) (*value.Dict, error) {
 	if isInclude(t) {
 		return tr.includeResult(args), nil
 	}
+	if msg := tr.connectionProblem(sc); msg != "" {
+		return tr.unreachableResult(msg), nil
+	}
+	if err := tr.becomeProblem(sc); err != nil {
+		return nil, diag.Chain("Task failed.", t.Pos, err)
+	}
 	env, err := tr.environment(sc)
 	if err != nil {
 		return nil, err
@@ -908,6 +914,19 @@ func (tr *taskRun) process(res *value.Dict, others []*hostState) (failed bool) {
 	st := tr.r.stat(tr.host.name)
 	targets := append([]*hostState{tr.host}, others...)
 	switch {
+	case isUnreachable(res):
+		ev.Status = StatusUnreachable
+		if err := ExceptionOf(res); err != nil {
+			tr.r.Display.Error(err)
+		}
+		ev.Ignored = tr.boolOf(tr.f.keyword(t, "ignore_unreachable", func(k *playbook.Keywords) any { return k.IgnoreUnreachable }))
+		tr.r.report(ev)
+		if ev.Ignored {
+			st.OK++
+			st.Ignored++
+			break
+		}
+		tr.markUnreachable(tr.host)
 	case isFailed(res):
 		ev.Status = StatusFailed
 		ignored := tr.ignoreErrors()

@@ -21,6 +21,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // DefaultInventory is ansible-core's default inventory source, used when
@@ -49,6 +50,10 @@ type Session struct {
 	Inventory, Fallback []string
 	// Stdout receives what modules print directly (pause).
 	Stdout io.Writer
+	// Vault holds the vault secrets of the run (nil: none were given):
+	// the template engine decrypts `!vault` values with them, the loader
+	// and the inventory encrypted files.
+	Vault *vault.Keyring
 }
 
 // Run is playbooks loaded for one runner, with what loaded them.
@@ -114,7 +119,10 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 	if eng == nil {
 		eng = s.NewEngine(shared)
 	}
+	eng.Vault = s.Vault
+	shared.Vault = s.Vault
 	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
+	r.Loader.Vault = s.Vault
 	var err error
 	r.Inventory, r.InventoryParsed, err = s.loadInventory(disp)
 	if err != nil {
@@ -141,6 +149,7 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 func (s *Session) loadInventory(disp run.Display) (*inventory.Inventory, []string, error) {
 	c := s.Config
 	inv := inventory.New()
+	inv.Vault = s.Vault
 	inv.PatternMismatch, inv.MergeHashes = c.HostPatternMismatch, c.MergeHashes
 	warn := func(msg string) { disp.Warn(diag.Warn(msg, nil)) }
 	inv.SetWarn(warn)

@@ -80,11 +80,17 @@ func (c *Ctx) lookupName(name string) any {
 		return undefinedName(name)
 	}
 	if !templated {
-		switch u := raw.(type) {
+		switch x := raw.(type) {
 		case value.Unsafe:
-			return string(u)
+			return string(x)
 		case value.Untrusted:
-			return u.V
+			return x.V
+		case value.Vaulted:
+			v, err := c.decrypt(x)
+			if err != nil {
+				return errUndefined(err)
+			}
+			return v
 		}
 		return raw
 	}
@@ -159,6 +165,8 @@ func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 	case value.Untrusted:
 		// Data among trusted values: never rendered.
 		return x.V, nil
+	case value.Vaulted:
+		return c.decrypt(x)
 	case []any:
 		return value.MapList(x, func(i int, e any) (any, error) {
 			return c.resolveElem(e, lazy, ref.child(i))
@@ -180,6 +188,17 @@ func (c *Ctx) resolveElem(e any, lazy bool, ref *varRef) (any, error) {
 		return errUndefined(err), nil
 	}
 	return r, err
+}
+
+// decrypt returns the plaintext of a `!vault` value, or the error
+// ansible-core raises where a value it cannot decrypt is used, at the
+// value's origin. The plaintext is data, never a template.
+func (c *Ctx) decrypt(x value.Vaulted) (any, error) {
+	plain, err := c.eng.Vault.Decrypt([]byte(x.Text))
+	if err != nil {
+		return nil, &VaultError{Pos: x.Pos, Err: err, Expression: c.opt.Conditional}
+	}
+	return string(plain), nil
 }
 
 func errUndefined(err error) value.Undefined {

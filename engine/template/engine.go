@@ -13,6 +13,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // Vars is the variable source of a render.
@@ -50,6 +51,9 @@ type Engine struct {
 	// lookup('config') and lookup options read; nil means the environment
 	// alone, without a config file.
 	Settings *settings.Source
+	// Vault holds the secrets that decrypt `!vault` values where they
+	// are used; nil is a run given none.
+	Vault *vault.Keyring
 }
 
 // New returns an engine with every built-in filter, test and lookup.

@@ -30,6 +30,30 @@ type RuntimeError struct {
 
 func (e *RuntimeError) Error() string { return "Error rendering template: " + e.Msg }
 
+// VaultError is the use of a `!vault` value that cannot be decrypted
+// (ansible-core's "Attempt to use undecryptable variable"); Pos is where
+// the value was written, Expression that an expression (a conditional,
+// debug's var) was being evaluated rather than a template rendered.
+type VaultError struct {
+	Pos        value.Pos
+	Err        error
+	Expression bool
+}
+
+func (e *VaultError) what() string {
+	if e.Expression {
+		return "expression"
+	}
+	return "template"
+}
+
+func (e *VaultError) use() string { return "Attempt to use undecryptable variable: " + e.Err.Error() }
+
+func (e *VaultError) Error() string { return "Error rendering " + e.what() + ": " + e.use() }
+
+// Unwrap returns the vault's error.
+func (e *VaultError) Unwrap() error { return e.Err }
+
 // FilterError is raised by a filter, test or lookup with its own wording.
 type FilterError struct {
 	Msg string

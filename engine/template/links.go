@@ -133,3 +133,12 @@ func (e *Engine) ExprVarRef(expression string) (name string, path []any, ok bool
 	}
 	return name, path, true
 }
+
+// Diagnose implements diag.Diagnoser: "Error rendering template." (or
+// expression) caused by the use of the undecryptable value, at the
+// `!vault` tag that holds it.
+func (e *VaultError) Diagnose() *diag.Diagnostic {
+	p := e.Pos
+	return &diag.Diagnostic{Summary: "Error rendering " + e.what() + ".",
+		Cause: &diag.Diagnostic{Summary: e.use(), Origin: &p, Wrapped: e.Err}}
+}

@@ -102,8 +102,7 @@ func csvColumn(path, key, delim string, opts map[string]any) (any, error) {
 }
 
 // lookupUnvault returns the text of each file the terms name, found under
-// files/ on the search path (cfzt-runner reads no vault, so a file is
-// returned as it is).
+// files/ on the search path, decrypted when it is vault-encrypted.
 func lookupUnvault(c *Ctx, terms []any, _ *Args) ([]any, error) {
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
@@ -112,8 +111,12 @@ func lookupUnvault(c *Ctx, terms []any, _ *Args) ([]any, error) {
 		if p == "" {
 			return nil, Errorf("Unable to find file matching \"%s\" ", name)
 		}
-		s, err := readTextFile(p)
+		s, err := c.readVaultedText(p)
 		if err != nil {
+			var ve *vaultFileError
+			if errors.As(err, &ve) {
+				return nil, ve
+			}
 			return nil, Errorf("%s", err.Error())
 		}
 		out = append(out, s)

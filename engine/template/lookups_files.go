@@ -1,13 +1,17 @@
 package template
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // fileLookups returns ansible-core's lookups of files on the controller.
@@ -29,6 +33,46 @@ func readTextFile(path string) (string, error) {
 	return string(b), nil
 }
 
+// readVaultedText reads a text file as readTextFile does, decrypting it
+// when it is vault-encrypted, as the loader's get_text_file_contents does.
+func (c *Ctx) readVaultedText(path string) (string, error) {
+	s, err := readTextFile(path)
+	if err != nil || !vault.IsEncrypted([]byte(s)) {
+		return s, err
+	}
+	plain, err := c.eng.Vault.Decrypt([]byte(s))
+	if err != nil {
+		return "", &vaultFileError{Path: path, Err: err}
+	}
+	return string(plain), nil
+}
+
+// vaultFileError is a vault-encrypted file that could not be decrypted:
+// Prefix (when set) is the plugin's message, the vault's error has the
+// file as its origin.
+type vaultFileError struct {
+	Prefix, Path string
+	Err          error
+}
+
+func (e *vaultFileError) Error() string {
+	if e.Prefix == "" {
+		return e.Err.Error()
+	}
+	return e.Prefix + ": " + e.Err.Error()
+}
+
+func (e *vaultFileError) Unwrap() error { return e.Err }
+
+// Diagnose implements diag.Diagnoser.
+func (e *vaultFileError) Diagnose() *diag.Diagnostic {
+	inner := &diag.Diagnostic{Summary: e.Err.Error(), Origin: diag.At(value.Pos{File: e.Path}), Wrapped: e.Err}
+	if e.Prefix == "" {
+		return inner
+	}
+	return &diag.Diagnostic{Summary: e.Prefix + ".", Cause: inner}
+}
+
 func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 	opts, err := lookupOptions(c, "file", a)
 	if err != nil {
@@ -44,8 +88,13 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if p == "" {
 			return nil, fail("File not found. Use -vvvvv to see paths searched.")
 		}
-		s, err := readTextFile(p)
+		s, err := c.readVaultedText(p)
 		if err != nil {
+			var ve *vaultFileError
+			if errors.As(err, &ve) {
+				ve.Prefix = fmt.Sprintf("Unable to access the file %s", value.Repr(name))
+				return nil, ve
+			}
 			return nil, fail(err.Error())
 		}
 		if opts["lstrip"] == true {
@@ -79,7 +128,7 @@ func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if p == "" {
 			return nil, Errorf("the template file %s could not be found for the lookup", name)
 		}
-		src, err := readTextFile(p)
+		src, err := c.readVaultedText(p)
 		if err != nil {
 			return nil, err
 		}

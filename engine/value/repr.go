@@ -80,6 +80,8 @@ func writeRepr(b *strings.Builder, v any) {
 		b.WriteString(OmitPlaceholder)
 	case Undefined:
 		b.WriteString("Undefined")
+	case Vaulted:
+		b.WriteString(QuoteString(x.Text))
 	case fmt.Stringer:
 		b.WriteString(x.String())
 	default:

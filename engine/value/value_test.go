@@ -122,3 +122,25 @@ func TestDictIndexAcrossSizes(t *testing.T) {
 		t.Fatalf("small again: %s", got)
 	}
 }
+
+func TestVaultTagIsVaulted(t *testing.T) {
+	src := "a: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162\nb: '!vault'\nc: !vault 'x'\n"
+	docs, _, err := DecodeYAML("f.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := docs[0].(*Dict)
+	a, _ := d.Get("a")
+	if v, ok := a.(Vaulted); !ok || v.Text != "$ANSIBLE_VAULT;1.1;AES256\n6162\n" || v.Pos != (Pos{File: "f.yml", Line: 1, Col: 4}) {
+		t.Fatalf("a = %#v", a)
+	}
+	if b, _ := d.Get("b"); b != "!vault" {
+		t.Fatalf("b = %#v", b)
+	}
+	if c, _ := d.Get("c"); c != (Vaulted{Text: "x", Pos: Pos{File: "f.yml", Line: 5, Col: 4}}) {
+		t.Fatalf("c = %#v", c)
+	}
+	if got := Repr(a); got != QuoteString("$ANSIBLE_VAULT;1.1;AES256\n6162\n") {
+		t.Fatalf("repr = %s", got)
+	}
+}

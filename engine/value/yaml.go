@@ -100,6 +100,9 @@ func FromYAML(file string, n *yaml.Node) (any, error) {
 	case yaml.MappingNode:
 		return mappingFromYAML(file, n)
 	case yaml.ScalarNode:
+		if n.Tag == "!vault" && n.Style&yaml.TaggedStyle != 0 {
+			return Vaulted{Text: n.Value, Pos: NodePos(file, n)}, nil
+		}
 		return ScalarFromYAML(n)
 	}
 	return nil, nil
@@ -192,7 +195,8 @@ func ScalarFromYAML(n *yaml.Node) (any, error) {
 	case "!!null":
 		return nil, nil
 	}
-	// !!str, !vault, !!binary and unknown local tags keep the text.
+	// !!str, !!binary and unknown local tags keep the text (FromYAML makes
+	// !vault a Vaulted).
 	return s, nil
 }
 

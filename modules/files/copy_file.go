@@ -41,6 +41,15 @@ func remoteStat(path string, follow, withChecksum bool) destStatus {
 func (a *copyAction) copyFile(sourceFull, sourceRel, contentFile, dest string, follow bool) (*value.Dict, error) {
 	force := a.flag("force", true)
 	res := value.DictOf("diff", []any{})
+	if a.flag("decrypt", true) {
+		// A vault-encrypted source is copied decrypted (get_real_file).
+		real, cleanup, err := module.DecryptedFile(a.req, sourceFull)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		sourceFull = real
+	}
 	srcSt, err := os.Stat(sourceFull)
 	if err != nil {
 		res.Set("failed", true)
