@@ -1,8 +1,12 @@
 package localsys
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -228,7 +232,6 @@ func aptPackages(req *module.Request) (*value.Dict, error) {
 	if err != nil {
 		return nil, err
 	}
-	lists := readAptLists(req)
 	type pkg struct{ name, version, arch, section string }
 	var pkgs []pkg
 	for _, stanza := range strings.Split(string(data), "\n\n") {
@@ -240,6 +243,11 @@ func aptPackages(req *module.Request) (*value.Dict, error) {
 		pkgs = append(pkgs, pkg{f["Package"], f["Version"], f["Architecture"], f["Section"]})
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].name < pkgs[j].name })
+	want := make(map[aptKey]bool, len(pkgs))
+	for _, p := range pkgs {
+		want[aptKey{p.name, p.version, p.arch}] = true
+	}
+	lists := readAptLists(req, want)
 	res := value.NewDict(len(pkgs))
 	for _, p := range pkgs {
 		origin, section := "", p.section
@@ -268,9 +276,10 @@ type aptRecord struct{ origin, section string }
 
 // readAptLists reads the Packages lists of the configured sources (what
 // `apt-get indextargets` names, with the Origin of their Release file),
-// decompressed by apt-helper. A list that cannot be read is skipped, as
-// apt's cache would lack it.
-func readAptLists(req *module.Request) map[aptKey]aptRecord {
+// decompressed by apt-helper, keeping only the versions in want (the
+// installed ones: a full list is about 60,000 stanzas). A list that
+// cannot be read is skipped, as apt's cache would lack it.
+func readAptLists(req *module.Request, want map[aptKey]bool) map[aptKey]aptRecord {
 	out := map[aptKey]aptRecord{}
 	targets, err := runCmd(req, []string{"/usr/bin/apt-get", "indextargets", "Created-By: Packages"})
 	if err != nil || targets.rc != 0 {
@@ -281,28 +290,82 @@ func readAptLists(req *module.Request) map[aptKey]aptRecord {
 		if t["Filename"] == "" {
 			continue
 		}
-		data, err := catAptFile(req, t["Filename"])
+		origin := t["Origin"]
+		found := map[aptKey]aptRecord{}
+		err := eachListStanza(req, t["Filename"], func(key aptKey, section string) {
+			if _, dup := found[key]; !dup && key.name != "" && want[key] {
+				found[key] = aptRecord{origin: origin, section: section}
+			}
+		})
 		if err != nil {
 			continue
 		}
-		for _, stanza := range strings.Split(data, "\n\n") {
-			fields := debFields(stanza)
-			key := aptKey{fields["Package"], fields["Version"], fields["Architecture"]}
-			if _, dup := out[key]; !dup && key.name != "" {
-				out[key] = aptRecord{origin: t["Origin"], section: fields["Section"]}
+		for key, rec := range found {
+			if _, dup := out[key]; !dup {
+				out[key] = rec
 			}
 		}
 	}
 	return out
 }
 
-// catAptFile reads a list file, compressed or not, with apt's own helper.
-func catAptFile(req *module.Request, path string) (string, error) {
-	res, err := runCmd(req, []string{"/usr/lib/apt/apt-helper", "cat-file", path})
-	if err != nil || res.rc != 0 {
-		return "", fmt.Errorf("cannot read %s", path)
+// eachListStanza streams a list file, compressed or not, through apt's
+// own helper and calls fn with the fields package_facts uses of each
+// stanza; a list is about 50 MB once decompressed, so it is never held
+// whole.
+func eachListStanza(req *module.Request, path string, fn func(key aptKey, section string)) error {
+	cmd := exec.CommandContext(req.Ctx, "/usr/lib/apt/apt-helper", "cat-file", path)
+	cmd.Env = req.Environ()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
 	}
-	return res.stdout, nil
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	var key aptKey
+	var section string
+	flush := func() {
+		if key != (aptKey{}) {
+			fn(key, section)
+		}
+		key, section = aptKey{}, ""
+	}
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 {
+			flush()
+			continue
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			continue
+		}
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		switch string(k) {
+		case "Package":
+			key.name = string(bytes.TrimSpace(v))
+		case "Version":
+			key.version = string(bytes.TrimSpace(v))
+		case "Architecture":
+			key.arch = string(bytes.TrimSpace(v))
+		case "Section":
+			section = string(bytes.TrimSpace(v))
+		}
+	}
+	flush()
+	scanErr := sc.Err()
+	if scanErr != nil {
+		_, _ = io.Copy(io.Discard, out)
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("cannot read %s", path)
+	}
+	return scanErr
 }
 
 // debFields reads the single-line fields of a deb822 stanza.
