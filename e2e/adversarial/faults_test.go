@@ -1,0 +1,224 @@
+package adversarial
+
+// Cloudflare answers that lie or get lost, tried on the operator as a whole
+// (its tiers as the operator ServiceAccount on a real kube-apiserver, with
+// the Cloudflare simulator):
+//
+//   - "apply, then drop" and "apply, then 502": Cloudflare commits a create
+//     and the answer is lost. A blind retry of the POST would make a
+//     duplicate; the operator must look the object up and adopt it. Every
+//     create path goes through it: the tunnel CNAME, a DNS-only A record,
+//     the Access application, both Access policies, the service token and
+//     the tunnel configuration PUT.
+//   - a 200 with an HTML body (a proxy's or a maintenance page) to every
+//     DELETE and PUT: nothing may be taken for done, so nothing is lost.
+//
+// Each test compares the simulator's full state before and after.
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/cfzt/cfzt-runner/internal/cfsim"
+)
+
+const (
+	faultWebHost = "web.example.com"
+	faultDNSHost = "dns.example.com"
+	faultDNSIP   = "192.0.2.10"
+)
+
+// faultRoutes creates the two routes that use every create path: "web"
+// (tunnel rule, CNAME, Access application with an allow policy, a service
+// token and its Service Auth policy) and "dns" (a DNS-only A record).
+func (w *faultWorld) faultRoutes() {
+	w.route("web", map[string]string{
+		"enabled": "true", "hostname": faultWebHost,
+		"accessApp": "true", "allowEmails": "ops@example.com", "serviceToken": "true",
+	})
+	w.route("dns", map[string]string{
+		"enabled": "true", "hostname": faultDNSHost,
+		"dnsOnly.enabled": "true", "dnsIp": faultDNSIP,
+	})
+}
+
+// requireConverged checks that each route has exactly its objects, once,
+// and that the IDs written back to it are those objects.
+func (w *faultWorld) requireConverged() {
+	t := w.t
+	t.Helper()
+	web := w.objects(faultWebHost, "web-service-token")
+	require.Equal(t, 1, web.Rules, "tunnel rules for %s", faultWebHost)
+	require.Len(t, web.Records["CNAME"], 1, "CNAMEs for %s", faultWebHost)
+	require.Len(t, web.Apps, 1, "Access applications for %s", faultWebHost)
+	require.Len(t, web.Policies, 2, "policies of %s", faultWebHost)
+	require.Len(t, web.Tokens, 1, "service tokens of web")
+	ann := w.annotations("web")
+	require.Equal(t, web.Records["CNAME"][0].ID, ann[faultPrefix+"cnameRecordId"])
+	require.Equal(t, web.Apps[0].ID, ann[faultPrefix+"accessAppId"])
+	require.ElementsMatch(t, web.Policies, strings.Split(ann[faultPrefix+"accessPolicyIds"], ","))
+	require.Equal(t, web.Tokens[0].ID, ann[faultPrefix+"serviceTokenId"])
+
+	// The token that the route's Secret holds is the one Access lets in.
+	sec, err := w.h.Kube().CoreV1().Secrets(w.ns).Get(w.ctx, "web-cfzt-service-token", faultGetOptions)
+	require.NoError(t, err, "the route's service-token Secret")
+	require.Equal(t, web.Tokens[0].ClientID, string(sec.Data["client_id"]))
+	d := w.sim.Evaluate(cfsim.AccessRequest{Hostname: faultWebHost, ClientID: web.Tokens[0].ClientID, ClientSecret: string(sec.Data["client_secret"])})
+	require.True(t, d.Allowed, "the stored token does not pass Access: %+v", d)
+
+	dns := w.objects(faultDNSHost, "")
+	require.Zero(t, dns.Rules, "a DNS-only route has no tunnel rule")
+	require.Len(t, dns.Records["A"], 1, "A records for %s", faultDNSHost)
+	require.Equal(t, faultDNSIP, dns.Records["A"][0].Content)
+	require.Equal(t, dns.Records["A"][0].ID, w.annotations("dns")[faultPrefix+"dnsRecordId"])
+	require.Len(t, dns.Records, 1, "only the A record for %s", faultDNSHost)
+	require.Empty(t, dns.Apps)
+}
+
+// Every create is applied by Cloudflare and its answer lost (the
+// connection closed, or a 502 in its place). The operator adopts what the
+// lost answers created: no duplicate, nothing orphaned, and deleting the
+// routes leaves the simulator as it was seeded.
+func TestFaultLostAnswersToCreatesMakeNoDuplicates(t *testing.T) {
+	for _, mode := range []struct {
+		name  string
+		fault func(count int, method, prefix string) cfsim.Fault
+		seen  string
+	}{
+		{"apply-then-drop", func(n int, m, p string) cfsim.Fault {
+			return cfsim.Fault{Drop: n, Apply: true, Method: m, PathPrefix: p}
+		}, "apply+drop"},
+		{"apply-then-502", func(n int, m, p string) cfsim.Fault {
+			return cfsim.Fault{Status: http.StatusBadGateway, Count: n, Apply: true, Method: m, PathPrefix: p}
+		}, "apply+status"},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			w := faultNewWorld(t, "fault-"+mode.name)
+			seeded := w.snapshot()
+			acct := "/accounts/" + w.sim.AccountID
+			zone := "/zones/" + w.sim.Zones["example.com"]
+			// One fault per create, each consumed by the first matching
+			// request: the two DNS records, the app, its two policies, the
+			// token, and the tunnel configuration.
+			for _, f := range []cfsim.Fault{
+				mode.fault(2, http.MethodPost, zone+"/dns_records"),
+				mode.fault(1, http.MethodPost, acct+"/access/apps"),
+				mode.fault(2, http.MethodPost, acct+"/access/apps/"),
+				mode.fault(1, http.MethodPost, acct+"/access/service_tokens"),
+				mode.fault(1, http.MethodPut, acct+"/cfd_tunnel/"+w.sim.TunnelID+"/configurations"),
+			} {
+				require.NoError(t, w.sim.InjectFault(f))
+			}
+			w.faultRoutes()
+			w.converge()
+
+			require.Empty(t, w.sim.Faults(), "every fault was served")
+			served := w.faultedRequests()
+			t.Logf("faulted: %v", served)
+			require.Len(t, served, 7, "each create path met its fault once")
+			for _, s := range served {
+				require.True(t, strings.HasSuffix(s, "-> "+mode.seen), s)
+			}
+			w.requireConverged()
+
+			// A converged operator makes no more writes.
+			w.sim.ResetLog()
+			w.converge()
+			require.Zero(t, w.sim.CountWrites(), "writes after convergence: %v", w.sim.Requests())
+
+			w.deleteRoute("web")
+			w.deleteRoute("dns")
+			w.converge()
+			require.Empty(t, w.stateConfigMaps(), "state left after the routes were deleted")
+			require.Equal(t, seeded, w.snapshot(), "the simulator is not back to its seed: something was left behind")
+		})
+	}
+}
+
+// Every DELETE and PUT is answered 200 with an HTML page, not Cloudflare's
+// envelope, and not applied (a proxy or maintenance page answered). The
+// operator must not take it for success: the routes' state and IDs stay,
+// the tasks fail with a message naming the status and the page, and once
+// the page is gone the update and the deletions happen, leaving nothing.
+func TestFaultHTMLAnswersToWritesLoseNothing(t *testing.T) {
+	w := faultNewWorld(t, "fault-html")
+	seeded := w.snapshot()
+	w.faultRoutes()
+	w.converge()
+	w.requireConverged()
+	before := w.snapshot()
+	webAnn := w.annotations("web")
+	dnsAnn := w.annotations("dns")
+	state := w.stateConfigMaps()
+	require.Len(t, state, 2)
+
+	html := func() {
+		for _, m := range []string{http.MethodPut, http.MethodDelete} {
+			require.NoError(t, w.sim.InjectFault(cfsim.Fault{HTMLStatus: http.StatusOK, Count: 100000, Method: m}))
+		}
+	}
+	requireHTMLFailure := func(what string) {
+		t.Helper()
+		var failed int
+		for _, task := range w.tasks() {
+			msg := faultString(task.Object, "status", "message")
+			if faultString(task.Object, "status", "phase") != "Failed" {
+				continue
+			}
+			failed++
+			require.Contains(t, msg, "HTTP 200", what)
+			require.Contains(t, msg, "not Cloudflare's JSON envelope", what)
+			require.Contains(t, msg, "<!DOCTYPE html>", what+": the message shows the first bytes of the body")
+			require.NotContains(t, msg, w.sim.Token)
+		}
+		require.Positive(t, failed, "%s: no task failed: %v", what, w.taskSummary())
+	}
+
+	// Updates: a new origin (tunnel configuration PUT) and a new session
+	// duration (Access application PUT).
+	html()
+	w.patchRoute("web", map[string]any{"origin.url": "http://other.fault-html.svc:9090", "sessionDuration": "12h"})
+	for i := 0; i < 3; i++ {
+		w.cycle()
+	}
+	requireHTMLFailure("update")
+	require.Equal(t, before, w.snapshot(), "an HTML answer applied nothing, and nothing else changed")
+	require.Equal(t, state, w.stateConfigMaps(), "the routes' state is kept")
+	for _, k := range []string{"cnameRecordId", "accessAppId", "accessPolicyIds", "serviceTokenId"} {
+		require.Equal(t, webAnn[faultPrefix+k], w.annotations("web")[faultPrefix+k], k)
+	}
+	w.sim.ClearFaults()
+	w.converge()
+	w.requireConverged()
+	for _, tun := range w.sim.State().Tunnels {
+		if tun.Tunnel.ID == w.sim.TunnelID {
+			rules, _ := tun.Configuration.Config["ingress"].([]any)
+			require.Contains(t, faultJSON(t, rules), `"service":"http://other.fault-html.svc:9090"`, "the origin update was applied")
+		}
+	}
+	require.Equal(t, "12h", w.objects(faultWebHost, "").Apps[0].SessionDuration, "the Access application update was applied")
+
+	// Deletions: every DELETE (policies, application, token, DNS records)
+	// and the tunnel configuration PUT get the page.
+	updated := w.snapshot()
+	state = w.stateConfigMaps()
+	html()
+	w.deleteRoute("web")
+	w.deleteRoute("dns")
+	for i := 0; i < 3; i++ {
+		w.cycle()
+	}
+	requireHTMLFailure("delete")
+	require.Equal(t, updated, w.snapshot(), "nothing was deleted behind the page, and nothing else changed")
+	require.Equal(t, state, w.stateConfigMaps(), "the deleted routes' state is kept until their objects are gone")
+	require.NotEmpty(t, w.tasks(), "the delete tasks are still tracked")
+	_ = dnsAnn
+
+	w.sim.ClearFaults()
+	w.converge()
+	require.Empty(t, w.stateConfigMaps(), "state left after the routes were deleted")
+	require.Equal(t, seeded, w.snapshot(), "the simulator is not back to its seed: something was orphaned")
+}
