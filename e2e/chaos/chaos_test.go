@@ -7,39 +7,82 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/cfzt/cfzt-runner/internal/cfsim"
+	"github.com/cfzt/cfzt-runner/internal/e2e"
 )
 
-// A cloudflare_worker is SIGKILLed at random moments of a 50-route
-// reconcile, each time followed by a new worker: tasks it held stay
-// InProgress until their lease expires, then go back to Pending and the
-// next worker finishes them, reusing what the dead one created.
+// A cloudflare_worker is SIGKILLed in the middle of a task of a 50-route
+// reconcile, four times, each time followed by a new worker: tasks it held
+// stay InProgress until their lease expires, then go back to Pending and
+// the next worker finishes them, reusing what the dead one created. Each
+// kill waits until the worker holds a task (Cloudflare answers slowly
+// meanwhile, so that it is still holding it when the signal lands), and
+// the test requires that kube_worker re-queued at least one task of a
+// killed worker because its lease expired.
 func TestKilledCloudflareWorkers(t *testing.T) {
 	w := newWorld(t, "chaos-kill")
 	w.addRoutes(50)
 	kw := w.start("kube_worker")
 	cw := w.start("cloudflare_worker")
+	require.NoError(t, w.sim.InjectFault(cfsim.Fault{LatencyMS: 150}))
+	var killed []string
 	for kill := 0; kill < 4; kill++ {
-		time.Sleep(w.between(300*time.Millisecond, 2500*time.Millisecond))
+		pod := w.podName(w.pods)
+		time.Sleep(w.between(100*time.Millisecond, 1500*time.Millisecond))
+		task := w.waitHolding(pod, 60*time.Second)
 		cw.Kill()
+		t.Logf("killed %s while it held %s", pod, task)
+		killed = append(killed, pod)
 		cw = w.start("cloudflare_worker")
 	}
+	w.sim.ClearFaults()
 	w.waitConverged(100 * time.Second)
 	w.requireEndState()
-	t.Logf("%d tasks were re-queued after their worker's lease expired", strings.Count(kw.Output(), "WARNING: re-queued "))
+	var requeued int
+	for _, line := range strings.Split(kw.Output(), "\n") {
+		if !strings.Contains(line, "WARNING: re-queued ") {
+			continue
+		}
+		for _, pod := range killed {
+			if strings.Contains(line, "the lease of "+pod+" expired") {
+				requeued++
+			}
+		}
+	}
+	require.Positive(t, requeued, "no task of a killed worker was re-queued after its lease expired:\n%s", kw.Output())
+	t.Logf("%d tasks of killed workers were re-queued after their lease expired", requeued)
 }
 
 // The kube-apiserver is killed in the middle of a cycle and comes back on
 // the same address with the same data: the workers' calls fail meanwhile,
-// their informers reconnect, and everything converges.
+// their informers reconnect, and everything converges. The restart is made
+// to land during a cycle, and the test checks that it did: a task is
+// InProgress when the apiserver goes away (Cloudflare answers slowly, so
+// that the cycle lasts), and the cloudflare_worker was still calling
+// Cloudflare while the apiserver was down.
 func TestAPIServerRestartedMidCycle(t *testing.T) {
 	w := newWorld(t, "chaos-apiserver")
 	w.addRoutes(24)
 	w.start("kube_worker")
 	w.start("cloudflare_worker")
-	time.Sleep(w.between(800*time.Millisecond, 2500*time.Millisecond))
-	require.NoError(t, h.Cluster.Restart(w.between(200*time.Millisecond, 1500*time.Millisecond)))
+	require.NoError(t, w.sim.InjectFault(cfsim.Fault{LatencyMS: 100}))
+	time.Sleep(w.between(300*time.Millisecond, 1500*time.Millisecond))
+	task := w.waitHolding(w.podName(2), 60*time.Second)
+	down := time.Now()
+	require.NoError(t, h.Cluster.Restart(w.between(500*time.Millisecond, 1500*time.Millisecond)))
+	up := time.Now()
+	var during int
+	for _, r := range w.sim.Requests() {
+		if r.Time.After(down) && r.Time.Before(up) {
+			during++
+		}
+	}
+	t.Logf("the apiserver went down while %s was InProgress, for %s; %d Cloudflare calls were made meanwhile", task, up.Sub(down).Round(time.Millisecond), during)
+	require.Positive(t, during, "the restart did not land during a cycle: no Cloudflare call while the apiserver was down")
+	w.sim.ClearFaults()
 	w.waitConverged(100 * time.Second)
 	w.requireEndState()
 }
@@ -140,4 +183,33 @@ func TestRouteDeletedWhileItsTaskRuns(t *testing.T) {
 	w.deleteRoute(victim)
 	w.waitConverged(100 * time.Second)
 	w.requireEndState()
+}
+
+// podName is the POD_NAME of the n-th process that start started.
+func (w *world) podName(n int) string {
+	return fmt.Sprintf("cloudflare-worker-%d", n)
+}
+
+// waitHolding waits until a task of the namespace is InProgress with pod
+// as its worker, and returns its name.
+func (w *world) waitHolding(pod string, timeout time.Duration) string {
+	w.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		tasks, err := h.Dynamic().Resource(e2e.CloudflareTaskGVR).Namespace(h.Namespace).List(w.ctx,
+			metav1.ListOptions{LabelSelector: prefix + "route-namespace=" + w.ns})
+		if err == nil {
+			for _, task := range tasks.Items {
+				phase, _, _ := unstructured.NestedString(task.Object, "status", "phase")
+				worker, _, _ := unstructured.NestedString(task.Object, "status", "workerPod")
+				if phase == "InProgress" && worker == pod {
+					return task.GetName()
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s never held a task within %s", pod, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
