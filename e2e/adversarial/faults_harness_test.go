@@ -37,7 +37,10 @@ const (
 	faultCloudflareExtra = `{"cf_api_retry_delays": [0, 0, 0]}`
 )
 
-var faultRouteGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
+var (
+	faultRouteGVR  = schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"}
+	faultTenantGVR = schema.GroupVersionResource{Group: "cfzt.cloudflare.com", Version: "v1alpha1", Resource: "cloudflarezerotrusttenants"}
+)
 
 var (
 	faultOnce     sync.Once

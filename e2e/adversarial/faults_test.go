@@ -16,11 +16,17 @@ package adversarial
 // Each test compares the simulator's full state before and after.
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/cfzt/cfzt-runner/internal/cfsim"
 )
@@ -221,4 +227,74 @@ func TestFaultHTMLAnswersToWritesLoseNothing(t *testing.T) {
 	w.converge()
 	require.Empty(t, w.stateConfigMaps(), "state left after the routes were deleted")
 	require.Equal(t, seeded, w.snapshot(), "the simulator is not back to its seed: something was orphaned")
+}
+
+// A hostile page in front of the API answers every DELETE 200 with HTML
+// that echoes the request's Authorization header and the route's service
+// token secret. The operator reports the failure with the first bytes of
+// the page, but neither credential may reach the task's status, the
+// Events, the tenant's status or the workers' output.
+func TestFaultEchoingPageLeaksNoCredential(t *testing.T) {
+	w := faultNewWorld(t, "fault-echo")
+	var secret atomic.Value
+	secret.Store("")
+	target, err := url.Parse(w.sim.URL)
+	require.NoError(t, err)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodDelete {
+			proxy.ServeHTTP(rw, r)
+			return
+		}
+		rw.Header().Set("Content-Type", "text/html")
+		rw.WriteHeader(http.StatusOK)
+		fmt.Fprintf(rw, "<html><body><pre>%s\nAuthorization=%s\nclient_secret: %s\ntoken %s\nyour token:%s</pre></body></html>",
+			r.Header.Get("Authorization"), r.Header.Get("Authorization"), secret.Load(), w.sim.Token, secret.Load())
+	}))
+	t.Cleanup(front.Close)
+	w.env["CLOUDFLARE_API_BASE"] = front.URL + cfsim.APIPrefix
+
+	w.faultRoutes()
+	w.converge()
+	w.requireConverged()
+	sec, err := w.h.Kube().CoreV1().Secrets(w.ns).Get(w.ctx, "web-cfzt-service-token", faultGetOptions)
+	require.NoError(t, err)
+	clientSecret := string(sec.Data["client_secret"])
+	require.NotEmpty(t, clientSecret)
+	secret.Store(clientSecret)
+
+	w.deleteRoute("web")
+	var outputs []string
+	for i := 0; i < 2; i++ {
+		outputs = append(outputs, w.run(faultKubeWorker, faultKubeExtra), w.run(faultCloudflareWorker, faultCloudflareExtra))
+	}
+	outputs = append(outputs, w.run(faultKubeWorker, faultKubeExtra))
+
+	var failed int
+	var seen []string
+	for _, task := range w.tasks() {
+		msg := faultString(task.Object, "status", "message")
+		seen = append(seen, msg)
+		if faultString(task.Object, "status", "phase") == "Failed" {
+			failed++
+			require.Contains(t, msg, "HTTP 200")
+			require.Contains(t, msg, "<html>")
+		}
+	}
+	require.Positive(t, failed, "the delete did not fail: %v", w.taskSummary())
+	events, err := w.h.Kube().EventsV1().Events(w.ns).List(w.ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, e := range events.Items {
+		seen = append(seen, e.Note, e.Reason)
+	}
+	tenant, err := w.h.Dynamic().Resource(faultTenantGVR).Namespace(w.ns).Get(w.ctx, "acme", faultGetOptions)
+	require.NoError(t, err)
+	seen = append(seen, faultJSON(t, tenant.Object["status"]))
+	seen = append(seen, outputs...)
+	for _, s := range seen {
+		require.NotContains(t, s, w.sim.Token, "the API token leaked")
+		require.NotContains(t, s, clientSecret, "the service token's secret leaked")
+	}
+	require.NotNil(t, w.stateConfigMaps()["web"], "the route's state is kept while its objects remain")
+	require.Len(t, w.objects(faultWebHost, "web-service-token").Apps, 1, "nothing was deleted behind the page")
 }
