@@ -88,8 +88,10 @@ func TestAPIServerRestartedMidCycle(t *testing.T) {
 }
 
 // Cloudflare answers 429 and 5xx in bursts and drops connections while the
-// routes reconcile: calls are retried, tasks that still fail are retried
-// after their backoff, and nothing is created twice.
+// routes reconcile, some of them after applying the request (the answer of
+// a committed create is lost): calls are retried, creates are looked up
+// before they are sent again, tasks that still fail are retried after
+// their backoff, and nothing is created twice.
 func TestCloudflareFaultBursts(t *testing.T) {
 	w := newWorld(t, "chaos-faults")
 	w.addRoutes(24)
@@ -104,11 +106,16 @@ func TestCloudflareFaultBursts(t *testing.T) {
 			case <-time.After(w.between(100*time.Millisecond, 400*time.Millisecond)):
 			}
 			var f cfsim.Fault
-			switch w.rng.Intn(4) {
+			switch w.rng.Intn(6) {
 			case 0:
 				f = cfsim.Fault{Status: 429, Count: 1 + w.rng.Intn(3), RetryAfter: 1}
 			case 1:
 				f = cfsim.Fault{Status: []int{500, 502, 503}[w.rng.Intn(3)], Count: 1 + w.rng.Intn(3)}
+			case 2:
+				// Applied, then the answer lost: the ambiguous failure.
+				f = cfsim.Fault{Status: []int{502, 504}[w.rng.Intn(2)], Count: 1 + w.rng.Intn(2), Apply: true}
+			case 3:
+				f = cfsim.Fault{Drop: 1 + w.rng.Intn(2), Apply: true}
 			default:
 				f = cfsim.Fault{Drop: 1 + w.rng.Intn(2)}
 			}
