@@ -197,7 +197,18 @@ func (w *faultWorld) stateConfigMaps() map[string]map[string]string {
 	return out
 }
 
-// faultSnapshot is the simulator's full state as JSON, with what a
+// stateIDs maps each route of the world's namespace that has a state
+// ConfigMap to the Cloudflare IDs recorded in it.
+func (w *faultWorld) stateIDs() map[string]string {
+	w.t.Helper()
+	out := map[string]string{}
+	for name, data := range w.stateConfigMaps() {
+		out[name] = data["cloudflare_ids"]
+	}
+	return out
+}
+
+// snapshot is the simulator's full state as JSON, with what a
 // reconcile may legitimately leave behind normalised away: a tunnel
 // configuration without hostname rules (only the catch-all) is the same
 // as none.

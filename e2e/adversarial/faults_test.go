@@ -157,8 +157,7 @@ func TestFaultHTMLAnswersToWritesLoseNothing(t *testing.T) {
 	w.requireConverged()
 	before := w.snapshot()
 	webAnn := w.annotations("web")
-	dnsAnn := w.annotations("dns")
-	state := w.stateConfigMaps()
+	state := w.stateIDs()
 	require.Len(t, state, 2)
 
 	html := func() {
@@ -192,7 +191,7 @@ func TestFaultHTMLAnswersToWritesLoseNothing(t *testing.T) {
 	}
 	requireHTMLFailure("update")
 	require.Equal(t, before, w.snapshot(), "an HTML answer applied nothing, and nothing else changed")
-	require.Equal(t, state, w.stateConfigMaps(), "the routes' state is kept")
+	require.Equal(t, state, w.stateIDs(), "the routes' state is kept")
 	for _, k := range []string{"cnameRecordId", "accessAppId", "accessPolicyIds", "serviceTokenId"} {
 		require.Equal(t, webAnn[faultPrefix+k], w.annotations("web")[faultPrefix+k], k)
 	}
@@ -210,7 +209,7 @@ func TestFaultHTMLAnswersToWritesLoseNothing(t *testing.T) {
 	// Deletions: every DELETE (policies, application, token, DNS records)
 	// and the tunnel configuration PUT get the page.
 	updated := w.snapshot()
-	state = w.stateConfigMaps()
+	state = w.stateIDs()
 	html()
 	w.deleteRoute("web")
 	w.deleteRoute("dns")
@@ -219,9 +218,8 @@ func TestFaultHTMLAnswersToWritesLoseNothing(t *testing.T) {
 	}
 	requireHTMLFailure("delete")
 	require.Equal(t, updated, w.snapshot(), "nothing was deleted behind the page, and nothing else changed")
-	require.Equal(t, state, w.stateConfigMaps(), "the deleted routes' state is kept until their objects are gone")
+	require.Equal(t, state, w.stateIDs(), "the deleted routes' state is kept until their objects are gone")
 	require.NotEmpty(t, w.tasks(), "the delete tasks are still tracked")
-	_ = dnsAnn
 
 	w.sim.ClearFaults()
 	w.converge()
