@@ -59,32 +59,38 @@ func TestKilledCloudflareWorkers(t *testing.T) {
 // The kube-apiserver is killed in the middle of a cycle and comes back on
 // the same address with the same data: the workers' calls fail meanwhile,
 // their informers reconnect, and everything converges. The restart is made
-// to land during a cycle, and the test checks that it did: a task is
-// InProgress when the apiserver goes away (Cloudflare answers slowly, so
-// that the cycle lasts), and the cloudflare_worker was still calling
-// Cloudflare while the apiserver was down.
+// to land during a cycle, and the test checks that it did: the
+// cloudflare_worker is held on a slow Cloudflare call (the first Access
+// application create) when the apiserver goes away, and that call ends
+// after the apiserver went down.
 func TestAPIServerRestartedMidCycle(t *testing.T) {
 	w := newWorld(t, "chaos-apiserver")
 	w.addRoutes(24)
+	const slow = 4000 // ms
+	apps := "/accounts/" + w.sim.AccountID + "/access/apps"
+	require.NoError(t, w.sim.InjectFault(cfsim.Fault{LatencyMS: slow, Count: 1, Method: "POST", PathPrefix: apps}))
 	w.start("kube_worker")
 	w.start("cloudflare_worker")
-	require.NoError(t, w.sim.InjectFault(cfsim.Fault{LatencyMS: 100}))
-	time.Sleep(w.between(300*time.Millisecond, 1500*time.Millisecond))
-	task := w.waitHolding(w.podName(2), 60*time.Second)
-	down := time.Now()
-	require.NoError(t, h.Cluster.Restart(w.between(500*time.Millisecond, 1500*time.Millisecond)))
-	up := time.Now()
-	var during int
-	for _, r := range w.sim.Requests() {
-		if r.Time.After(down) && r.Time.Before(up) {
-			during++
-		}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(w.sim.Faults()) > 0 { // the slow call has started
+		require.True(t, time.Now().Before(deadline), "no task reached the Access application")
+		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("the apiserver went down while %s was InProgress, for %s; %d Cloudflare calls were made meanwhile", task, up.Sub(down).Round(time.Millisecond), during)
-	require.Positive(t, during, "the restart did not land during a cycle: no Cloudflare call while the apiserver was down")
-	w.sim.ClearFaults()
+	task := w.inProgressRoute()
+	down := time.Now()
+	require.NoError(t, h.Cluster.Restart(w.between(200*time.Millisecond, 1500*time.Millisecond)))
+	t.Logf("the apiserver was away for %s while the task of %s was held on a Cloudflare call", time.Since(down).Round(time.Millisecond), task)
 	w.waitConverged(100 * time.Second)
 	w.requireEndState()
+
+	var held []cfsim.RequestRecord
+	for _, r := range w.sim.Requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, apps) && r.DurationMS >= slow {
+			held = append(held, r)
+		}
+	}
+	require.Len(t, held, 1, "the slow call")
+	require.True(t, held[0].Time.After(down), "the restart did not land during the cycle: the held call ended at %s, before the apiserver went down at %s", held[0].Time, down)
 }
 
 // Cloudflare answers 429 and 5xx in bursts and drops connections while the
