@@ -296,3 +296,39 @@ func TestFaultEchoingPageLeaksNoCredential(t *testing.T) {
 	require.NotNil(t, w.stateConfigMaps()["web"], "the route's state is kept while its objects remain")
 	require.Len(t, w.objects(faultWebHost, "web-service-token").Apps, 1, "nothing was deleted behind the page")
 }
+
+// Every DELETE is answered 404 with an HTML page: a page in front of the
+// API, not Cloudflare saying that the object is gone. The 404 that a
+// deletion accepts must come in Cloudflare's envelope, so nothing is
+// forgotten while the objects remain.
+func TestFaultHTML404ToDeletesIsNotGone(t *testing.T) {
+	w := faultNewWorld(t, "fault-404")
+	seeded := w.snapshot()
+	w.faultRoutes()
+	w.converge()
+	w.requireConverged()
+	before := w.snapshot()
+	state := w.stateIDs()
+
+	require.NoError(t, w.sim.InjectFault(cfsim.Fault{HTMLStatus: http.StatusNotFound, Count: 100000, Method: http.MethodDelete}))
+	w.deleteRoute("web")
+	w.deleteRoute("dns")
+	for i := 0; i < 2; i++ {
+		w.cycle()
+	}
+	var failed int
+	for _, task := range w.tasks() {
+		if msg := faultString(task.Object, "status", "message"); strings.Contains(msg, "failed (HTTP 404)") {
+			failed++
+			require.Contains(t, msg, "not Cloudflare's JSON envelope")
+		}
+	}
+	require.Equal(t, 2, failed, "both deletions fail: %v", w.taskSummary())
+	require.Equal(t, before, w.snapshot(), "nothing was deleted behind the page")
+	require.Equal(t, state, w.stateIDs(), "the routes' state is kept while their objects remain")
+
+	w.sim.ClearFaults()
+	w.converge()
+	require.Empty(t, w.stateConfigMaps())
+	require.Equal(t, seeded, w.snapshot(), "the simulator is not back to its seed: something was orphaned")
+}
