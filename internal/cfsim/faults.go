@@ -10,7 +10,7 @@ import (
 )
 
 // Fault is one injected misbehaviour, consumed by the next matching API
-// requests. Set exactly one of Status, LatencyMS or Drop.
+// requests. Set exactly one of Status, LatencyMS, Drop or HTMLStatus.
 //
 //   - Status (429 or 5xx) answers Count requests (default 1) with that status
 //     and a Cloudflare error envelope; RetryAfter sets the Retry-After header
@@ -18,6 +18,15 @@ import (
 //   - LatencyMS delays Count requests (0: every request until cleared) before
 //     they are served normally.
 //   - Drop closes the connection of the next Drop requests without answering.
+//   - HTMLStatus (200 to 599) answers Count requests (default 1) with that
+//     status and an HTML page instead of Cloudflare's JSON envelope, as a
+//     proxy, a captive portal or a maintenance page in front of the API
+//     would.
+//
+// Apply, with Status, Drop or HTMLStatus, serves the request first, so that
+// its change is committed, and then throws the real answer away: the
+// client sees the injected status or page, or a closed connection, for a
+// request that did happen. Without Apply the request never reaches the API.
 //
 // PathPrefix limits the fault to paths starting with it, given either with or
 // without the /client/v4 prefix; Method limits it to one HTTP method.
@@ -29,6 +38,8 @@ type Fault struct {
 	RetryAfter int    `json:"retry_after,omitempty"`
 	LatencyMS  int    `json:"latency_ms,omitempty"`
 	Drop       int    `json:"drop,omitempty"`
+	HTMLStatus int    `json:"html_status,omitempty"`
+	Apply      bool   `json:"apply,omitempty"`
 }
 
 func (f Fault) validate() error {
@@ -45,11 +56,20 @@ func (f Fault) validate() error {
 	if f.Drop != 0 {
 		kinds++
 	}
+	if f.HTMLStatus != 0 {
+		kinds++
+		if f.HTMLStatus < 200 || f.HTMLStatus > 599 {
+			return fmt.Errorf("fault html_status %d: want 200 to 599", f.HTMLStatus)
+		}
+	}
 	if kinds != 1 {
-		return errors.New("fault: set exactly one of status, latency_ms or drop")
+		return errors.New("fault: set exactly one of status, latency_ms, drop or html_status")
 	}
 	if f.Count < 0 || f.Drop < 0 || f.LatencyMS < 0 || f.RetryAfter < 0 {
 		return errors.New("fault: negative values are not allowed")
+	}
+	if f.Apply && f.LatencyMS != 0 {
+		return errors.New("fault: apply needs status, drop or html_status (latency_ms always serves the request)")
 	}
 	return nil
 }
@@ -80,6 +100,27 @@ type faultAction struct {
 	latency time.Duration
 	drop    bool
 	err     *apiError
+	html    int  // answer this status with an HTML page
+	apply   bool // serve the request before drop, err or html
+}
+
+// name is how the request log records the action.
+func (a faultAction) name() string {
+	var n string
+	switch {
+	case a.drop:
+		n = "drop"
+	case a.err != nil:
+		n = "status"
+	case a.html != 0:
+		n = "html"
+	default:
+		return ""
+	}
+	if a.apply {
+		n = "apply+" + n
+	}
+	return n
 }
 
 // InjectFault queues f; it applies to API requests only, never to /__admin/.
@@ -144,11 +185,15 @@ func (q *faultQueue) take(method, path string) faultAction {
 			act.latency = time.Duration(p.LatencyMS) * time.Millisecond
 			latencyDone = true
 		case p.LatencyMS == 0 && !outcomeDone:
-			if p.Drop > 0 {
+			switch {
+			case p.Drop > 0:
 				act.drop = true
-			} else {
+			case p.HTMLStatus != 0:
+				act.html = p.HTMLStatus
+			default:
 				act.err = injectedError(p.Status, p.RetryAfter)
 			}
+			act.apply = p.Apply
 			outcomeDone = true
 		default:
 			continue
@@ -168,6 +213,42 @@ func injectedError(status, retryAfter int) *apiError {
 	e := newAPIError(status, codeInternal, "Internal server error (injected by cfsim)")
 	e.retryAfter = retryAfter
 	return e
+}
+
+// htmlPage is the body of an html_status fault: what a proxy or a
+// maintenance page answers, not Cloudflare's JSON envelope.
+const htmlPage = "<!DOCTYPE html>\n<html><head><title>Service temporarily unavailable</title></head>\n" +
+	"<body><h1>We'll be back soon</h1><p>This page was injected by cfsim.</p></body></html>\n"
+
+func writeHTML(w http.ResponseWriter, status int) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(htmlPage))
+}
+
+// discardWriter takes the real answer of a request served under an Apply
+// fault and keeps only its status.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (d *discardWriter) Header() http.Header {
+	if d.header == nil {
+		d.header = http.Header{}
+	}
+	return d.header
+}
+
+func (d *discardWriter) WriteHeader(status int) {
+	if d.status == 0 {
+		d.status = status
+	}
+}
+
+func (d *discardWriter) Write(b []byte) (int, error) {
+	d.WriteHeader(http.StatusOK)
+	return len(b), nil
 }
 
 // dropConnection closes the client's connection without a response, as a

@@ -13,13 +13,16 @@ const maxLogEntries = 100000
 // the Authorization header or any request or response body, so secrets such
 // as client_secret cannot leak through the log.
 type RequestRecord struct {
-	Time       time.Time `json:"time"`
-	Method     string    `json:"method"`
-	Path       string    `json:"path"`
-	Query      string    `json:"query,omitempty"`
-	Status     int       `json:"status"` // 0 when the connection was dropped
-	Fault      string    `json:"fault,omitempty"`
-	DurationMS float64   `json:"duration_ms"`
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	Query  string    `json:"query,omitempty"`
+	Status int       `json:"status"` // 0 when the connection was dropped
+	Fault  string    `json:"fault,omitempty"`
+	// AppliedStatus is the status of the real answer that an apply fault
+	// threw away (the request was served, the client saw Status).
+	AppliedStatus int     `json:"applied_status,omitempty"`
+	DurationMS    float64 `json:"duration_ms"`
 }
 
 // IsWrite reports whether the request could change state.

@@ -116,18 +116,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !sleepCtx(r.Context(), act.latency) {
 		return
 	}
-	if act.drop {
-		s.log.add(s.record(r, 0, "drop", start))
+	if act.name() == "" {
+		status := s.serveAPI(w, r, body, bodyErr)
+		s.log.add(s.record(r, status, "", start))
+		return
+	}
+	applied := 0
+	if act.apply {
+		// The request happens; only its answer is lost or replaced.
+		applied = s.serveAPI(&discardWriter{}, r, body, bodyErr)
+	}
+	rec := s.record(r, 0, act.name(), start)
+	rec.AppliedStatus = applied
+	switch {
+	case act.drop:
+		s.log.add(rec)
 		dropConnection(w)
-		return
-	}
-	if act.err != nil {
+	case act.html != 0:
+		writeHTML(w, act.html)
+		rec.Status = act.html
+		s.log.add(rec)
+	default:
 		writeError(w, act.err)
-		s.log.add(s.record(r, act.err.status, "status", start))
-		return
+		rec.Status = act.err.status
+		s.log.add(rec)
 	}
-	status := s.serveAPI(w, r, body, bodyErr)
-	s.log.add(s.record(r, status, "", start))
 }
 
 // serveAPI answers one API request and returns the status it sent.
