@@ -1,9 +1,8 @@
 package adversarial
 
 // The fault tests' own harness. Every identifier starts with "fault" so
-// that it cannot collide with the package's other test files; the shared
-// cluster is started on first use (sync.Once) because the package's
-// TestMain, if any, belongs to those files.
+// that it cannot collide with the package's other test files; the
+// cluster is the package's own (main_test.go).
 
 import (
 	"context"
@@ -11,7 +10,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,22 +40,13 @@ var (
 	faultTenantGVR = schema.GroupVersionResource{Group: "cfzt.cloudflare.com", Version: "v1alpha1", Resource: "cloudflarezerotrusttenants"}
 )
 
-var (
-	faultOnce     sync.Once
-	faultShared   *e2e.Harness
-	faultStartErr error
-)
-
-// faultHarness is the cluster (real kube-apiserver, the operator's CRDs
-// and RBAC) and the built cfzt-runner, started once for the package. The
-// apiserver dies with the test process (kubetest sets Pdeathsig).
+// faultHarness is the package's cluster (real kube-apiserver, the
+// operator's CRDs and RBAC) and the built cfzt-runner, started once by
+// TestMain (main_test.go).
 func faultHarness(t *testing.T) *e2e.Harness {
 	t.Helper()
-	faultOnce.Do(func() { faultShared, faultStartErr = e2e.Start(e2e.Options{}) })
-	if faultStartErr != nil {
-		t.Fatalf("e2e harness: %v", faultStartErr)
-	}
-	return faultShared
+	require.NotNil(t, h, "the package's harness is not started")
+	return h
 }
 
 // faultWorld is one test: a simulator, a namespace with the tenant "acme"
