@@ -284,7 +284,10 @@ func Load(env Environment) *Config {
 	case "":
 		c.Err = fmt.Errorf("No stdout callback name provided.")
 	default:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("The stdout callback '%s' is not available in cfzt-runner; the 'default' callback is used instead.", c.StdoutCallback))
+		// ansible-playbook stops when it cannot load the stdout callback;
+		// a callback that Ansible has and cfzt-runner lacks is refused the
+		// same way, never replaced by another.
+		c.Err = fmt.Errorf("Could not load '%s' callback plugin.", c.StdoutCallback)
 	}
 	c.readEnvironment(env)
 	return c

@@ -166,9 +166,9 @@ func TestEnvironmentOnlySettings(t *testing.T) {
 		{"an empty stdout callback is an error", map[string]string{"ANSIBLE_STDOUT_CALLBACK": ""}, func(t *testing.T, c *Config) {
 			require.EqualError(t, c.Err, "No stdout callback name provided.")
 		}},
-		{"another stdout callback is a warning", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "community.general.diy"}, func(t *testing.T, c *Config) {
-			require.NoError(t, c.Err)
-			require.Equal(t, []string{"The stdout callback 'community.general.diy' is not available in cfzt-runner; the 'default' callback is used instead."}, c.Warnings)
+		{"another stdout callback is refused", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "community.general.diy"}, func(t *testing.T, c *Config) {
+			require.EqualError(t, c.Err, "Could not load 'community.general.diy' callback plugin.")
+			require.Empty(t, c.Warnings)
 		}},
 		{"community.general's yaml callback", map[string]string{"ANSIBLE_STDOUT_CALLBACK": "yaml"}, func(t *testing.T, c *Config) {
 			require.Empty(t, c.Warnings)
