@@ -149,10 +149,11 @@ func setLoadBalancerIP(ctx context.Context, dyn dynamic.Interface, ns, name, ip 
 }
 
 // stateConfigMapName is the name kube_worker gives a route's state
-// ConfigMap and CloudflareTask: cfzt-NAMESPACE-NAME, shortened with a hash
-// past 63 characters (docs/cloudflaretask.md).
+// ConfigMap and CloudflareTask: cfzt-NAMESPACE.NAME (a namespace holds
+// no dot, so two routes cannot share it), shortened with a hash past 63
+// characters (docs/cloudflaretask.md).
 func stateConfigMapName(ns, name string) string {
-	return shortName("cfzt-" + ns + "-" + name)
+	return shortName("cfzt-" + ns + "." + name)
 }
 
 // exists reports whether a namespaced object exists.
@@ -185,5 +186,5 @@ func shortName(n string) string {
 		return n
 	}
 	sum := sha256.Sum256([]byte(n))
-	return n[:52] + "-" + hex.EncodeToString(sum[:])[:10]
+	return strings.TrimRight(n[:52], "-.") + "-" + hex.EncodeToString(sum[:])[:10]
 }
