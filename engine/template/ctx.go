@@ -22,6 +22,9 @@ type Ctx struct {
 	// depth counts the nested renders (variables, includes); int32 keeps
 	// Ctx within its allocation size class.
 	depth int32
+	// calls counts the macro calls under way in this context (macro.call),
+	// which stop as Python's recursion limit stops Jinja2's.
+	calls int32
 	// jinjaEscapes keeps Jinja2's backslash escapes in {{ }} string
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
