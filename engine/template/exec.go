@@ -479,7 +479,7 @@ type macro struct {
 // Jinja2 stops at Python's recursion limit (1000 frames), which
 // ansible-core 2.19 reports as a recursive loop: the depth its Jinja2
 // reaches is measured from the oracle (golden limit-macro-recursion).
-const maxMacroDepth = 158
+const maxMacroDepth = 159
 
 func (m *macro) call(args []any, kw *value.Dict) (any, error) {
 	c := m.ctx
