@@ -28,7 +28,15 @@ type RuntimeError struct {
 	UnknownOrigin bool
 }
 
-func (e *RuntimeError) Error() string { return "Error rendering template: " + e.Msg }
+func (e *RuntimeError) Error() string {
+	if e.Msg == "" {
+		return "Error rendering template."
+	}
+	return "Error rendering template: " + e.Msg
+}
+
+// macroRecursionError is a macro calling itself beyond maxMacroDepth.
+type macroRecursionError struct{ recursionError }
 
 // FilterError is raised by a filter, test or lookup with its own wording.
 type FilterError struct {

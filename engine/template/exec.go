@@ -484,7 +484,7 @@ const maxMacroDepth = 159
 func (m *macro) call(args []any, kw *value.Dict) (any, error) {
 	c := m.ctx
 	if c.calls >= maxMacroDepth {
-		return nil, &recursionError{}
+		return nil, &macroRecursionError{}
 	}
 	c.calls++
 	defer func() { c.calls-- }()
