@@ -70,7 +70,11 @@ type PluginError struct {
 }
 
 func (e *PluginError) Error() string {
-	return strings.TrimSuffix(e.Message(), ".") + ": " + plainMsg(e.Cause)
+	msg := plainMsg(e.Cause)
+	if msg == "" {
+		return e.Message() // an exception with no message (MemoryError)
+	}
+	return strings.TrimSuffix(e.Message(), ".") + ": " + msg
 }
 
 // Unwrap returns the plugin's own error.

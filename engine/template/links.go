@@ -42,6 +42,9 @@ func pluginFailure(err error) bool {
 // raised it while handling another exception.
 func (e *PluginError) Diagnose() *diag.Diagnostic {
 	cause := pluginCause(e.Cause)
+	if cause != nil && cause.Summary == "" && cause.Cause == nil && cause.Origin == nil {
+		cause = nil // an exception with no message (MemoryError)
+	}
 	if cause != nil && e.Detached() {
 		c := *cause
 		c.Detached = true
