@@ -88,7 +88,11 @@ func CallMethod(recv any, name string, a *Args) (res any, mutated any, err error
 		res, err = strMethod(r, name, a)
 		return res, nil, err
 	case *value.Dict:
-		return dictMethod(r, name, a)
+		res, d, err := dictMethod(r, name, a)
+		if d == nil {
+			return res, nil, err
+		}
+		return res, d, err
 	case []any:
 		res, l, err := listMethod(r, name, a)
 		if l == nil {
