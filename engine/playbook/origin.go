@@ -79,10 +79,16 @@ func lookupOrigin(d *value.Dict, which func(*originMap) map[string]value.Pos, ke
 }
 
 // RecordOrigins walks a YAML node and the value loaded from it, recording
-// the position of every mapping value.
+// the position of every mapping value. An anchored node is walked once:
+// its aliases share its value (value.FromYAML), whose origins are those of
+// the anchor.
 func RecordOrigins(file string, n *yaml.Node, v any) {
+	recordOrigins(file, n, v, nil)
+}
+
+func recordOrigins(file string, n *yaml.Node, v any, seen map[*yaml.Node]bool) map[*yaml.Node]bool {
 	if n == nil {
-		return
+		return seen
 	}
 	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 		n = n.Content[0]
@@ -90,10 +96,19 @@ func RecordOrigins(file string, n *yaml.Node, v any) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
+	if n.Anchor != "" {
+		if seen[n] {
+			return seen
+		}
+		if seen == nil {
+			seen = map[*yaml.Node]bool{}
+		}
+		seen[n] = true
+	}
 	switch x := v.(type) {
 	case *value.Dict:
 		if n.Kind != yaml.MappingNode {
-			return
+			return seen
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, vn := n.Content[i], n.Content[i+1]
@@ -102,14 +117,15 @@ func RecordOrigins(file string, n *yaml.Node, v any) {
 				continue
 			}
 			setOrigin(x, k.Value, value.NodePos(file, vn), value.NodePos(file, k))
-			RecordOrigins(file, vn, e)
+			seen = recordOrigins(file, vn, e, seen)
 		}
 	case []any:
 		if n.Kind != yaml.SequenceNode || len(n.Content) != len(x) {
-			return
+			return seen
 		}
 		for i, e := range x {
-			RecordOrigins(file, n.Content[i], e)
+			seen = recordOrigins(file, n.Content[i], e, seen)
 		}
 	}
+	return seen
 }

@@ -23,7 +23,7 @@ func Iterate(v any) ([]any, error) {
 		}
 		return out, nil
 	case *Range:
-		return x.List(), nil
+		return x.Items()
 	case value.Undefined:
 		return nil, &UndefinedUse{Value: x}
 	}
@@ -33,9 +33,30 @@ func Iterate(v any) ([]any, error) {
 // Range is a lazy Python range, as range() returns it.
 type Range struct{ Start, Stop, Step int }
 
-// List returns the numbers of the range.
+// Len is the number of elements of the range, as Python's len(range).
+func (r *Range) Len() int {
+	switch {
+	case r.Step > 0 && r.Stop > r.Start:
+		return int((uint64(r.Stop-r.Start) + uint64(r.Step) - 1) / uint64(r.Step))
+	case r.Step < 0 && r.Start > r.Stop:
+		return int((uint64(r.Start-r.Stop) + uint64(-r.Step) - 1) / uint64(-r.Step))
+	}
+	return 0
+}
+
+// Items returns the numbers of the range, or MemoryError for a range too
+// large to list (MaxListLen), allocating nothing.
+func (r *Range) Items() ([]any, error) {
+	if r.Len() > MaxListLen {
+		return nil, MemoryError()
+	}
+	return r.List(), nil
+}
+
+// List returns the numbers of the range; callers check its size first
+// (Items).
 func (r *Range) List() []any {
-	var out []any
+	out := make([]any, 0, r.Len())
 	if r.Step > 0 {
 		for i := r.Start; i < r.Stop; i += r.Step {
 			out = append(out, i)

@@ -79,18 +79,26 @@ func HasMethod(obj any, name string) bool {
 var datetimeMethods = map[string]bool{"strftime": true, "timestamp": true, "isoformat": true, "weekday": true, "isoweekday": true}
 
 // CallMethod runs method name of recv (a str, dict, list, tuple, Datetime
-// or Timedelta). A list method that mutates returns the new list as
-// mutated (the receiver is left alone), for the caller to store back.
-func CallMethod(recv any, name string, a *Args) (res any, mutated []any, err error) {
+// or Timedelta). A list or dict method that mutates returns the new list
+// or dict as mutated (the receiver is left alone: values are shared
+// copy-on-write, see value.MapList), for the caller to store back.
+func CallMethod(recv any, name string, a *Args) (res any, mutated any, err error) {
 	switch r := recv.(type) {
 	case string:
 		res, err = strMethod(r, name, a)
 		return res, nil, err
 	case *value.Dict:
-		res, err = dictMethod(r, name, a)
-		return res, nil, err
+		res, d, err := dictMethod(r, name, a)
+		if d == nil {
+			return res, nil, err
+		}
+		return res, d, err
 	case []any:
-		return listMethod(r, name, a)
+		res, l, err := listMethod(r, name, a)
+		if l == nil {
+			return res, nil, err
+		}
+		return res, l, err
 	case value.Tuple:
 		res, _, err = listMethod([]any(r), name, a)
 		return res, nil, err
@@ -222,60 +230,63 @@ func strMethod(s, name string, a *Args) (any, error) {
 	return nil, Errorf("'str' object has no attribute '%s'", name)
 }
 
-func dictMethod(d *value.Dict, name string, a *Args) (any, error) {
+func dictMethod(d *value.Dict, name string, a *Args) (any, *value.Dict, error) {
 	switch name {
 	case "items":
 		out := make([]any, 0, d.Len())
 		d.Each(func(k string, v any) bool { out = append(out, value.Tuple{d.Key(k), v}); return true })
-		return out, nil
+		return out, nil, nil
 	case "keys":
 		out := make([]any, 0, d.Len())
 		for _, k := range d.Keys() {
 			out = append(out, d.Key(k))
 		}
-		return out, nil
+		return out, nil, nil
 	case "values":
 		out := make([]any, 0, d.Len())
 		d.Each(func(_ string, v any) bool { out = append(out, v); return true })
-		return out, nil
+		return out, nil, nil
 	case "get":
 		k := a.String(0, "", "")
 		if v, ok := d.Get(k); ok {
-			return v, nil
+			return v, nil, nil
 		}
-		return a.Default(1, "", nil), nil
+		return a.Default(1, "", nil), nil, nil
 	case "update":
+		out := d.Copy()
 		if v, ok := a.Get(0, ""); ok {
 			if o, ok := v.(*value.Dict); ok {
-				d.Update(o)
+				out.Update(o)
 			}
 		}
 		if a.Kw != nil {
-			d.Update(a.Kw)
+			out.Update(a.Kw)
 		}
-		return nil, nil
+		return nil, out, nil
 	case "copy":
-		return d.Copy(), nil
+		return d.Copy(), nil, nil
 	case "pop":
 		k := a.String(0, "", "")
 		if v, ok := d.Get(k); ok {
-			d.Delete(k)
-			return v, nil
+			out := d.Copy()
+			out.Delete(k)
+			return v, out, nil
 		}
 		if v, ok := a.Get(1, ""); ok {
-			return v, nil
+			return v, nil, nil
 		}
-		return nil, Errorf("%s", value.Repr(k))
+		return nil, nil, Errorf("%s", value.Repr(k))
 	case "setdefault":
 		k := a.String(0, "", "")
 		if v, ok := d.Get(k); ok {
-			return v, nil
+			return v, nil, nil
 		}
 		v := a.Default(1, "", nil)
-		d.Set(k, v)
-		return v, nil
+		out := d.Copy()
+		out.Set(k, v)
+		return v, out, nil
 	}
-	return nil, Errorf("'dict' object has no attribute '%s'", name)
+	return nil, nil, Errorf("'dict' object has no attribute '%s'", name)
 }
 
 func listMethod(l []any, name string, a *Args) (any, []any, error) {

@@ -36,11 +36,17 @@ func BinaryOp(op string, l, r any) (any, error) {
 		switch x := l.(type) {
 		case string:
 			if y, ok := r.(string); ok {
+				if len(x)+len(y) > MaxStrLen {
+					return nil, MemoryError()
+				}
 				return x + y, nil
 			}
 			return nil, Errorf(`can only concatenate str (not "%s") to str`, value.TypeName(r))
 		case []any:
 			if y, ok := r.([]any); ok {
+				if len(x)+len(y) > MaxListLen {
+					return nil, MemoryError()
+				}
 				out := make([]any, 0, len(x)+len(y))
 				return append(append(out, x...), y...), nil
 			}
@@ -124,8 +130,14 @@ func repeatSeq(seq any, n int, op string, other any) (any, error) {
 	}
 	switch s := seq.(type) {
 	case string:
+		if n > 0 && len(s) > MaxStrLen/n {
+			return nil, MemoryError()
+		}
 		return strings.Repeat(s, n), nil
 	case []any:
+		if n > 0 && len(s) > MaxListLen/n {
+			return nil, MemoryError()
+		}
 		out := make([]any, 0, len(s)*n)
 		for i := 0; i < n; i++ {
 			out = append(out, s...)
@@ -305,7 +317,11 @@ func Contains(haystack, needle any) (bool, error) {
 		s, ok := needle.(string)
 		return ok && h.Has(s), nil
 	case *Range:
-		return Contains(h.List(), needle)
+		items, err := h.Items()
+		if err != nil {
+			return false, err
+		}
+		return Contains(items, needle)
 	}
 	return false, Errorf("argument of type '%s' is not iterable", value.TypeName(haystack))
 }

@@ -28,6 +28,21 @@ type frame struct {
 	// falls back to (ansible-core restores the host's pre-flush state).
 	handler   bool
 	flushedAt *frame
+	// included marks the frame of a file or role loaded by a dynamic
+	// include (include_tasks, include_role): their number up the chain is
+	// the include depth (includeDepth).
+	included bool
+}
+
+// includeDepth is the number of dynamic includes f runs inside.
+func (f *frame) includeDepth() int {
+	n := 0
+	for ; f != nil; f = f.parent {
+		if f.included {
+			n++
+		}
+	}
+	return n
 }
 
 // sectionKind tells the three sections of a block apart.

@@ -143,6 +143,13 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 			r.stat(h).OK++
 		}
 		r.Display.Included(inc.path, strings.Join(inc.hosts, ", "), includeLabel(inc.vars), includeLabel(inc.vars) != nil)
+		if inc.frame.includeDepth() >= maxIncludeDepth {
+			// ansible-core meets Python's recursion limit copying the
+			// included tasks, after it showed the file: the run ends
+			// there, without a recap.
+			r.fatal(includeRecursionError())
+			return
+		}
 		if t.Info.Kind == module.KindIncludeTasks && len(incs) > 1 {
 			// As in ansible-core, every file is loaded (and its errors
 			// reported) before any runs. The tasks of a loop's thousand
@@ -287,7 +294,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 		parent = parent.child(t.Apply)
 	}
 	inner := &frame{parent: parent, kw: &playbook.Keywords{Vars: t.Vars}, includeVars: params, includeLocals: locals,
-		role: inc.frame.role, handler: inc.frame.handler}
+		role: inc.frame.role, handler: inc.frame.handler, included: true}
 	switch t.Info.Kind {
 	case module.KindIncludeTasks:
 		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
@@ -356,4 +363,15 @@ func markIncludeDir(items []playbook.Item, dir, includeDir string) {
 			markIncludeDir(x.Always, dir, includeDir)
 		}
 	}
+}
+
+// maxIncludeDepth is how deep dynamic includes nest before the run stops,
+// where ansible-core 2.19 meets Python's recursion limit: an include that
+// includes itself stops there instead of running without end.
+const maxIncludeDepth = 247
+
+// includeRecursionError is ansible-core's error there (Base.copy).
+func includeRecursionError() error {
+	return &diag.Diagnostic{Summary: "Exceeded maximum object depth. This may have been caused by excessive role recursion.",
+		Cause: errors.New("maximum recursion depth exceeded"), Code: diag.ExitFailure}
 }

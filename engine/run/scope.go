@@ -333,21 +333,44 @@ func (c *staticCache) static(d *value.Dict, name string, v any) bool {
 
 // isStatic reports whether v holds no template markers anywhere.
 func isStatic(v any) bool {
+	return staticShared(v, nil)
+}
+
+// staticShared is isStatic remembering the containers already found
+// static in *seen, so that a container met again (a YAML alias shares its
+// anchor's value) is walked once.
+func staticShared(v any, seen *map[any]bool) bool {
+	id := identity(v)
+	if id != nil && seen != nil && (*seen)[id] {
+		return true
+	}
 	switch x := v.(type) {
 	case string:
 		return !template.HasMarkers(x)
 	case *value.Dict:
+		if seen == nil {
+			seen = &map[any]bool{}
+		}
 		ok := true
 		x.Each(func(k string, e any) bool {
-			ok = !template.HasMarkers(k) && isStatic(e)
+			ok = !template.HasMarkers(k) && staticShared(e, seen)
 			return ok
 		})
+		if ok {
+			(*seen)[id] = true
+		}
 		return ok
 	case []any:
+		if seen == nil {
+			seen = &map[any]bool{}
+		}
 		for _, e := range x {
-			if !isStatic(e) {
+			if !staticShared(e, seen) {
 				return false
 			}
+		}
+		if id != nil {
+			(*seen)[id] = true
 		}
 		return true
 	case value.Unsafe, value.Untrusted, value.Vaulted:

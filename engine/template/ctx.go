@@ -22,6 +22,9 @@ type Ctx struct {
 	// depth counts the nested renders (variables, includes); int32 keeps
 	// Ctx within its allocation size class.
 	depth int32
+	// calls counts the macro calls under way in this context (macro.call),
+	// which stop as Python's recursion limit stops Jinja2's.
+	calls int32
 	// jinjaEscapes keeps Jinja2's backslash escapes in {{ }} string
 	// constants: true for conditionals and template files, false for
 	// templates from YAML (ansible-core's escape_backslashes).
@@ -144,6 +147,24 @@ func (c *Ctx) atVar(name string, path []any, err error) error {
 // so that only its use fails, as with ansible-core's lazy containers.
 func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 	switch x := v.(type) {
+	case []any:
+		if len(x) > 0 {
+			return c.resolveShared(v, lazy, ref, map[any]any{})
+		}
+	case *value.Dict:
+		return c.resolveShared(v, lazy, ref, map[any]any{})
+	}
+	return c.resolveShared(v, lazy, ref, nil)
+}
+
+// resolveShared is resolveDeep remembering, in memo, the result of each
+// container it resolved: a container met again (a YAML alias shares its
+// anchor's value) is resolved once, so nested aliases cost what their
+// text costs rather than what their expansion would. memo is nil only
+// for a scalar.
+func (c *Ctx) resolveShared(v any, lazy bool, ref *varRef, memo map[any]any) (any, error) {
+	var id any
+	switch x := v.(type) {
 	case string:
 		if !HasMarkers(x) {
 			return x, nil
@@ -168,22 +189,42 @@ func (c *Ctx) resolveDeep(v any, lazy bool, ref *varRef) (any, error) {
 	case value.Vaulted:
 		return c.decrypt(x)
 	case []any:
-		return value.MapList(x, func(i int, e any) (any, error) {
-			return c.resolveElem(e, lazy, ref.child(i))
+		if len(x) == 0 {
+			return x, nil
+		}
+		id = [2]any{&x[0], len(x)}
+	case *value.Dict:
+		id = x
+	default:
+		return v, nil
+	}
+	if r, ok := memo[id]; ok {
+		return r, nil
+	}
+	var r any
+	var err error
+	switch x := v.(type) {
+	case []any:
+		r, err = value.MapList(x, func(i int, e any) (any, error) {
+			return c.resolveElem(e, lazy, ref.child(i), memo)
 		})
 	case *value.Dict:
 		// ansible-core 2.19 templates dict values, never keys.
-		return value.MapDict(x, func(k string, e any) (any, error) {
-			return c.resolveElem(e, lazy, ref.child(k))
+		r, err = value.MapDict(x, func(k string, e any) (any, error) {
+			return c.resolveElem(e, lazy, ref.child(k), memo)
 		})
 	}
-	return v, nil
+	if err != nil {
+		return nil, err
+	}
+	memo[id] = r
+	return r, nil
 }
 
 // resolveElem resolves a container element; in lazy mode a failing element
 // becomes an undefined that fails only where it is used.
-func (c *Ctx) resolveElem(e any, lazy bool, ref *varRef) (any, error) {
-	r, err := c.resolveDeep(e, lazy, ref)
+func (c *Ctx) resolveElem(e any, lazy bool, ref *varRef, memo map[any]any) (any, error) {
+	r, err := c.resolveShared(e, lazy, ref, memo)
 	if err != nil && lazy {
 		return errUndefined(err), nil
 	}
@@ -317,8 +358,12 @@ func (c *Ctx) assign(name string, v any) {
 	c.scopes[len(c.scopes)-1].Set(name, v)
 }
 
-// writeBack stores a mutated list where the expression e reads it from, so
-// that `{% do l.append(x) %}` inside a loop changes the outer variable.
+// writeBack stores a mutated list or dict where the expression e reads it
+// from, so that `{% do l.append(x) %}` inside a loop changes the outer
+// variable for the rest of the render. Containers are shared
+// copy-on-write (a variable, an alias of a YAML anchor, a registered
+// result), so a container on the path is copied, changed and written back
+// in its turn, never changed in place.
 func (c *Ctx) writeBack(e syntax.Expr, v any) {
 	switch x := e.(type) {
 	case *syntax.Name:
@@ -332,7 +377,9 @@ func (c *Ctx) writeBack(e syntax.Expr, v any) {
 	case *syntax.Attr:
 		switch o := c.evalQuiet(x.Obj).(type) {
 		case *value.Dict:
-			o.Set(x.Attr, v)
+			out := o.Copy()
+			out.Set(x.Attr, v)
+			c.writeBack(x.Obj, out)
 		case *namespace:
 			o.set(x.Attr, v)
 		}
@@ -341,10 +388,14 @@ func (c *Ctx) writeBack(e syntax.Expr, v any) {
 		key := c.evalQuiet(x.Key)
 		switch o := obj.(type) {
 		case *value.Dict:
-			o.Set(value.Str(key), v)
+			out := o.Copy()
+			out.Set(value.Str(key), v)
+			c.writeBack(x.Obj, out)
 		case []any:
 			if i, ok := value.AsInt(key); ok && i >= 0 && i < len(o) {
-				o[i] = v
+				out := append([]any(nil), o...)
+				out[i] = v
+				c.writeBack(x.Obj, out)
 			}
 		}
 	}

@@ -28,7 +28,15 @@ type RuntimeError struct {
 	UnknownOrigin bool
 }
 
-func (e *RuntimeError) Error() string { return "Error rendering template: " + e.Msg }
+func (e *RuntimeError) Error() string {
+	if e.Msg == "" {
+		return "Error rendering template."
+	}
+	return "Error rendering template: " + e.Msg
+}
+
+// macroRecursionError is a macro calling itself beyond maxMacroDepth.
+type macroRecursionError struct{ recursionError }
 
 // VaultError is the use of a `!vault` value that cannot be decrypted
 // (ansible-core's "Attempt to use undecryptable variable"); Pos is where
@@ -86,7 +94,11 @@ type PluginError struct {
 }
 
 func (e *PluginError) Error() string {
-	return strings.TrimSuffix(e.Message(), ".") + ": " + plainMsg(e.Cause)
+	msg := plainMsg(e.Cause)
+	if msg == "" {
+		return e.Message() // an exception with no message (MemoryError)
+	}
+	return strings.TrimSuffix(e.Message(), ".") + ": " + msg
 }
 
 // Unwrap returns the plugin's own error.

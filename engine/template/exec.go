@@ -453,6 +453,9 @@ func (c *Ctx) execAppend(x *syntax.Set) (bool, error) {
 		}
 		return true, fromPy(err)
 	}
+	if len(left)+len(right) > py.MaxListLen {
+		return true, fromPy(py.MemoryError())
+	}
 	if !ns.grown[t.Attr] {
 		grown := make([]any, len(left), 2*(len(left)+len(right))+4)
 		copy(grown, left)
@@ -472,8 +475,19 @@ type macro struct {
 	ctx  *Ctx
 }
 
+// maxMacroDepth is how deep macro calls nest before the render stops as
+// Jinja2 stops at Python's recursion limit (1000 frames), which
+// ansible-core 2.19 reports as a recursive loop: the depth its Jinja2
+// reaches is measured from the oracle (golden limit-macro-recursion).
+const maxMacroDepth = 159
+
 func (m *macro) call(args []any, kw *value.Dict) (any, error) {
 	c := m.ctx
+	if c.calls >= maxMacroDepth {
+		return nil, &macroRecursionError{}
+	}
+	c.calls++
+	defer func() { c.calls-- }()
 	s := c.pushScope()
 	defer c.popScope()
 	for i, p := range m.node.Params {

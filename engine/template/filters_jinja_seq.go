@@ -256,7 +256,7 @@ func filterLength(_ *Ctx, in any, a *Args) (any, error) {
 	case string, []any, value.Tuple:
 		return seqLen(x), nil
 	case *py.Range:
-		return len(x.List()), nil
+		return x.Len(), nil
 	}
 	return nil, typeErrorf("object of type '%s' has no len()", value.TypeName(in))
 }

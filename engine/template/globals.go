@@ -52,9 +52,6 @@ func globalRange(_ *Ctx, a *Args) (any, error) {
 	default:
 		return nil, typeErrorf("range expected at most 3 arguments, got %d", len(ints))
 	}
-	if n := len(r.List()); n > 100000 {
-		return nil, typeErrorf("Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).")
-	}
 	return r, nil
 }
 

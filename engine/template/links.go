@@ -42,6 +42,9 @@ func pluginFailure(err error) bool {
 // raised it while handling another exception.
 func (e *PluginError) Diagnose() *diag.Diagnostic {
 	cause := pluginCause(e.Cause)
+	if cause != nil && cause.Summary == "" && cause.Cause == nil && cause.Origin == nil {
+		cause = nil // an exception with no message (MemoryError)
+	}
 	if cause != nil && e.Detached() {
 		c := *cause
 		c.Detached = true
@@ -66,6 +69,10 @@ func pluginCause(err error) *diag.Diagnostic {
 // by the Python exception, which has an unknown origin of its own when
 // ansible-core shows the offending value.
 func (e *RuntimeError) Diagnose() *diag.Diagnostic {
+	if e.Msg == "" && !e.UnknownOrigin {
+		// An exception with no message (MemoryError) adds nothing.
+		return &diag.Diagnostic{Summary: "Error rendering template."}
+	}
 	inner := &diag.Diagnostic{Summary: e.Msg}
 	if e.UnknownOrigin {
 		inner.Origin, inner.Note = diag.Unknown(), e.Value
@@ -84,6 +91,12 @@ func (e *FilterError) Diagnose() *diag.Diagnostic {
 		d.Help = e.Help
 	}
 	return d
+}
+
+// Diagnose implements diag.Diagnoser: Python's RecursionError from a
+// macro is one message (the oracle's limit-macro-recursion).
+func (*macroRecursionError) Diagnose() *diag.Diagnostic {
+	return &diag.Diagnostic{Summary: "Recursive loop detected in template: maximum recursion depth exceeded"}
 }
 
 // Diagnose implements diag.Diagnoser.

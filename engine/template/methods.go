@@ -11,9 +11,9 @@ type boundMethod struct {
 func (b *boundMethod) String() string { return methodRepr(b) }
 
 // callMethod runs a method: loop.cycle here, Python's methods in py. For
-// list methods that mutate, it returns the new list as mutated so the
-// caller can store it back.
-func callMethod(m *boundMethod, a *Args) (res any, mutated []any, err error) {
+// list and dict methods that mutate, it returns the new list or dict as
+// mutated so the caller can store it back.
+func callMethod(m *boundMethod, a *Args) (res any, mutated any, err error) {
 	if r, ok := m.recv.(*loopInfo); ok && m.name == "cycle" {
 		if len(a.Pos) == 0 {
 			return nil, nil, typeErrorf("no items for cycling given")

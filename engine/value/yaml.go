@@ -78,19 +78,56 @@ func DecodeYAML(file string, src []byte) ([]any, []*yaml.Node, error) {
 
 // FromYAML converts a decoded YAML node to a model value using YAML 1.1
 // scalar resolution.
+//
+// An alias gives the very value of its anchor, as PyYAML's constructor
+// gives the anchor's object, rather than a copy: a document of nested
+// aliases (an "alias bomb") stays as small as its text. Sharing is safe
+// because values are copy-on-write (cow.go): nothing changes a loaded
+// list or dict in place.
 func FromYAML(file string, n *yaml.Node) (any, error) {
+	c := yamlConv{file: file}
+	return c.node(n)
+}
+
+// yamlConv converts the nodes of one document, remembering the value of
+// each anchored node for its aliases.
+type yamlConv struct {
+	file    string
+	anchors map[*yaml.Node]any
+}
+
+func (c *yamlConv) node(n *yaml.Node) (any, error) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return FromYAML(file, n.Content[0])
+		return c.node(n.Content[0])
 	case yaml.AliasNode:
-		return FromYAML(file, n.Alias)
+		if v, ok := c.anchors[n.Alias]; ok {
+			return v, nil
+		}
+		return c.node(n.Alias)
+	}
+	v, err := c.build(n)
+	if err != nil {
+		return nil, err
+	}
+	if n.Anchor != "" {
+		if c.anchors == nil {
+			c.anchors = map[*yaml.Node]any{}
+		}
+		c.anchors[n] = v
+	}
+	return v, nil
+}
+
+func (c *yamlConv) build(n *yaml.Node) (any, error) {
+	switch n.Kind {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := FromYAML(file, c)
+		for _, e := range n.Content {
+			v, err := c.node(e)
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +135,7 @@ func FromYAML(file string, n *yaml.Node) (any, error) {
 		}
 		return out, nil
 	case yaml.MappingNode:
-		return mappingFromYAML(file, n)
+		return c.mapping(n)
 	case yaml.ScalarNode:
 		if n.Tag == "!vault" && n.Style&yaml.TaggedStyle != 0 {
 			return Vaulted{Text: n.Value, Pos: NodePos(file, n)}, nil
@@ -108,21 +145,21 @@ func FromYAML(file string, n *yaml.Node) (any, error) {
 	return nil, nil
 }
 
-func mappingFromYAML(file string, n *yaml.Node) (any, error) {
+func (c *yamlConv) mapping(n *yaml.Node) (any, error) {
 	d := NewDict(len(n.Content) / 2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, vn := n.Content[i], n.Content[i+1]
 		if k.Tag == "!!merge" || (k.Value == "<<" && k.Style == 0) {
-			if err := mergeInto(file, d, vn); err != nil {
+			if err := c.mergeInto(d, vn); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		kv, err := FromYAML(file, k)
+		kv, err := c.node(k)
 		if err != nil {
 			return nil, err
 		}
-		v, err := FromYAML(file, vn)
+		v, err := c.node(vn)
 		if err != nil {
 			return nil, err
 		}
@@ -148,8 +185,8 @@ func keyString(k any) string {
 	return Str(k)
 }
 
-func mergeInto(file string, d *Dict, vn *yaml.Node) error {
-	v, err := FromYAML(file, vn)
+func (c *yamlConv) mergeInto(d *Dict, vn *yaml.Node) error {
+	v, err := c.node(vn)
 	if err != nil {
 		return err
 	}
