@@ -13,7 +13,11 @@ import (
 // BinaryOp implements Python's arithmetic operators and Jinja's ~.
 func BinaryOp(op string, l, r any) (any, error) {
 	if op == "~" {
-		return value.Str(l) + value.Str(r), nil
+		ls, rs := value.Str(l), value.Str(r)
+		if len(ls)+len(rs) > MaxStrLen {
+			return nil, MemoryError()
+		}
+		return ls + rs, nil
 	}
 	if res, ok, err := datetimeBinary(op, l, r); ok {
 		return res, err

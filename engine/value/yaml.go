@@ -138,7 +138,7 @@ func (c *yamlConv) build(n *yaml.Node) (any, error) {
 		return c.mapping(n)
 	case yaml.ScalarNode:
 		if n.Tag == "!vault" && n.Style&yaml.TaggedStyle != 0 {
-			return Vaulted{Text: n.Value, Pos: NodePos(file, n)}, nil
+			return Vaulted{Text: n.Value, Pos: NodePos(c.file, n)}, nil
 		}
 		return ScalarFromYAML(n)
 	}
