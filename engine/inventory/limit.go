@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
 // NoHostsError is ansible-playbook's error when the inventory has hosts
@@ -23,14 +25,14 @@ func SubsetPatterns(limit string) ([]string, error) {
 		}
 		st, err := os.Stat(name)
 		if err != nil {
-			return nil, fmt.Errorf("Unable to find limit file %s", pyBytesRepr(name))
+			return nil, fmt.Errorf("Unable to find limit file %s", py.BytesRepr([]byte(name)))
 		}
 		if st.IsDir() {
-			return nil, fmt.Errorf(`Limit starting with "@" must be a file, not a directory: %s`, pyBytesRepr(name))
+			return nil, fmt.Errorf(`Limit starting with "@" must be a file, not a directory: %s`, py.BytesRepr([]byte(name)))
 		}
 		data, err := os.ReadFile(name)
 		if err != nil {
-			return nil, fmt.Errorf("Unable to find limit file %s", pyBytesRepr(name))
+			return nil, fmt.Errorf("Unable to find limit file %s", py.BytesRepr([]byte(name)))
 		}
 		for _, line := range strings.Split(string(data), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
@@ -39,38 +41,6 @@ func SubsetPatterns(limit string) ([]string, error) {
 		}
 	}
 	return out, nil
-}
-
-// pyBytesRepr is Python's repr of a path as bytes (b'name'), which
-// ansible-core's limit file errors show.
-func pyBytesRepr(s string) string {
-	var b strings.Builder
-	quote := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		quote = '"'
-	}
-	b.WriteString("b")
-	b.WriteByte(quote)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' || c == quote:
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
 }
 
 // Limit cuts hosts down to those --limit selects, keeping their order.
