@@ -110,7 +110,7 @@ func steadyState(t testing.TB, plan *value.Dict, now int) []any {
 				"hostname": must(spec, "hostname"), "account_id": must(spec, "accountId"), "tunnel_id": must(spec, "tunnelId"),
 				"dns_only": fmt.Sprint(dnsOnly), "annotation_hash": must(e, "hash"), "last_sync_epoch": fmt.Sprint(now),
 				"zone_id": "zone-id", "zone_name": "example.com", "cloudflare_ids": "{}",
-				"httproute_namespace": must(e, "namespace"), "httproute_name": must(e, "name"),
+				"httproute_namespace": must(e, "namespace"), "httproute_name": must(e, "name"), "httproute_uid": must(e, "uid"),
 			},
 		}))
 	}
