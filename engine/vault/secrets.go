@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/py"
 )
 
 // Sources are the places a run's vault secrets come from, as
@@ -129,9 +131,9 @@ func runScript(path, name, id string) ([]byte, error, error) {
 			rc := ee.ExitCode()
 			switch {
 			case client && rc == 2:
-				return nil, nil, fmt.Errorf("Vault password client script %s did not find a secret for vault-id=%s: %s", path, id, pyBytes(stderr.Bytes()))
+				return nil, nil, fmt.Errorf("Vault password client script %s did not find a secret for vault-id=%s: %s", path, id, py.BytesRepr(stderr.Bytes()))
 			case client:
-				return nil, nil, fmt.Errorf("Vault password client script %s returned non-zero (%d) when getting secret for vault-id=%s: %s", path, rc, id, pyBytes(stderr.Bytes()))
+				return nil, nil, fmt.Errorf("Vault password client script %s returned non-zero (%d) when getting secret for vault-id=%s: %s", path, rc, id, py.BytesRepr(stderr.Bytes()))
 			}
 			return nil, nil, fmt.Errorf("Vault password script %s returned non-zero (%d): None", path, rc)
 		}
@@ -146,35 +148,4 @@ func runScript(path, name, id string) ([]byte, error, error) {
 		return nil, nil, fmt.Errorf("Invalid vault password was provided from script (%s)", path)
 	}
 	return pw, nil, nil
-}
-
-// pyBytes renders captured output as Python's repr of bytes, which is how
-// ansible-core's message shows a client script's stderr.
-func pyBytes(b []byte) string {
-	var s strings.Builder
-	quote := byte('\'')
-	if bytes.IndexByte(b, '\'') >= 0 && bytes.IndexByte(b, '"') < 0 {
-		quote = '"'
-	}
-	s.WriteString("b")
-	s.WriteByte(quote)
-	for _, c := range b {
-		switch {
-		case c == '\\' || c == quote:
-			s.WriteByte('\\')
-			s.WriteByte(c)
-		case c == '\n':
-			s.WriteString(`\n`)
-		case c == '\r':
-			s.WriteString(`\r`)
-		case c == '\t':
-			s.WriteString(`\t`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&s, `\x%02x`, c)
-		default:
-			s.WriteByte(c)
-		}
-	}
-	s.WriteByte(quote)
-	return s.String()
 }
