@@ -233,6 +233,9 @@ func (c *Ctx) evalTest(x *syntax.Test) (any, error) {
 }
 
 func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
+	if done, res, err := c.callGrow(x); done {
+		return res, err
+	}
 	fn, err := c.eval(x.Fn)
 	if err != nil {
 		return nil, err

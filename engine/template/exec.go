@@ -453,10 +453,17 @@ func (c *Ctx) execAppend(x *syntax.Set) (bool, error) {
 		}
 		return true, fromPy(err)
 	}
+	return true, ns.grow(t.Attr, left, right)
+}
+
+// grow appends right to the list left held in attribute name, in place
+// when the namespace already owns the backing array, else in a fresh one
+// with room to grow.
+func (ns *namespace) grow(name string, left, right []any) error {
 	if len(left)+len(right) > py.MaxListLen {
-		return true, fromPy(py.MemoryError())
+		return fromPy(py.MemoryError())
 	}
-	if !ns.grown[t.Attr] {
+	if !ns.grown[name] {
 		grown := make([]any, len(left), 2*(len(left)+len(right))+4)
 		copy(grown, left)
 		left = grown
@@ -464,9 +471,55 @@ func (c *Ctx) execAppend(x *syntax.Set) (bool, error) {
 			ns.grown = map[string]bool{}
 		}
 	}
-	ns.d.Set(t.Attr, append(left, right...))
-	ns.grown[t.Attr] = true
-	return true, nil
+	ns.d.Set(name, append(left, right...))
+	ns.grown[name] = true
+	return nil
+}
+
+// callGrow runs `ns.a.append(x)` and `ns.a.extend(xs)` on a namespace's
+// list as amortized appends, as execAppend does for `ns.a = ns.a + xs`.
+// It reports whether the call had that shape and was run.
+func (c *Ctx) callGrow(x *syntax.Call) (bool, any, error) {
+	m, ok := x.Fn.(*syntax.Attr)
+	if !ok || (m.Attr != "append" && m.Attr != "extend") || x.Star != nil || x.DStar != nil ||
+		len(x.Args) != 1 || len(x.KwNames) != 0 {
+		return false, nil, nil
+	}
+	l, ok := m.Obj.(*syntax.Attr)
+	if !ok {
+		return false, nil, nil
+	}
+	n, ok := l.Obj.(*syntax.Name)
+	if !ok {
+		return false, nil, nil
+	}
+	obj, err := c.evalDefined(n)
+	if err != nil {
+		return false, nil, nil // the general path reports it
+	}
+	ns, ok := obj.(*namespace)
+	if !ok {
+		return false, nil, nil
+	}
+	cur, _ := ns.d.Get(l.Attr)
+	left, ok := cur.([]any)
+	if !ok {
+		return false, nil, nil
+	}
+	v, err := c.evalArg(x.Args[0])
+	if err != nil {
+		return true, nil, err
+	}
+	if _, undef := v.(value.Undefined); undef {
+		return false, nil, nil // the general path gives the undefined
+	}
+	right := []any{v}
+	if m.Attr == "extend" {
+		if right, err = iterate(v); err != nil {
+			return true, nil, err
+		}
+	}
+	return true, nil, ns.grow(l.Attr, left, right)
 }
 
 // macro is a callable {% macro %}.

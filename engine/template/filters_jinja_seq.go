@@ -138,7 +138,7 @@ func filterLast(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, err
 	}
 	switch in.(type) {
-	case []any, value.Tuple, string, *value.Dict, *py.Range:
+	case []any, value.Tuple, *groupTuple, string, *value.Dict, *py.Range:
 	default:
 		return nil, typeErrorf("'%s' object is not reversible", value.TypeName(in))
 	}
