@@ -264,6 +264,13 @@ func runCLI(ctx context.Context, args []string) int {
 	if c.op.handles() {
 		return runOperator(ctx, c, cfg, books)
 	}
+	it := startInterrupt()
+	return it.finish(runPlain(it, c, cfg, books))
+}
+
+// runPlain is a one-shot run of books, stopped by it on SIGINT or SIGTERM.
+func runPlain(it *interrupt, c *cli, cfg *config.Config, books []string) int {
+	ctx := it.ctx
 	reg, err := newRegistry(nil)
 	if err != nil {
 		return startupError(err)
@@ -274,7 +281,7 @@ func runCLI(ctx context.Context, args []string) int {
 		logFile = display.OpenLog(cfg.LogPath, os.Stderr)
 		defer logFile.Close()
 	}
-	disp := &display.Default{Out: logFile.Tee(os.Stdout, false), Err: logFile.Tee(os.Stderr, true), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
+	disp := &display.Default{Out: it.gated(logFile.Tee(os.Stdout, false)), Err: it.gated(logFile.Tee(os.Stderr, true)), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
 		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
 		CommunityYAML: cfg.StdoutCallback == "community.general.yaml", Style: stdoutStyle(cfg)}
 	for _, w := range cfg.Warnings {

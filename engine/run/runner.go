@@ -248,14 +248,15 @@ func reservedWarning(name string) *diag.Diagnostic {
 // does (on stderr).
 func (r *Runner) controllerError(err error) { r.Display.ControllerError(err) }
 
-// stopping reports whether Stop has fired.
+// stopping reports whether Stop has fired or the run was cancelled.
 func (r *Runner) stopping() bool {
 	select {
 	case <-r.Stop:
 		return true
 	default:
-		return false
 	}
+	// A cancelled run (SIGINT or SIGTERM) starts no further task.
+	return r.ctx != nil && r.ctx.Err() != nil
 }
 
 func (r *Runner) recap() []*Stats {

@@ -292,6 +292,8 @@ func pauseModule(req *module.Request) (*value.Dict, error) {
 		select {
 		case <-time.After(time.Duration(seconds) * time.Second):
 		case <-req.Ctx.Done():
+			// An interrupted pause is not a pause that ended.
+			return nil, req.Ctx.Err()
 		}
 	} else {
 		req.Host.Warn("Not waiting for response to prompt as stdin is not interactive", value.Pos{})
