@@ -118,6 +118,11 @@ func (l *Loader) readYAML(path string) (*yaml.Node, error) {
 		}
 		src = plain
 	}
+	if line, col, deep := value.YAMLTooDeep(src); deep {
+		le := yamlProblem(path, src, "while parsing a flow collection", fmt.Sprintf("found collections nested more than %d levels deep", value.MaxDepth), line, col)
+		l.files[path] = &fileCache{err: le}
+		return nil, le
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		le := yamlError(path, src, err)

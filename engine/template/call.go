@@ -262,6 +262,11 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 			return nil, err
 		}
 		if mutated != nil {
+			// A list or dict that takes in its arguments grows at most one
+			// level deeper than they are: bounded, as namespaces are.
+			if argsTooDeep(a) {
+				return nil, &recursionError{}
+			}
 			if attr, ok := x.Fn.(*syntax.Attr); ok {
 				c.writeBack(attr.Obj, mutated)
 			}
@@ -275,4 +280,15 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 		return f.render(c)
 	}
 	return nil, typeErrorf("'%s' object is not callable", value.TypeName(fn))
+}
+
+// argsTooDeep reports whether an argument of a call nests beyond
+// value.MaxDepth.
+func argsTooDeep(a *Args) bool {
+	for _, v := range a.Pos {
+		if value.TooDeep(v) {
+			return true
+		}
+	}
+	return a.Kw != nil && value.TooDeep(a.Kw)
 }

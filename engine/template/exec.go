@@ -211,6 +211,11 @@ func (c *Ctx) execSet(x *syntax.Set) error {
 		if !ok {
 			return typeErrorf("cannot assign attribute on non-namespace object")
 		}
+		// What a namespace carries from one loop iteration to the next is
+		// bounded in depth, so no loop can nest a value without end.
+		if value.TooDeep(v) {
+			return &recursionError{}
+		}
 		ns.set(a.Attr, v)
 		return nil
 	}
@@ -378,13 +383,23 @@ func (l *loopInfo) attr(name string) (any, bool) {
 // namespace is Jinja2's namespace(), whose attributes {% set %} can change.
 type namespace struct {
 	d *value.Dict
+	// showing is set while String runs, so that a namespace that holds
+	// itself shows as Python shows a dict met again: {...}.
+	showing bool
 	// grown names the attributes whose list was last made by execAppend:
 	// its backing array belongs to this namespace alone and has room to
 	// grow.
 	grown map[string]bool
 }
 
-func (n *namespace) String() string { return "<Namespace " + value.Repr(n.d) + ">" }
+func (n *namespace) String() string {
+	if n.showing {
+		return "<Namespace {...}>"
+	}
+	n.showing = true
+	defer func() { n.showing = false }()
+	return "<Namespace " + value.Repr(n.d) + ">"
+}
 
 // get returns attribute name. A list the namespace grows in place is
 // returned with its capacity cut to its length, so that no holder of it
@@ -462,6 +477,9 @@ func (c *Ctx) execAppend(x *syntax.Set) (bool, error) {
 func (ns *namespace) grow(name string, left, right []any) error {
 	if len(left)+len(right) > py.MaxListLen {
 		return fromPy(py.MemoryError())
+	}
+	if value.TooDeep(right) {
+		return &recursionError{}
 	}
 	if !ns.grown[name] {
 		grown := make([]any, len(left), 2*(len(left)+len(right))+4)

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -44,4 +45,31 @@ func TestLimitsHostileTemplates(t *testing.T) {
 	v, err = e.Render("{{ ('a' * 1000000) | length }}", vars, Options{})
 	require.NoError(t, err)
 	require.Equal(t, 1000000, v)
+}
+
+// A loop cannot nest a value without end (which would exhaust the Go
+// stack in the walkers that show, compare and encode it): whatever a
+// namespace or a mutated list carries to the next iteration is bounded
+// by value.MaxDepth, and so is a template's result.
+func TestLimitsDeepValues(t *testing.T) {
+	e := New()
+	vars := MapVars{D: value.NewDict(0)}
+	for _, src := range []string{
+		"{% set ns = namespace(x=[]) %}{% for i in range(3000000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | to_json }}",
+		"{% set ns = namespace(x={}) %}{% for i in range(3000000) %}{% set ns.x = {'k': ns.x} %}{% endfor %}{{ ns.x == ns.x }}",
+		"{% set ns = namespace(x=[]) %}{% for i in range(3000000) %}{% set ns.x = ns.x + [[[i, ns.x[-1:]]]] %}{% endfor %}{{ ns.x }}",
+		"{% set l = [] %}{% for i in range(3000000) %}{% set _ = l.append([l[-1:]]) %}{% endfor %}{{ l }}",
+		"{% set d = {} %}{% for i in range(3000000) %}{% set _ = d.update({'k': d}) %}{% endfor %}{{ d }}",
+		"{% macro f(x) %}{{ x }}{% endmacro %}{{ " + strings.Repeat("[", 1100) + strings.Repeat("]", 1100) + " }}",
+	} {
+		_, err := e.Render(src, vars, Options{})
+		require.EqualError(t, err, "Recursive loop detected in template: maximum recursion depth exceeded", src[:60])
+	}
+	v, err := e.Render("{% set ns = namespace(x=[]) %}{% for i in range(900) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | flatten | length }}", vars, Options{})
+	require.NoError(t, err)
+	require.Equal(t, 0, v)
+	// A namespace that holds itself shows as Python shows it.
+	v, err = e.Render("{% set ns = namespace(a=1) %}{% set ns.me = ns %}{{ ns.me.me.a }} {{ ns | string }}", vars, Options{})
+	require.NoError(t, err)
+	require.Equal(t, "1 <Namespace {'a': 1, 'me': <Namespace {...}>}>", v)
 }

@@ -92,8 +92,17 @@ func storageErr(typeName, repr string) error {
 // finalize checks and converts a template's result as ansible-core does
 // before the value leaves templating: undefined values and unsupported
 // types fail, tuples become lists, and Markup or GroupTuple values are
-// converted with a warning.
-func (c *Ctx) finalize(v any) (any, error) {
+// converted with a warning. A value nested deeper than value.MaxDepth
+// fails as Python's recursion limit makes it fail there.
+func (c *Ctx) finalize(v any) (any, error) { return c.finalizeAt(v, 0) }
+
+func (c *Ctx) finalizeAt(v any, depth int) (any, error) {
+	switch v.(type) {
+	case value.Tuple, []any, *value.Dict, *groupTuple:
+		if depth >= value.MaxDepth {
+			return nil, &recursionError{}
+		}
+	}
 	switch x := v.(type) {
 	case nil, bool, int, int64, float64, string:
 		return v, nil
@@ -118,11 +127,11 @@ func (c *Ctx) finalize(v any) (any, error) {
 		return string(x), nil
 	case *groupTuple:
 		c.warnValue("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.")
-		return c.finalize(x.t)
+		return c.finalizeAt(x.t, depth)
 	case value.Tuple:
 		out := make([]any, len(x))
 		for i, e := range x {
-			r, err := c.finalize(e)
+			r, err := c.finalizeAt(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -130,9 +139,9 @@ func (c *Ctx) finalize(v any) (any, error) {
 		}
 		return out, nil
 	case []any:
-		return value.MapList(x, func(_ int, e any) (any, error) { return c.finalize(e) })
+		return value.MapList(x, func(_ int, e any) (any, error) { return c.finalizeAt(e, depth+1) })
 	case *value.Dict:
-		return value.MapDict(x, func(_ string, e any) (any, error) { return c.finalize(e) })
+		return value.MapDict(x, func(_ string, e any) (any, error) { return c.finalizeAt(e, depth+1) })
 	}
 	return v, nil
 }

@@ -55,6 +55,9 @@ var (
 
 // DecodeYAML parses YAML source into model values, one per document.
 func DecodeYAML(file string, src []byte) ([]any, []*yaml.Node, error) {
+	if line, _, deep := YAMLTooDeep(src); deep {
+		return nil, nil, fmt.Errorf("yaml: line %d: collections nested more than %d levels deep", line, MaxDepth)
+	}
 	dec := yaml.NewDecoder(strings.NewReader(string(src)))
 	var docs []any
 	var nodes []*yaml.Node
