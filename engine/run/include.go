@@ -370,8 +370,11 @@ func markIncludeDir(items []playbook.Item, dir, includeDir string) {
 // includes itself stops there instead of running without end.
 const maxIncludeDepth = 247
 
-// includeRecursionError is ansible-core's error there (Base.copy).
+// includeRecursionError is what ansible-core 2.19 reports there: its play
+// iterator meets Python's recursion limit inserting the included tasks,
+// and the run ends with an unexpected exception and exit status 250. The
+// Python traceback that follows it is not reproduced.
 func includeRecursionError() error {
-	return &diag.Diagnostic{Summary: "Exceeded maximum object depth. This may have been caused by excessive role recursion.",
-		Cause: errors.New("maximum recursion depth exceeded"), Code: diag.ExitFailure}
+	return &diag.Diagnostic{Summary: "Unexpected Exception, this is probably a bug: maximum recursion depth exceeded while calling a Python object",
+		Code: diag.ExitUnexpected}
 }

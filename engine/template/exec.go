@@ -241,6 +241,9 @@ func (c *Ctx) execFor(x *syntax.For, b *sink) error {
 	if err != nil {
 		return err
 	}
+	if r, ok := seq.(*py.Range); ok && x.Cond == nil {
+		return c.execForRange(x, r, b)
+	}
 	items, err := iterate(seq)
 	if err != nil {
 		return err
@@ -269,6 +272,27 @@ func (c *Ctx) execFor(x *syntax.For, b *sink) error {
 	for i, it := range items {
 		bindTargets(s, x.Targets, it)
 		s.Set("loop", &loopInfo{index: i, items: items})
+		if err := c.execBody(x.Body, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execForRange runs a for loop over a range one number at a time, as
+// Python iterates it, so that `for i in range(10**7)` costs no list of
+// ten million numbers.
+func (c *Ctx) execForRange(x *syntax.For, r *py.Range, b *sink) error {
+	n := r.Len()
+	if n == 0 {
+		return c.execBody(x.Else, b)
+	}
+	s := c.pushScope()
+	defer c.popScope()
+	for i := 0; i < n; i++ {
+		it := r.Start + i*r.Step
+		bindTargets(s, x.Targets, it)
+		s.Set("loop", &loopInfo{index: i, rng: r})
 		if err := c.execBody(x.Body, b); err != nil {
 			return err
 		}
@@ -347,10 +371,24 @@ func iterate(v any) ([]any, error) {
 type loopInfo struct {
 	index int
 	items []any
+	// rng is the range a loop goes through without listing it (items is
+	// then nil).
+	rng *py.Range
+}
+
+// item is the loop's i-th element.
+func (l *loopInfo) item(i int) any {
+	if l.rng != nil {
+		return l.rng.Start + i*l.rng.Step
+	}
+	return l.items[i]
 }
 
 func (l *loopInfo) attr(name string) (any, bool) {
 	n := len(l.items)
+	if l.rng != nil {
+		n = l.rng.Len()
+	}
 	switch name {
 	case "index":
 		return l.index + 1, true
@@ -368,12 +406,12 @@ func (l *loopInfo) attr(name string) (any, bool) {
 		return n, true
 	case "previtem":
 		if l.index > 0 {
-			return l.items[l.index-1], true
+			return l.item(l.index - 1), true
 		}
 		return undefinedName("previtem"), true
 	case "nextitem":
 		if l.index < n-1 {
-			return l.items[l.index+1], true
+			return l.item(l.index + 1), true
 		}
 		return undefinedName("nextitem"), true
 	}
