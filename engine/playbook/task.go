@@ -10,6 +10,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/catalog"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
@@ -479,30 +480,69 @@ func firstArg(d *value.Dict, keys ...string) any {
 	return ""
 }
 
-// findTasksFile resolves a task file path as Ansible does: relative to the
-// including file's directory, then the role's tasks/, then the playbook.
+// findTasksFile resolves the file of an import_tasks.
 func (l *Loader) findTasksFile(t *Task, raw string) string {
+	if t.Role != nil && !filepath.IsAbs(raw) {
+		return l.findRoleTasksFile(t.Dir, t.Role, raw, true)
+	}
 	return l.FindTasksFile(t.Dir, t.Role, raw)
 }
 
-// FindTasksFile resolves a task file named in include_tasks/import_tasks.
+// FindTasksFile resolves a task file named in include_tasks, or in
+// import_tasks outside a role.
 func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) string {
 	if filepath.IsAbs(raw) {
 		return raw
 	}
-	var cands []string
 	if role != nil {
-		// Joined as os.path.join does, without cleaning: the path shows
-		// as written ("tasks/./x.yml") in the "included:" line.
-		cands = append(cands, py.Join([]string{role.Role.Path, "tasks", raw}))
+		return l.findRoleTasksFile(dir, role, raw, false)
 	}
-	cands = append(cands, filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw))
+	cands := []string{filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw)}
 	for _, c := range cands {
 		if fileExists(c) {
 			return c
 		}
 	}
 	return cands[0]
+}
+
+// findRoleTasksFile finds the file a role's include_tasks or import_tasks
+// names, as IncludedFile.process_include_results and
+// helpers.load_list_of_tasks do. Both search from the role's tasks/ (or
+// handlers/) directory joined with the directory of the including file
+// (ansible-core's cumulative path of parent includes) and from the role
+// itself, each with DataLoader.path_dwim_relative: the role's tasks/,
+// the role, the working directory, then the play's directory. An
+// include tries the role first, an import the including directory first.
+// A file found nowhere resolves to the play's directory, as there.
+func (l *Loader) findRoleTasksFile(dir string, role *RoleInstance, raw string, static bool) string {
+	rolePath := role.Role.Path
+	subdir := "tasks"
+	if rel, err := filepath.Rel(filepath.Join(rolePath, "handlers"), dir); err == nil && !strings.HasPrefix(rel, "..") {
+		subdir = "handlers"
+	}
+	var nested string
+	if rel, err := filepath.Rel(filepath.Join(rolePath, subdir), dir); err == nil && rel != "." {
+		nested = py.Join([]string{rolePath, subdir, rel})
+	}
+	var order []func() string
+	fromRole := func() string { return search.DwimRelative(rolePath, subdir, raw, !static, l.playbookDir) }
+	fromNested := func() string { return search.DwimRelative(nested, subdir, raw, !static, l.playbookDir) }
+	switch {
+	case nested == "":
+		order = []func() string{fromRole}
+	case static:
+		order = []func() string{fromNested, fromRole}
+	default:
+		order = []func() string{fromRole, fromNested}
+	}
+	var found string
+	for _, f := range order {
+		if found = f(); fileExists(found) {
+			return found
+		}
+	}
+	return found
 }
 
 // cutActionName splits an `action:` string into the action name and its
