@@ -162,6 +162,8 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		}
 	case "register":
 		t.Register, t.RegisterPos = value.Str(val), value.NodePos(file, v)
+	case "collections":
+		t.Collections = searchList(stringList(val))
 	case "until":
 		t.Until = parseConds(file, v, val)
 	case "retries":
@@ -303,7 +305,10 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			t.Set["delegate_to"] = true
 		}
 	}
-	info, ok := l.findModuleFile(name)
+	info, ok := l.findInSearchList(name, l.collectionSearchList(t))
+	if !ok {
+		info, ok = l.findModuleFile(name)
+	}
 	if !ok {
 		info, ok = l.Modules.Lookup(name)
 	}

@@ -334,6 +334,9 @@ type Clients struct {
 	Mapper meta.ResettableRESTMapper
 
 	raw rest.Interface
+	// proxy is the proxy URL the connection was given, for
+	// k8s_cluster_info's `connection`.
+	proxy string
 }
 
 // quietKlog stops client-go's internal logging (for example discovery
@@ -378,7 +381,11 @@ func ClientsFor(shared *module.Shared, getenv func(string) (string, bool), args 
 		if err != nil {
 			return nil, err
 		}
-		return newClients(cfg)
+		c, err := newClients(cfg)
+		if err == nil {
+			c.proxy = authStr(auth, "proxy")
+		}
+		return c, err
 	}
 	if shared == nil {
 		c, err := build()
