@@ -401,6 +401,11 @@ func ClientsFor(shared *module.Shared, getenv func(string) (string, bool), args 
 			auth["env:"+k] = v
 		}
 	}
+	// A kubeconfig file that was changed or removed since the clients were
+	// built must not be served from the cache: kubernetes.core reads it
+	// on every task. A stat per call (not a read) keeps the operator's
+	// hot path cheap.
+	auth["kubeconfig:files"] = kubeconfigFingerprint(getenv, auth)
 	c, err := shared.Get(cacheKey(auth), build)
 	if err != nil {
 		return nil, err
@@ -421,4 +426,32 @@ func cacheKey(auth map[string]any) string {
 		fmt.Fprintf(h, "%s=%s\x00", k, value.JSON(auth[k], value.JSONOptions{SortKeys: true}))
 	}
 	return "k8s.clients/" + hex.EncodeToString(h.Sum(nil))
+}
+
+// kubeconfigFingerprint describes the kubeconfig files a connection may
+// load (the `kubeconfig` path, else $KUBECONFIG's list, else
+// ~/.kube/config) by what stat says of each: missing, or its size,
+// modification and change times and inode. Any edit, replacement or
+// removal changes it.
+func kubeconfigFingerprint(getenv func(string) (string, bool), auth map[string]any) string {
+	var paths []string
+	if kc, ok := auth["kubeconfig"].(string); ok && kc != "" {
+		paths = []string{kc}
+	} else if env, ok := getenv("KUBECONFIG"); ok && env != "" {
+		paths = filepath.SplitList(env)
+	} else {
+		home, _ := getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		paths = []string{filepath.Join(home, ".kube", "config")}
+	}
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString(p)
+		b.WriteByte('=')
+		b.WriteString(statFingerprint(p))
+		b.WriteByte(';')
+	}
+	return b.String()
 }
