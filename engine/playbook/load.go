@@ -709,6 +709,16 @@ func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) 
 	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), "tasks")
 }
 
+// LoadIncludedTasks loads the file of include_tasks task t: its tasks
+// belong to t's role and inherit the `collections` of t's blocks.
+func (l *Loader) LoadIncludedTasks(path string, t *Task) ([]Item, error) {
+	if t.BlockCollections != nil {
+		l.collStack = append(l.collStack, t.BlockCollections)
+		defer func() { l.collStack = l.collStack[:len(l.collStack)-1] }()
+	}
+	return l.LoadTasksFile(path, t.Role)
+}
+
 // LoadHandlersFile loads a role's handlers file.
 func (l *Loader) LoadHandlersFile(path string, role *RoleInstance) ([]Item, error) {
 	outer := l.inHandlers

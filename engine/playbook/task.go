@@ -17,6 +17,9 @@ import (
 
 func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (Item, error) {
 	t := &Task{Pos: value.NodePos(file, n), File: file, Dir: dir, Role: role, ArgPos: map[string]value.Pos{}}
+	if k := len(l.collStack); k > 0 {
+		t.BlockCollections = l.collStack[k-1]
+	}
 	var actionKeys []*yaml.Node
 	var actionVals []*yaml.Node
 	var argsNode *yaml.Node
