@@ -19,11 +19,15 @@ var clusterInfoSpec = &argspec.Spec{Options: concat(authOptions(), []opt{
 // runClusterInfo is kubernetes.core.k8s_cluster_info: the resources of
 // every served group version (apis), the connection and the versions.
 func runClusterInfo(req *module.Request) (*value.Dict, error) {
-	p, msg := validate("kubernetes.core.k8s_cluster_info", clusterInfoSpec, req.Args)
+	args, failed := actionKubeconfig(req, req.Args)
+	if failed != nil {
+		return failed, nil
+	}
+	p, msg := validate("kubernetes.core.k8s_cluster_info", clusterInfoSpec, args)
 	if msg != "" {
 		return failedResult(errors.New(msg)), nil
 	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, req.Args)
+	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
 	if err != nil {
 		return failedResult(err), nil
 	}

@@ -221,3 +221,24 @@ func TestStaleKubeconfig(t *testing.T) {
 	_, err = lookupEval(t, eng, "lookup('k8s', kind='Namespace', resource_name='default')")
 	require.ErrorContains(t, err, "Invalid kube-config file. No configuration found.")
 }
+
+// TestKubeconfigSearchPath: as kubernetes.core's action plugin, a relative
+// `kubeconfig` is found on the task's files/ search path, each of a
+// ':'-separated list, before the module connects.
+func TestKubeconfigSearchPath(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "files"), 0o700))
+	writeKubeconfigFor(t, filepath.Join(dir, "files"), cluster.Host, cluster.AdminToken)
+	env := map[string]string{"KUBECONFIG": "/nonexistent"}
+	for _, mod := range []string{"k8s_info", "k8s_cluster_info"} {
+		args := "{kubeconfig: config}"
+		if mod == "k8s_info" {
+			args = "{kind: Namespace, name: default, kubeconfig: config}"
+		}
+		ok(t, call{mod: mod, args: args, env: env, dir: dir})
+	}
+	ok(t, call{mod: "k8s", args: "{kind: Namespace, name: default, kubeconfig: 'config:config'}", env: env, dir: dir})
+	res, msg := fails(t, call{mod: "k8s_info", args: "{kind: Namespace, kubeconfig: 'config:absent'}", env: env, dir: dir})
+	require.True(t, module.IsActionFailure(res))
+	require.Contains(t, msg, "Could not find or access 'absent'")
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -259,10 +260,16 @@ func loadKubeconfig(getenv func(string) (string, bool), auth map[string]any) (*r
 		return clientcmd.NewNonInteractiveClientConfig(*raw, overrides.CurrentContext, overrides, nil).ClientConfig()
 	case string:
 		if kc != "" {
-			if _, err := os.Stat(kc); err != nil {
-				return nil, fmt.Errorf("File does not exist: %s", kc)
+			paths := filepath.SplitList(kc)
+			for _, p := range paths {
+				if _, err := os.Stat(p); err != nil {
+					return nil, fmt.Errorf("File does not exist: %s", p)
+				}
 			}
 			rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kc}
+			if len(paths) > 1 {
+				rules = &clientcmd.ClientConfigLoadingRules{Precedence: paths}
+			}
 			return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 		}
 	}
@@ -436,7 +443,7 @@ func cacheKey(auth map[string]any) string {
 func kubeconfigFingerprint(getenv func(string) (string, bool), auth map[string]any) string {
 	var paths []string
 	if kc, ok := auth["kubeconfig"].(string); ok && kc != "" {
-		paths = []string{kc}
+		paths = filepath.SplitList(kc)
 	} else if env, ok := getenv("KUBECONFIG"); ok && env != "" {
 		paths = filepath.SplitList(env)
 	} else {
@@ -454,4 +461,29 @@ func kubeconfigFingerprint(getenv func(string) (string, bool), auth map[string]a
 		b.WriteByte(';')
 	}
 	return b.String()
+}
+
+// actionKubeconfig does what kubernetes.core's action plugin does with a
+// `kubeconfig` path before any of its modules runs: each of its
+// ':'-separated files is found on the task's files/ search path (the
+// role's files/, the play's directory, ...), and a missing one fails the
+// action with ansible-core's "Could not find or access" message. It
+// returns the arguments with the paths resolved, or the failed result.
+func actionKubeconfig(req *module.Request, args *value.Dict) (*value.Dict, *value.Dict) {
+	kc, ok := args.Get("kubeconfig")
+	s, isStr := kc.(string)
+	if !ok || !isStr || s == "" {
+		return args, nil
+	}
+	parts := strings.Split(s, ":")
+	for i, p := range parts {
+		found, tried, ok := findFile(req, "files", p)
+		if !ok {
+			return nil, module.ActionFailed(search.NotFoundMessage(p, tried))
+		}
+		parts[i] = found
+	}
+	args = args.Copy()
+	args.Set("kubeconfig", strings.Join(parts, ":"))
+	return args, nil
 }

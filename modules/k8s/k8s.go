@@ -151,7 +151,10 @@ func (s *service) query(kv ...string) url.Values {
 }
 
 func runK8s(req *module.Request) (*value.Dict, error) {
-	args := req.Args
+	args, failed := actionKubeconfig(req, req.Args)
+	if failed != nil {
+		return failed, nil
+	}
 	// As the action plugin does before the module runs, find a local src
 	// in the task's files/ search path.
 	if src, ok := args.Get("src"); ok {
