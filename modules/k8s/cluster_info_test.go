@@ -213,9 +213,23 @@ func TestStaleKubeconfig(t *testing.T) {
 	res = ok(t, call{mod: "k8s_info", args: args, env: env, shared: shared})
 	require.Len(t, res.Default("resources", nil), 1)
 
+	// An attacker who swaps the credentials in place, with the same size
+	// and the old modification time put back, is still noticed (the
+	// change time and inode cannot be put back).
+	st, err := os.Stat(kc)
+	require.NoError(t, err)
+	writeKubeconfigFor(t, filepath.Join(home, ".kube"), cluster.Host, strings.Repeat("x", len(cluster.AdminToken)))
+	st2, err := os.Stat(kc)
+	require.NoError(t, err)
+	require.Equal(t, st.Size(), st2.Size())
+	require.NoError(t, os.Chtimes(kc, st.ModTime(), st.ModTime()))
+	_, msg = fails(t, call{mod: "k8s_info", args: args, env: env, shared: shared})
+	require.Contains(t, msg, "the server has asked for the client to provide credentials")
+	writeKubeconfigFor(t, filepath.Join(home, ".kube"), cluster.Host, cluster.AdminToken)
+
 	// The lookup sees the same: a removed kubeconfig fails it.
 	eng := lookupEngine(env, shared)
-	_, err := lookupEval(t, eng, "lookup('k8s', kind='Namespace', resource_name='default')")
+	_, err = lookupEval(t, eng, "lookup('k8s', kind='Namespace', resource_name='default')")
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(kc))
 	_, err = lookupEval(t, eng, "lookup('k8s', kind='Namespace', resource_name='default')")
