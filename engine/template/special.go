@@ -152,8 +152,10 @@ func (c *Ctx) finalize(v any) (any, error) {
 		return out, nil
 	case *value.Dict:
 		// _finalize_dict: a key whose value is omit is dropped.
+		sawOmit := false
 		r, err := value.MapDict(x, func(_ string, e any) (any, error) {
 			if _, omit := e.(value.Omit); omit {
+				sawOmit = true
 				return e, nil
 			}
 			return c.finalize(e)
@@ -162,7 +164,7 @@ func (c *Ctx) finalize(v any) (any, error) {
 			return nil, err
 		}
 		d := r.(*value.Dict)
-		if !dictHasOmit(d) {
+		if !sawOmit {
 			return d, nil
 		}
 		if d == x {
@@ -228,13 +230,4 @@ func hasOmit(l []any) bool {
 		}
 	}
 	return false
-}
-
-func dictHasOmit(d *value.Dict) bool {
-	found := false
-	d.Each(func(_ string, e any) bool {
-		_, found = e.(value.Omit)
-		return !found
-	})
-	return found
 }
