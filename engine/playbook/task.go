@@ -435,7 +435,15 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 	case module.KindImportTasks:
 		raw := value.Str(firstArg(t.Args, "_raw_params", "file"))
 		path := l.findTasksFile(t, raw)
+		if t.Collections != nil {
+			// The imported tasks inherit the import's own collections
+			// (an include's they do not).
+			l.collStack = append(l.collStack, t.Collections)
+		}
 		items, err := l.LoadTasksFile(path, t.Role)
+		if t.Collections != nil {
+			l.collStack = l.collStack[:len(l.collStack)-1]
+		}
 		if err == nil {
 			l.messages = append(l.messages, "statically imported: "+path)
 		}
