@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/catalog"
 )
 
 // overrider is what the loader needs of a registry to let a module file
@@ -115,8 +116,15 @@ func (l *Loader) findModuleFile(name string) (module.Info, bool) {
 }
 
 // collectionSearchList is the `collections` search list a task's
-// unqualified names are resolved with: its role's, else its play's.
+// unqualified names are resolved with: the task's own, else its nearest
+// block's, else its role's, else its play's.
 func (l *Loader) collectionSearchList(t *Task) []string {
+	if t.Collections != nil {
+		return t.Collections
+	}
+	if n := len(l.collStack); n > 0 {
+		return l.collStack[n-1]
+	}
 	if t.Role != nil {
 		return t.Role.Role.Collections
 	}
@@ -182,4 +190,35 @@ func (l *Loader) moduleFileIn(dir, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// findInSearchList resolves a short name through the collections a task's
+// search list names before ansible.builtin and ansible.legacy, as
+// ansible-core's plugin loader tries each in order: a module cfzt-runner
+// has under that collection, a module file of an installed collection, or
+// one the catalog knows (loaded as unimplemented). It reports false when
+// the name is not short or no listed collection has it, for the usual
+// resolution (library directories, built-ins, routing) to go on.
+func (l *Loader) findInSearchList(name string, searchList []string) (module.Info, bool) {
+	if name == "" || strings.Contains(name, ".") || strings.Contains(name, "{{") {
+		return module.Info{}, false
+	}
+	for _, coll := range searchList {
+		if coll == "ansible.builtin" || coll == "ansible.legacy" {
+			break
+		}
+		if !fqcrPattern.MatchString(coll + "." + name) {
+			continue
+		}
+		if info, ok := l.Modules.Lookup(coll + "." + name); ok {
+			return info, true
+		}
+		if info, ok := l.findCollectionModule(coll+"."+name, nil); ok {
+			return info, true
+		}
+		if fqcn, known := catalog.Resolve(coll+"."+name, nil); known {
+			return module.Info{Name: name, FQCN: fqcn, Kind: module.KindModule, Flags: module.Unimplemented}, true
+		}
+	}
+	return module.Info{}, false
 }

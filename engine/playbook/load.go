@@ -67,6 +67,9 @@ type Loader struct {
 	warnings []*diag.Diagnostic
 	// inHandlers is set while a handlers section or file loads.
 	inHandlers bool
+	// collStack holds the `collections` of the blocks being parsed,
+	// innermost last: a task inherits the nearest one.
+	collStack [][]string
 	// importVars are the vars of the import_playbook entry whose plays
 	// are loading: a play without vars of its own sees them at load time
 	// (ansible-core's Play.load starts from them).
@@ -380,10 +383,7 @@ func (l *Loader) parsePlayKey(p *Play, file string, k, v *yaml.Node) error {
 	case "collections":
 		var c any
 		c, err = value.FromYAML(file, v)
-		p.Collections = stringList(c)
-		if len(p.Collections) > 0 && !slices.Contains(p.Collections, "ansible.builtin") && !slices.Contains(p.Collections, "ansible.legacy") {
-			p.Collections = append(p.Collections, "ansible.legacy")
-		}
+		p.Collections = searchList(stringList(c))
 	case "vars_files":
 		p.VarsFilesPos = value.NodePos(file, v)
 		var vf any
@@ -714,6 +714,16 @@ func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) 
 	return l.parseItems(path, filepath.Dir(path), root, role, value.NodePos(path, root), "tasks")
 }
 
+// LoadIncludedTasks loads the file of include_tasks task t: its tasks
+// belong to t's role and inherit the `collections` of t's blocks.
+func (l *Loader) LoadIncludedTasks(path string, t *Task) ([]Item, error) {
+	if t.BlockCollections != nil {
+		l.collStack = append(l.collStack, t.BlockCollections)
+		defer func() { l.collStack = l.collStack[:len(l.collStack)-1] }()
+	}
+	return l.LoadTasksFile(path, t.Role)
+}
+
 // LoadHandlersFile loads a role's handlers file.
 func (l *Loader) LoadHandlersFile(path string, role *RoleInstance) ([]Item, error) {
 	outer := l.inHandlers
@@ -799,6 +809,14 @@ func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) 
 	if l.inHandlers {
 		return nil, &diag.Diagnostic{Code: diag.ExitParse, Summary: "Using a block as a handler is not supported.", Origin: diag.At(b.Pos)}
 	}
+	if cn := mapGet(n, "collections"); cn != nil {
+		if c, err := value.FromYAML(file, cn); err == nil {
+			if list := searchList(stringList(c)); len(list) > 0 {
+				l.collStack = append(l.collStack, list)
+				defer func() { l.collStack = l.collStack[:len(l.collStack)-1] }()
+			}
+		}
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !blockKeywords[k.Value] {
@@ -822,4 +840,14 @@ func (l *Loader) parseBlock(file, dir string, n *yaml.Node, role *RoleInstance) 
 		}
 	}
 	return b, nil
+}
+
+// searchList completes a `collections` keyword's list as Task.preprocess_data
+// does: ansible.legacy is searched last unless ansible.builtin or
+// ansible.legacy is listed.
+func searchList(l []string) []string {
+	if len(l) > 0 && !slices.Contains(l, "ansible.builtin") && !slices.Contains(l, "ansible.legacy") {
+		l = append(l, "ansible.legacy")
+	}
+	return l
 }

@@ -189,6 +189,11 @@ func (l *Loader) loadRoleDeps(ri *RoleInstance) error {
 // point.
 func (l *Loader) loadRoleTasks(ri *RoleInstance) error {
 	r, ref := ri.Role, ri.Ref
+	// A role's tasks do not inherit the collections of the block that
+	// imports it: they use the role's own.
+	outer := l.collStack
+	l.collStack = nil
+	defer func() { l.collStack = outer }()
 	tasksFile, err := roleTaskFile(r, "tasks", ref.TasksFrom)
 	if err != nil {
 		return err

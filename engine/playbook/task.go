@@ -10,12 +10,16 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/catalog"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )
 
 func (l *Loader) parseTask(file, dir string, n *yaml.Node, role *RoleInstance) (Item, error) {
 	t := &Task{Pos: value.NodePos(file, n), File: file, Dir: dir, Role: role, ArgPos: map[string]value.Pos{}}
+	if k := len(l.collStack); k > 0 {
+		t.BlockCollections = l.collStack[k-1]
+	}
 	var actionKeys []*yaml.Node
 	var actionVals []*yaml.Node
 	var argsNode *yaml.Node
@@ -161,6 +165,8 @@ func (l *Loader) taskKeyword(t *Task, file string, k, v *yaml.Node) error {
 		}
 	case "register":
 		t.Register, t.RegisterPos = value.Str(val), value.NodePos(file, v)
+	case "collections":
+		t.Collections = searchList(stringList(val))
 	case "until":
 		t.Until = parseConds(file, v, val)
 	case "retries":
@@ -302,7 +308,10 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 			t.Set["delegate_to"] = true
 		}
 	}
-	info, ok := l.findModuleFile(name)
+	info, ok := l.findInSearchList(name, l.collectionSearchList(t))
+	if !ok {
+		info, ok = l.findModuleFile(name)
+	}
 	if !ok {
 		info, ok = l.Modules.Lookup(name)
 	}
@@ -426,7 +435,15 @@ func (l *Loader) expandImport(t *Task) (Item, error) {
 	case module.KindImportTasks:
 		raw := value.Str(firstArg(t.Args, "_raw_params", "file"))
 		path := l.findTasksFile(t, raw)
+		if t.Collections != nil {
+			// The imported tasks inherit the import's own collections
+			// (an include's they do not).
+			l.collStack = append(l.collStack, t.Collections)
+		}
 		items, err := l.LoadTasksFile(path, t.Role)
+		if t.Collections != nil {
+			l.collStack = l.collStack[:len(l.collStack)-1]
+		}
 		if err == nil {
 			l.messages = append(l.messages, "statically imported: "+path)
 		}
@@ -479,30 +496,69 @@ func firstArg(d *value.Dict, keys ...string) any {
 	return ""
 }
 
-// findTasksFile resolves a task file path as Ansible does: relative to the
-// including file's directory, then the role's tasks/, then the playbook.
+// findTasksFile resolves the file of an import_tasks.
 func (l *Loader) findTasksFile(t *Task, raw string) string {
+	if t.Role != nil && !filepath.IsAbs(raw) {
+		return l.findRoleTasksFile(t.Dir, t.Role, raw, true)
+	}
 	return l.FindTasksFile(t.Dir, t.Role, raw)
 }
 
-// FindTasksFile resolves a task file named in include_tasks/import_tasks.
+// FindTasksFile resolves a task file named in include_tasks, or in
+// import_tasks outside a role.
 func (l *Loader) FindTasksFile(dir string, role *RoleInstance, raw string) string {
 	if filepath.IsAbs(raw) {
 		return raw
 	}
-	var cands []string
 	if role != nil {
-		// Joined as os.path.join does, without cleaning: the path shows
-		// as written ("tasks/./x.yml") in the "included:" line.
-		cands = append(cands, py.Join([]string{role.Role.Path, "tasks", raw}))
+		return l.findRoleTasksFile(dir, role, raw, false)
 	}
-	cands = append(cands, filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw))
+	cands := []string{filepath.Join(dir, raw), filepath.Join(l.playbookDir, raw)}
 	for _, c := range cands {
 		if fileExists(c) {
 			return c
 		}
 	}
 	return cands[0]
+}
+
+// findRoleTasksFile finds the file a role's include_tasks or import_tasks
+// names, as IncludedFile.process_include_results and
+// helpers.load_list_of_tasks do. Both search from the role's tasks/ (or
+// handlers/) directory joined with the directory of the including file
+// (ansible-core's cumulative path of parent includes) and from the role
+// itself, each with DataLoader.path_dwim_relative: the role's tasks/,
+// the role, the working directory, then the play's directory. An
+// include tries the role first, an import the including directory first.
+// A file found nowhere resolves to the play's directory, as there.
+func (l *Loader) findRoleTasksFile(dir string, role *RoleInstance, raw string, static bool) string {
+	rolePath := role.Role.Path
+	subdir := "tasks"
+	if rel, err := filepath.Rel(filepath.Join(rolePath, "handlers"), dir); err == nil && !strings.HasPrefix(rel, "..") {
+		subdir = "handlers"
+	}
+	var nested string
+	if rel, err := filepath.Rel(filepath.Join(rolePath, subdir), dir); err == nil && rel != "." {
+		nested = py.Join([]string{rolePath, subdir, rel})
+	}
+	var order []func() string
+	fromRole := func() string { return search.DwimRelative(rolePath, subdir, raw, !static, l.playbookDir) }
+	fromNested := func() string { return search.DwimRelative(nested, subdir, raw, !static, l.playbookDir) }
+	switch {
+	case nested == "":
+		order = []func() string{fromRole}
+	case static:
+		order = []func() string{fromNested, fromRole}
+	default:
+		order = []func() string{fromRole, fromNested}
+	}
+	var found string
+	for _, f := range order {
+		if found = f(); fileExists(found) {
+			return found
+		}
+	}
+	return found
 }
 
 // cutActionName splits an `action:` string into the action name and its

@@ -143,6 +143,13 @@ type Task struct {
 	ApplyErr error
 	// Role is the role the task belongs to (nil for play tasks).
 	Role *RoleInstance
+	// Collections is the task's own `collections` search list (nil when
+	// it inherits its block's, role's or play's).
+	Collections []string
+	// BlockCollections is the `collections` list of the task's nearest
+	// block that has one: the tasks an include_tasks loads inherit it
+	// (the include's own `collections` they do not, as in ansible-core).
+	BlockCollections []string
 	// TemplatedAction marks an `action:` whose module name is a template:
 	// Module and Action hold the template until each host's run resolves it.
 	TemplatedAction bool

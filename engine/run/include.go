@@ -166,7 +166,7 @@ func (r *Runner) runInclude(ps *playState, f *frame, t *playbook.Task, hosts []s
 			continue
 		}
 		if inc.reload {
-			items, err := r.Loader.LoadTasksFile(inc.path, inc.task.Role)
+			items, err := r.Loader.LoadIncludedTasks(inc.path, inc.task)
 			_ = r.Loader.Warnings()      // reported by the first load
 			_ = r.Loader.ImportedRoles() // added by the first load
 			if err != nil {
@@ -297,7 +297,7 @@ func (r *Runner) loadInclude(ps *playState, inc *includedFile) error {
 		role: inc.frame.role, handler: inc.frame.handler, included: true}
 	switch t.Info.Kind {
 	case module.KindIncludeTasks:
-		items, err := r.Loader.LoadTasksFile(inc.path, t.Role)
+		items, err := r.Loader.LoadIncludedTasks(inc.path, t)
 		if err != nil {
 			if le, ok := err.(*diag.Diagnostic); ok && errors.Is(le.Wrapped, os.ErrNotExist) {
 				return &diag.Diagnostic{Summary: fmt.Sprintf("Could not find or access '%s' on the Ansible Controller.", inc.path), Cause: errors.New(le.Summary)}

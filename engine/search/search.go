@@ -10,6 +10,7 @@ package search
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -176,4 +177,72 @@ func NotFoundMessage(name string, searched []string) string {
 	}
 	return "Could not find or access '" + name + "'" + where +
 		" on the Ansible Controller.\nIf you are using a module and expect the file to exist on the remote, see the remote_src option"
+}
+
+// DwimRelative is DataLoader.path_dwim_relative: one file looked up
+// relative to path (a role or a play directory), with and without the
+// dirname subdirectory, then relative to the working directory and to
+// basedir (the loader's directory, the play's). It returns the first
+// candidate that exists, else the last one, as ansible-core does. isRole
+// is detected as _is_role does when not given.
+func DwimRelative(path, dirname, source string, isRole bool, basedir string) string {
+	cands := DwimRelativeCandidates(path, dirname, source, isRole, basedir)
+	for _, c := range cands {
+		if exists(c) {
+			return c
+		}
+	}
+	return cands[len(cands)-1]
+}
+
+// DwimRelativeCandidates lists the paths DwimRelative tries, in order.
+func DwimRelativeCandidates(path, dirname, source string, isRole bool, basedir string) []string {
+	if isAbsolute(source) {
+		return []string{unfrack(source)}
+	}
+	// The first candidate is joined as os.path.join does, without
+	// cleaning: "included:" lines show it as written.
+	out := []string{py.Join([]string{path, dirname, source})}
+	base := unfrack(path)
+	if !isRole {
+		isRole = looksLikeRole(path)
+	}
+	if isRole && reTasks.MatchString(path) {
+		base = unfrack(py.Dirname(path))
+	}
+	out = append(out, unfrack(filepath.Join(base, dirname, source)))
+	if isRole && !strings.HasSuffix(source, dirname) {
+		out = append(out, unfrack(filepath.Join(base, "tasks", source)))
+	}
+	out = append(out,
+		unfrack(filepath.Join(dirname, source)),
+		unfrack(filepath.Join(base, source)),
+		dwim(basedir, filepath.Join(dirname, source)),
+		dwim(basedir, source))
+	return out
+}
+
+// reTasks is dataloader's RE_TASKS: a path that ends in a tasks directory.
+var reTasks = regexp.MustCompile(`(?:^|/)+tasks/?$`)
+
+// dwim is DataLoader.path_dwim: given relative to the loader's directory.
+func dwim(basedir, given string) string {
+	given = unquote(given)
+	if isAbsolute(given) {
+		return unfrack(given)
+	}
+	if basedir == "" {
+		basedir, _ = os.Getwd()
+	}
+	return unfrack(py.Join([]string{basedir, given}))
+}
+
+// unquote is ansible's parsing.quoting.unquote: one pair of matching
+// quotes around the whole string is removed, unless the last one is
+// escaped.
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] && s[len(s)-2] != '\\' {
+		return s[1 : len(s)-1]
+	}
+	return s
 }

@@ -115,3 +115,49 @@ func TestSearchPath(t *testing.T) {
 	require.Equal(t, []string{"/r", "/pb"}, Path{Dirs: []string{"/r", "/pb"}, Base: "/pb"}.SearchPath())
 	require.Equal(t, []string{"/r", "/r/tasks", "/pb"}, Path{Dirs: []string{"/r", "/r/tasks"}, Base: "/pb"}.SearchPath())
 }
+
+// TestDwimRelative follows DataLoader.path_dwim_relative: for a role, its
+// tasks/ (as written, then normalized), the role itself, the working
+// directory, then the play's directory; the first that exists wins, and
+// the last candidate stands for a file found nowhere.
+func TestDwimRelative(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	got := DwimRelativeCandidates("/pb/roles/r", "tasks", "tasks/create.yml", true, "/pb")
+	require.Equal(t, []string{
+		"/pb/roles/r/tasks/tasks/create.yml",
+		"/pb/roles/r/tasks/tasks/create.yml",
+		"/pb/roles/r/tasks/tasks/create.yml",
+		filepath.Join(wd, "tasks/tasks/create.yml"),
+		"/pb/roles/r/tasks/create.yml",
+		"/pb/tasks/tasks/create.yml",
+		"/pb/tasks/create.yml",
+	}, got)
+	// A role path that matches RE_TASKS has os.path.dirname as its base:
+	// with a trailing slash that is the tasks directory itself.
+	got = DwimRelativeCandidates("/pb/roles/r/tasks/", "tasks", "x.yml", true, "/pb")
+	require.Equal(t, []string{
+		"/pb/roles/r/tasks/tasks/x.yml",
+		"/pb/roles/r/tasks/tasks/x.yml",
+		"/pb/roles/r/tasks/tasks/x.yml",
+		filepath.Join(wd, "tasks/x.yml"),
+		"/pb/roles/r/tasks/x.yml",
+		"/pb/tasks/x.yml",
+		"/pb/x.yml",
+	}, got)
+	// An absolute source is the only candidate.
+	require.Equal(t, []string{"/abs/x.yml"}, DwimRelativeCandidates("/pb/roles/r", "tasks", "/abs/../abs/x.yml", true, "/pb"))
+
+	dir := t.TempDir()
+	role := filepath.Join(dir, "roles", "r")
+	touch(t, role, "tasks", "main.yml")
+	want := touch(t, role, "tasks", "create.yml")
+	require.Equal(t, want, DwimRelative(role, "tasks", "tasks/create.yml", true, dir))
+	// Not in the role: the play's directory.
+	inPlay := touch(t, dir, "shared.yml")
+	require.Equal(t, inPlay, DwimRelative(role, "tasks", "shared.yml", true, dir))
+	// Nowhere: the last candidate, in the play's directory.
+	require.Equal(t, filepath.Join(dir, "absent.yml"), DwimRelative(role, "tasks", "absent.yml", true, dir))
+	// Quotes around the name are dropped, as path_dwim does.
+	require.Equal(t, inPlay, dwim(dir, `"shared.yml"`))
+}

@@ -281,7 +281,7 @@ func (c *Ctx) render(src string) (any, error) {
 		if err := c.execBody(nodes, &b); err != nil {
 			return nil, err
 		}
-		v = b.concat()
+		v = b.concatTemplate()
 	}
 	if s, ok := v.(string); ok {
 		if missing := trailingNewlines(src) - trailingNewlines(s); missing > 0 {

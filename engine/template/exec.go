@@ -39,6 +39,86 @@ func (s *sink) value(v any) error {
 	return nil
 }
 
+// concatTemplate is concat for the outputs of a whole template: as
+// ansible-core's concat finalizes the outputs before joining them, an
+// output that is omit adds nothing, and omit drops out of the containers
+// among them.
+func (s *sink) concatTemplate() any {
+	if len(s.parts) < 2 {
+		return s.concat()
+	}
+	var b strings.Builder
+	for _, p := range s.parts {
+		switch p.(type) {
+		case value.Omit:
+			continue
+		case []any, value.Tuple, *value.Dict:
+			p = stripOmit(p)
+		}
+		b.WriteString(concatText(p))
+	}
+	return b.String()
+}
+
+// stripOmit removes omit from the lists and dicts inside v, at any depth.
+func stripOmit(v any) any {
+	switch x := v.(type) {
+	case value.Tuple:
+		return value.Tuple(stripOmitList(x))
+	case []any:
+		return stripOmitList(x)
+	case *value.Dict:
+		var out *value.Dict
+		for i, k := range x.Keys() {
+			e, _ := x.Get(k)
+			_, omit := e.(value.Omit)
+			r := e
+			if !omit {
+				r = stripOmit(e)
+			}
+			if out == nil && (omit || !value.Same(r, e)) {
+				out = value.NewDict(x.Len())
+				for _, pk := range x.Keys()[:i] {
+					out.SetKey(x.Key(pk), mustGet(x, pk))
+				}
+			}
+			if out != nil && !omit {
+				out.SetKey(x.Key(k), r)
+			}
+		}
+		if out != nil {
+			return out
+		}
+	}
+	return v
+}
+
+func stripOmitList(x []any) []any {
+	var out []any
+	for i, e := range x {
+		_, omit := e.(value.Omit)
+		r := e
+		if !omit {
+			r = stripOmit(e)
+		}
+		if out == nil && (omit || !value.Same(r, e)) {
+			out = append(make([]any, 0, len(x)), x[:i]...)
+		}
+		if out != nil && !omit {
+			out = append(out, r)
+		}
+	}
+	if out != nil {
+		return out
+	}
+	return x
+}
+
+func mustGet(d *value.Dict, k string) any {
+	v, _ := d.Get(k)
+	return v
+}
+
 // concat joins the collected outputs: nothing is None, one output is
 // itself, several are joined as text.
 func (s *sink) concat() any {

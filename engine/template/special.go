@@ -129,19 +129,62 @@ func (c *Ctx) finalizeAt(v any, depth int) (any, error) {
 		c.warnValue("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.")
 		return c.finalizeAt(x.t, depth)
 	case value.Tuple:
-		out := make([]any, len(x))
-		for i, e := range x {
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			if _, omit := e.(value.Omit); omit {
+				continue
+			}
 			r, err := c.finalizeAt(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = r
+			out = append(out, r)
 		}
 		return out, nil
 	case []any:
-		return value.MapList(x, func(_ int, e any) (any, error) { return c.finalizeAt(e, depth+1) })
+		// As ansible-core's _finalize_list, omit drops out of a list at
+		// any depth; only a template whose whole result is omit keeps it.
+		if !hasOmit(x) {
+			return value.MapList(x, func(_ int, e any) (any, error) { return c.finalizeAt(e, depth+1) })
+		}
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			if _, omit := e.(value.Omit); omit {
+				continue
+			}
+			r, err := c.finalizeAt(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return out, nil
 	case *value.Dict:
-		return value.MapDict(x, func(_ string, e any) (any, error) { return c.finalizeAt(e, depth+1) })
+		// _finalize_dict: a key whose value is omit is dropped.
+		sawOmit := false
+		r, err := value.MapDict(x, func(_ string, e any) (any, error) {
+			if _, omit := e.(value.Omit); omit {
+				sawOmit = true
+				return e, nil
+			}
+			return c.finalizeAt(e, depth+1)
+		})
+		if err != nil {
+			return nil, err
+		}
+		d := r.(*value.Dict)
+		if !sawOmit {
+			return d, nil
+		}
+		if d == x {
+			d = d.Copy()
+		}
+		for _, k := range append([]string(nil), d.Keys()...) {
+			if e, _ := d.Get(k); e == (value.Omit{}) {
+				d.Delete(k)
+			}
+		}
+		return d, nil
 	}
 	return v, nil
 }
@@ -188,3 +231,12 @@ func (g *groupTuple) JSONValue() any { return g.t }
 
 // JSONValue implements value.JSONer.
 func (m markup) JSONValue() any { return string(m) }
+
+func hasOmit(l []any) bool {
+	for _, e := range l {
+		if _, omit := e.(value.Omit); omit {
+			return true
+		}
+	}
+	return false
+}

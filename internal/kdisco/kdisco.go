@@ -37,8 +37,10 @@ type Resource struct {
 	// Kind is the kind of the objects, Name the plural resource name.
 	Kind, Name, Singular string
 	ShortNames           []string
-	Namespaced           bool
-	Verbs                []string
+	// Categories are the resource's categories ("all").
+	Categories []string
+	Namespaced bool
+	Verbs      []string
 	// Subresources are the names of the subresources ("status", "scale").
 	Subresources []string
 }
@@ -190,6 +192,25 @@ func (s *Snapshot) Resources(groupVersion string) ([]Resource, error) {
 	return r.resources, r.err
 }
 
+// ServedVersion is one group version a group serves.
+type ServedVersion struct {
+	Group, Version string
+	// Preferred is the group's preferred version.
+	Preferred bool
+}
+
+// Versions lists every served group version, group by group in the
+// server's order, each group's preferred version first.
+func (s *Snapshot) Versions() []ServedVersion {
+	var out []ServedVersion
+	for _, g := range s.groups {
+		for i, v := range g.versions {
+			out = append(out, ServedVersion{Group: g.name, Version: v, Preferred: i == 0})
+		}
+	}
+	return out
+}
+
 // Groups returns the served group names, the core group ("") first.
 func (s *Snapshot) Groups() []string {
 	out := make([]string, len(s.groups))
@@ -240,6 +261,7 @@ type (
 					SingularResource string   `json:"singularResource"`
 					Verbs            []string `json:"verbs"`
 					ShortNames       []string `json:"shortNames"`
+					Categories       []string `json:"categories"`
 					Subresources     []struct {
 						Subresource string `json:"subresource"`
 					} `json:"subresources"`
@@ -273,6 +295,7 @@ type (
 			Kind         string   `json:"kind"`
 			Verbs        []string `json:"verbs"`
 			ShortNames   []string `json:"shortNames"`
+			Categories   []string `json:"categories"`
 		} `json:"resources"`
 	}
 )
@@ -330,7 +353,7 @@ func (s *Snapshot) addDocument(path string, body []byte) ([]schema.GroupVersion,
 						continue // not mappable; client-go skips these too
 					}
 					out := Resource{Group: g.name, Version: v.Version, Kind: r.ResponseKind.Kind,
-						Name: r.Resource, Singular: r.SingularResource, ShortNames: r.ShortNames,
+						Name: r.Resource, Singular: r.SingularResource, ShortNames: r.ShortNames, Categories: r.Categories,
 						Namespaced: r.Scope == "Namespaced", Verbs: r.Verbs}
 					for _, sub := range r.Subresources {
 						out.Subresources = append(out.Subresources, sub.Subresource)
@@ -433,7 +456,7 @@ func fetchGroupVersion(ctx context.Context, rc rest.Interface, gv schema.GroupVe
 		}
 		index[r.Name] = len(res)
 		res = append(res, Resource{Group: gv.Group, Version: gv.Version, Kind: r.Kind, Name: r.Name,
-			Singular: r.SingularName, ShortNames: r.ShortNames, Namespaced: r.Namespaced, Verbs: r.Verbs})
+			Singular: r.SingularName, ShortNames: r.ShortNames, Categories: r.Categories, Namespaced: r.Namespaced, Verbs: r.Verbs})
 	}
 	for _, ps := range subs {
 		if i, ok := index[ps[0]]; ok {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
 	"github.com/cfzt/cfzt-runner/internal/testbin"
 	corev1 "k8s.io/api/core/v1"
@@ -119,4 +121,33 @@ func BenchmarkK8sPatched200(b *testing.B) {
 	benchPlaybook(b, "patch-configmaps.yml", func(i int) []string {
 		return []string{"-e", fmt.Sprintf("bench_namespace=%s bench_patches=%d run_id=%d-%d", benchNamespace, benchPatches, time.Now().UnixNano(), i)}
 	})
+}
+
+// BenchmarkClientsForCached is the cost of finding a run's cached clients,
+// which every k8s task pays: the key includes a stat of the kubeconfig
+// files, so that a changed kubeconfig is noticed.
+func BenchmarkClientsForCached(b *testing.B) {
+	dir := b.TempDir()
+	kc := filepath.Join(dir, "config")
+	doc := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: %q, certificate-authority: %q}}]\nusers: [{name: u, user: {token: %q}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\ncurrent-context: t\n", cluster.Host, cluster.CAFile, cluster.AdminToken)
+	if err := os.WriteFile(kc, []byte(doc), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	shared := module.NewShared()
+	getenv := func(k string) (string, bool) {
+		if k == "KUBECONFIG" {
+			return kc, true
+		}
+		return "", false
+	}
+	args := value.DictOf("kind", "ConfigMap", "namespace", "default")
+	if _, err := ClientsFor(shared, getenv, args); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ClientsFor(shared, getenv, args); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -259,10 +260,16 @@ func loadKubeconfig(getenv func(string) (string, bool), auth map[string]any) (*r
 		return clientcmd.NewNonInteractiveClientConfig(*raw, overrides.CurrentContext, overrides, nil).ClientConfig()
 	case string:
 		if kc != "" {
-			if _, err := os.Stat(kc); err != nil {
-				return nil, fmt.Errorf("File does not exist: %s", kc)
+			paths := filepath.SplitList(kc)
+			for _, p := range paths {
+				if _, err := os.Stat(p); err != nil {
+					return nil, fmt.Errorf("File does not exist: %s", p)
+				}
 			}
 			rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kc}
+			if len(paths) > 1 {
+				rules = &clientcmd.ClientConfigLoadingRules{Precedence: paths}
+			}
 			return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 		}
 	}
@@ -334,6 +341,9 @@ type Clients struct {
 	Mapper meta.ResettableRESTMapper
 
 	raw rest.Interface
+	// proxy is the proxy URL the connection was given, for
+	// k8s_cluster_info's `connection`.
+	proxy string
 }
 
 // quietKlog stops client-go's internal logging (for example discovery
@@ -378,7 +388,11 @@ func ClientsFor(shared *module.Shared, getenv func(string) (string, bool), args 
 		if err != nil {
 			return nil, err
 		}
-		return newClients(cfg)
+		c, err := newClients(cfg)
+		if err == nil {
+			c.proxy = authStr(auth, "proxy")
+		}
+		return c, err
 	}
 	if shared == nil {
 		c, err := build()
@@ -394,6 +408,11 @@ func ClientsFor(shared *module.Shared, getenv func(string) (string, bool), args 
 			auth["env:"+k] = v
 		}
 	}
+	// A kubeconfig file that was changed or removed since the clients were
+	// built must not be served from the cache: kubernetes.core reads it
+	// on every task. A stat per call (not a read) keeps the operator's
+	// hot path cheap.
+	auth["kubeconfig:files"] = kubeconfigFingerprint(getenv, auth)
 	c, err := shared.Get(cacheKey(auth), build)
 	if err != nil {
 		return nil, err
@@ -414,4 +433,57 @@ func cacheKey(auth map[string]any) string {
 		fmt.Fprintf(h, "%s=%s\x00", k, value.JSON(auth[k], value.JSONOptions{SortKeys: true}))
 	}
 	return "k8s.clients/" + hex.EncodeToString(h.Sum(nil))
+}
+
+// kubeconfigFingerprint describes the kubeconfig files a connection may
+// load (the `kubeconfig` path, else $KUBECONFIG's list, else
+// ~/.kube/config) by what stat says of each: missing, or its size,
+// modification and change times and inode. Any edit, replacement or
+// removal changes it.
+func kubeconfigFingerprint(getenv func(string) (string, bool), auth map[string]any) string {
+	var paths []string
+	if kc, ok := auth["kubeconfig"].(string); ok && kc != "" {
+		paths = filepath.SplitList(kc)
+	} else if env, ok := getenv("KUBECONFIG"); ok && env != "" {
+		paths = filepath.SplitList(env)
+	} else {
+		home, _ := getenv("HOME")
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		paths = []string{filepath.Join(home, ".kube", "config")}
+	}
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString(p)
+		b.WriteByte('=')
+		b.WriteString(statFingerprint(p))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// actionKubeconfig does what kubernetes.core's action plugin does with a
+// `kubeconfig` path before any of its modules runs: each of its
+// ':'-separated files is found on the task's files/ search path (the
+// role's files/, the play's directory, ...), and a missing one fails the
+// action with ansible-core's "Could not find or access" message. It
+// returns the arguments with the paths resolved, or the failed result.
+func actionKubeconfig(req *module.Request, args *value.Dict) (*value.Dict, *value.Dict) {
+	kc, ok := args.Get("kubeconfig")
+	s, isStr := kc.(string)
+	if !ok || !isStr || s == "" {
+		return args, nil
+	}
+	parts := strings.Split(s, ":")
+	for i, p := range parts {
+		found, tried, ok := findFile(req, "files", p)
+		if !ok {
+			return nil, module.ActionFailed(search.NotFoundMessage(p, tried))
+		}
+		parts[i] = found
+	}
+	args = args.Copy()
+	args.Set("kubeconfig", strings.Join(parts, ":"))
+	return args, nil
 }

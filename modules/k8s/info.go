@@ -24,11 +24,15 @@ var infoSpec = &argspec.Spec{Options: concat(authOptions(), waitOptions(), []opt
 })}
 
 func runInfo(req *module.Request) (*value.Dict, error) {
-	p, msg := validate("kubernetes.core.k8s_info", infoSpec, req.Args)
+	args, failed := actionKubeconfig(req, req.Args)
+	if failed != nil {
+		return failed, nil
+	}
+	p, msg := validate("kubernetes.core.k8s_info", infoSpec, args)
 	if msg != "" {
 		return failedResult(errors.New(msg)), nil
 	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, req.Args)
+	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
 	if err != nil {
 		return failedResult(err), nil
 	}

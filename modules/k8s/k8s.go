@@ -21,6 +21,7 @@ func Entries() []module.Entry {
 	return []module.Entry{
 		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Module: module.Func(runK8s)},
 		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Module: module.Func(runInfo)},
+		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Module: module.Func(runClusterInfo)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
@@ -150,7 +151,10 @@ func (s *service) query(kv ...string) url.Values {
 }
 
 func runK8s(req *module.Request) (*value.Dict, error) {
-	args := req.Args
+	args, failed := actionKubeconfig(req, req.Args)
+	if failed != nil {
+		return failed, nil
+	}
 	// As the action plugin does before the module runs, find a local src
 	// in the task's files/ search path.
 	if src, ok := args.Get("src"); ok {

@@ -2,7 +2,10 @@ package k8s
 
 import (
 	"context"
-	"sort"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -40,25 +43,46 @@ func lookupK8s(c *template.Ctx, shared *module.Shared, a *template.Args) ([]any,
 	ctx := context.Background()
 	switch str("cluster_info", "") {
 	case "api_groups":
+		// The Python discovery's api_groups: the keys of its "apis"
+		// prefix, the core group's "" first, then /apis in server order.
 		snap, err := cl.Discovery.Current()
 		if err != nil {
 			return nil, template.Errorf("%s", err.Error())
 		}
 		groups := snap.Groups()
-		sort.Strings(groups)
-		list := make([]any, len(groups))
-		for i, g := range groups {
-			list[i] = g
+		list := []any{""}
+		for _, g := range groups {
+			if g != "" {
+				list = append(list, g)
+			}
 		}
 		return []any{list}, nil
 	case "version":
-		resp, err := cl.do(ctx, request{verb: "GET", path: "/version"})
+		// DynamicClient.version: the apiserver's /version under
+		// "kubernetes", as k8s_cluster_info's version.server.
+		v, err := serverVersion(ctx, cl)
 		if err != nil {
 			return nil, template.Errorf("%s", err.Error())
 		}
-		return []any{resp.obj}, nil
+		return []any{v}, nil
 	}
 	kind, apiVersion, name, ns := str("kind", ""), str("api_version", "v1"), str("resource_name", ""), str("namespace", "")
+	if src := str("src", ""); src != "" {
+		// create_definitions(src=...): the first document of the file
+		// (relative to the working directory) names the object, its
+		// missing fields included.
+		first, err := firstDefinition(src)
+		if err != nil {
+			return nil, err
+		}
+		if first != nil {
+			kind, name, ns = value.Str(field(first, "kind")), strOr(field(first, "metadata", "name"), ""), strOr(field(first, "metadata", "namespace"), "")
+			apiVersion = strOr(field(first, "apiVersion"), "v1")
+			if field(first, "kind") == nil {
+				kind = ""
+			}
+		}
+	}
 	if def, ok := kw.Get("resource_definition"); ok {
 		if d, ok := def.(*value.Dict); ok {
 			kind, apiVersion = strOr(field(d, "kind"), kind), strOr(field(d, "apiVersion"), apiVersion)
@@ -91,4 +115,33 @@ func lookupK8s(c *template.Ctx, shared *module.Shared, a *template.Args) ([]any,
 	}
 	items, _ := field(obj, "items").([]any)
 	return items, nil
+}
+
+// firstDefinition reads the resource definitions of a file as
+// kubernetes.core's from_file does (every YAML document, empty ones
+// dropped) and returns the first, nil when there is none.
+func firstDefinition(path string) (*value.Dict, error) {
+	data, err := os.ReadFile(filepath.Clean(path))
+	if err != nil {
+		var pe *os.PathError
+		msg := err.Error()
+		if errors.As(err, &pe) && errors.Is(err, os.ErrNotExist) {
+			msg = fmt.Sprintf("[Errno 2] No such file or directory: '%s'", path)
+		}
+		return nil, template.Errorf("An unhandled exception occurred while running the lookup plugin 'k8s'. Error was a <class 'FileNotFoundError'>, original message: %s", msg)
+	}
+	docs, _, err := value.DecodeYAML(path, data)
+	if err != nil {
+		return nil, template.Errorf("Error loading resource definitions from %s: %s", path, err)
+	}
+	for _, d := range docs {
+		if d == nil {
+			continue
+		}
+		if m, ok := d.(*value.Dict); ok {
+			return m, nil
+		}
+		return nil, template.Errorf("Error loading resource definitions from %s: a definition must be a mapping", path)
+	}
+	return nil, nil
 }
