@@ -21,6 +21,8 @@ type apiResource struct {
 	GroupVersion         string // "v1", "apps/v1"
 	Namespaced           bool
 	Subresources         map[string]bool
+	// Verbs are the verbs discovery lists for the resource.
+	Verbs []string
 }
 
 // findResource looks kind up in apiVersion by kind, plural name, singular
@@ -54,7 +56,7 @@ func lookupResource(snap *kdisco.Snapshot, kind, apiVersion string) (*apiResourc
 	for i := range list {
 		r := &list[i]
 		res := &apiResource{Kind: r.Kind, Name: r.Name, Singular: r.Singular,
-			ShortNames: r.ShortNames, GroupVersion: r.GroupVersion(), Namespaced: r.Namespaced}
+			ShortNames: r.ShortNames, GroupVersion: r.GroupVersion(), Namespaced: r.Namespaced, Verbs: r.Verbs}
 		if len(r.Subresources) > 0 {
 			res.Subresources = map[string]bool{}
 			for _, sub := range r.Subresources {

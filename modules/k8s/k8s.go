@@ -278,7 +278,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		switch {
 		case s.p.bool("apply"):
 			method = "apply"
-			instance, warnings, err = s.apply(res, def, namespace)
+			instance, warnings, err = s.apply(res, def, namespace, existing)
 		case existing == nil:
 			if state == "patched" {
 				result.Set("warnings", []any{fmt.Sprintf("resource 'kind=%s,name=%s' was not found but will not be created as 'state' parameter has been set to '%s'", kind, noneIfEmpty(name), state)})
@@ -493,28 +493,6 @@ func (s *service) update(res *apiResource, def *value.Dict, name, namespace stri
 		last = failWith("Failed to patch object", err)
 	}
 	return nil, nil, last
-}
-
-// apply is a server-side apply. The field manager and force come from
-// server_side_apply; with `apply: true` alone they are cfzt-runner and
-// forced, so the runner owns the fields it declares.
-func (s *service) apply(res *apiResource, def *value.Dict, namespace string) (any, []string, error) {
-	ns, err := s.namespaceFor(res, namespace)
-	if err != nil {
-		return nil, nil, failWith("Failed to apply object", err)
-	}
-	manager, force := FieldManager, "true"
-	if ssa := s.p.dict("server_side_apply"); ssa != nil {
-		manager = value.Str(field(ssa, "field_manager"))
-		force = fmt.Sprint(value.Truthy(field(ssa, "force_conflicts")))
-	}
-	name := value.Str(field(def, "metadata", "name"))
-	resp, err := s.c.do(s.ctx, request{verb: "PATCH", path: res.path(name, ns), query: s.query("fieldManager", manager, "force", force),
-		contentType: "application/apply-patch+yaml", body: def})
-	if err != nil {
-		return nil, nil, failWith("Failed to apply object", err)
-	}
-	return resp.obj, resp.warnings, nil
 }
 
 func (s *service) delete(res *apiResource, name, namespace string, existing any) (any, error) {
