@@ -64,3 +64,33 @@ func field(b *strings.Builder, k string, v any) {
 	b.WriteString(":")
 	b.Write(vj)
 }
+
+// APIWarnings is the operator's client-go warning handler: each warning
+// the apiserver returns (such as "unknown field" for a status field the
+// CRD's schema prunes) is logged once, at info, by the
+// "KubeAPIWarningLogger" logger, as controller-runtime's deduplicating
+// handler does for ansible-operator, instead of client-go's klog line on
+// every request.
+type APIWarnings struct {
+	Log *Logger
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (w *APIWarnings) HandleWarningHeader(code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	w.mu.Lock()
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	dup := w.seen[text]
+	w.seen[text] = true
+	w.mu.Unlock()
+	if !dup {
+		w.Log.Info("KubeAPIWarningLogger", text)
+	}
+}
