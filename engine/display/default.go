@@ -424,6 +424,17 @@ func (d *Default) warnings(res *value.Dict) {
 			msg := w
 			if dd, ok := w.(*value.Dict); ok {
 				msg = dd.Default("msg", "")
+				// A deprecation with its version is shown as ansible-core
+				// shows its own (once, after the note, with the version
+				// and help text).
+				if v, ok := dd.Get("version"); ok && v != nil {
+					dep := diag.Deprecate(value.Str(msg), value.Str(v), nil)
+					if h, ok := dd.Get("help_text"); ok && h != nil {
+						dep.Help = value.Str(h)
+					}
+					d.Warn(dep)
+					continue
+				}
 			}
 			fmt.Fprintln(d.errOut(), d.paint(colorDeprecate, "[DEPRECATION WARNING]: "+value.Str(msg)))
 		}

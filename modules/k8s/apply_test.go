@@ -283,3 +283,21 @@ func TestApplyPatchMatchesKubernetesCore(t *testing.T) {
 			value.JSON(want, value.JSONOptions{SortKeys: true}), value.JSON(patch, value.JSONOptions{SortKeys: true}))
 	}
 }
+
+// TestDefaultAPIVersionSearchesEveryGroup: with api_version left at its
+// default v1, kubernetes.core looks a kind missing from the core group up
+// in every group's v1, as a Deployment in apps/v1.
+func TestDefaultAPIVersionSearchesEveryGroup(t *testing.T) {
+	ns := namespace(t, "anygroup")
+	ok(t, call{mod: "k8s", args: `{definition: {apiVersion: apps/v1, kind: Deployment, metadata: {name: d, namespace: ` + ns + `},
+  spec: {selector: {matchLabels: {app: d}}, template: {metadata: {labels: {app: d}}, spec: {containers: [{name: c, image: i}]}}}}}`})
+	res := ok(t, call{mod: "k8s", args: `{state: patched, kind: Deployment, name: d, namespace: ` + ns + `, definition: {metadata: {labels: {x: y}}}}`})
+	require.True(t, changed(res))
+	require.Equal(t, "apps/v1", get(t, res, "result.apiVersion"))
+	require.Equal(t, "y", get(t, liveObj(t, deployGVR, ns, "d"), "metadata.labels.x"))
+	// By plural name too; an unknown kind is still not found.
+	res = ok(t, call{mod: "k8s_info", args: `{kind: deployments, name: d, namespace: ` + ns + `}`})
+	require.Len(t, res.Default("resources", nil), 1)
+	_, msg := fails(t, call{mod: "k8s", args: `{state: patched, kind: NoSuchKind, name: d, namespace: ` + ns + `}`})
+	require.Equal(t, "Failed to find exact match for v1.NoSuchKind by [kind, name, singularName, shortNames]", msg)
+}
