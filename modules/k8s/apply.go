@@ -33,8 +33,13 @@ func (s *service) apply(res *apiResource, def *value.Dict, namespace string, exi
 		return nil, nil, failWith("Failed to apply object", err)
 	}
 	if res.Namespaced {
-		md := ensureMetadata(def)
+		// As the dynamic client does, the namespace goes into the body
+		// (and so into the last-applied configuration); the caller's
+		// definition is left as it was.
+		def = def.Copy()
+		md := ensureMetadata(def).Copy()
 		md.Set("namespace", ns)
+		def.Set("metadata", md)
 	}
 	live, _ := existing.(*value.Dict)
 	if live != nil && strings.HasSuffix(value.Str(field(live, "kind")), "List") {
