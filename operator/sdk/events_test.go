@@ -2,6 +2,7 @@ package sdk
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -38,22 +39,25 @@ func TestFailureMessagesFromFailedResults(t *testing.T) {
 	require.Equal(t, "the role 'x' was not found", d.out.Failures[2])
 }
 
-// TestAPIWarningsLoggedOnce: each apiserver warning text is logged once,
-// in JSON, by KubeAPIWarningLogger; other codes and empty texts are not.
-func TestAPIWarningsLoggedOnce(t *testing.T) {
+// TestAPIWarningsLogged: each apiserver warning is logged at info with
+// its text as the message and the fields of the reconcile that made the
+// request (controller-runtime's reconcile logger, no logger name), every
+// time; other codes and empty texts are not.
+func TestAPIWarningsLogged(t *testing.T) {
 	var out bytes.Buffer
 	w := &APIWarnings{Log: &Logger{Out: &out}}
-	for i := 0; i < 3; i++ {
-		w.HandleWarningHeader(299, "", `unknown field "status.conditions[0].ansibleResult"`)
+	ctx := withReconcileLog(context.Background(), "probe-v1alpha1-controller", "ns", "p1")
+	for i := 0; i < 2; i++ {
+		w.HandleWarningHeaderWithContext(ctx, 299, "", `unknown field "status.conditions[0].ansibleResult"`)
 	}
-	w.HandleWarningHeader(299, "", `unknown field "status.conditions[1].ansibleResult"`)
-	w.HandleWarningHeader(199, "", "other code")
-	w.HandleWarningHeader(299, "", "")
+	w.HandleWarningHeaderWithContext(ctx, 199, "", "other code")
+	w.HandleWarningHeaderWithContext(ctx, 299, "", "")
+	w.HandleWarningHeaderWithContext(withReconcileLog(context.Background(), "c-v1-controller", "", "cluster"), 299, "", "w")
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 2)
-	require.Contains(t, lines[0], `"level":"info"`)
-	require.Contains(t, lines[0], `"logger":"KubeAPIWarningLogger","msg":"unknown field \"status.conditions[0].ansibleResult\""`)
-	require.Contains(t, lines[1], `conditions[1]`)
+	require.Len(t, lines, 3)
+	require.Equal(t, lines[0][strings.Index(lines[0], `"msg"`):strings.Index(lines[0], `"reconcileID"`)], lines[1][strings.Index(lines[1], `"msg"`):strings.Index(lines[1], `"reconcileID"`)])
+	require.Regexp(t, `^\{"level":"info","ts":[0-9.]+,"msg":"unknown field \\"status.conditions\[0\].ansibleResult\\"","controller":"probe-v1alpha1-controller","object":\{"name":"p1","namespace":"ns"\},"namespace":"ns","name":"p1","reconcileID":"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"\}$`, lines[0])
+	require.Contains(t, lines[2], `"object":{"name":"cluster"},"namespace":"","name":"cluster"`)
 }
 
 // TestRolePlayNamesRoleByBaseName: a watch's role runs as ansible-runner's
