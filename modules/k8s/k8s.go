@@ -205,7 +205,7 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 			// kubernetes.core passes the result's warnings to exit_json,
 			// which ansible-core 2.19 deprecates.
 			out.Set("deprecations", []any{value.DictOf("msg", "Passing `warnings` to `exit_json` or `fail_json` is deprecated.",
-				"version", "2.23", "help_text", "Use `AnsibleModule.warn` instead.")})
+				"version", "2.23", "collection_name", "ansible.builtin", "help_text", "Use `AnsibleModule.warn` instead.")})
 		}
 	} else {
 		list := make([]any, len(results))
