@@ -123,7 +123,10 @@ type service struct {
 	check  bool
 	diff   bool
 	hidden []string
-	dryRun url.Values
+	// moduleWarnings are warnings given through AnsibleModule.warn rather
+	// than in a result.
+	moduleWarnings []string
+	dryRun         url.Values
 }
 
 func newService(req *module.Request, c *Clients, p params) *service {
@@ -201,18 +204,27 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 	var out *value.Dict
 	if len(results) == 1 {
 		out = results[0]
-		if out.Has("warnings") {
-			// kubernetes.core passes the result's warnings to exit_json,
-			// which ansible-core 2.19 deprecates.
-			out.Set("deprecations", []any{value.DictOf("msg", "Passing `warnings` to `exit_json` or `fail_json` is deprecated.",
-				"version", "2.23", "collection_name", "ansible.builtin", "help_text", "Use `AnsibleModule.warn` instead.")})
-		}
 	} else {
 		list := make([]any, len(results))
 		for i, r := range results {
 			list[i] = r
 		}
 		out = value.DictOf("changed", changed, "result", value.DictOf("results", list))
+	}
+	if out.Has("warnings") {
+		// kubernetes.core passes the result's warnings to exit_json,
+		// which ansible-core 2.19 deprecates.
+		out.Set("deprecations", []any{value.DictOf("msg", "Passing `warnings` to `exit_json` or `fail_json` is deprecated.",
+			"version", "2.23", "collection_name", "ansible.builtin", "help_text", "Use `AnsibleModule.warn` instead.")})
+	}
+	if len(svc.moduleWarnings) > 0 {
+		// AnsibleModule.warn's warnings come first in the result.
+		all := make([]any, 0, len(svc.moduleWarnings))
+		for _, w := range svc.moduleWarnings {
+			all = append(all, w)
+		}
+		prev, _ := out.Default("warnings", nil).([]any)
+		out.Set("warnings", append(all, prev...))
 	}
 	return out, nil
 }
@@ -437,7 +449,10 @@ func (s *service) create(res *apiResource, def *value.Dict, namespace string) (a
 	if err != nil {
 		if errCode(err) == 409 {
 			name := value.Str(field(def, "metadata", "name"))
-			return value.NewDict(0), []string{name + " was not found, but creating it returned a 409 Conflict error. This can happen                         if the resource you are creating does not directly create a resource of the same kind."}, nil
+			// kubernetes.core warns through module.warn here, not in
+			// the result's warnings.
+			s.moduleWarnings = append(s.moduleWarnings, name+" was not found, but creating it returned a 409 Conflict error. This can happen                         if the resource you are creating does not directly create a resource of the same kind.")
+			return value.NewDict(0), nil, nil
 		}
 		return nil, nil, failWith("Failed to create object", err)
 	}
