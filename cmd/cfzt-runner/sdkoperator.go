@@ -134,6 +134,7 @@ func runSDKOperator(ctx context.Context, args []string, stdout, stderr io.Writer
 		log.Error("cmd", "Failed to get config.", err)
 		return 1
 	}
+	cfg.WarningHandlerWithContext = &sdk.APIWarnings{Log: log}
 	mgr := &sdk.Manager{Watches: watches, Env: env, Config: cfg, MetricsAddr: f.metricsAddr, ProbeAddr: f.probeAddr}
 	if f.leaderElect {
 		lc, err := leaderConfig(f, log)

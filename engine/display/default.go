@@ -424,6 +424,18 @@ func (d *Default) warnings(res *value.Dict) {
 			msg := w
 			if dd, ok := w.(*value.Dict); ok {
 				msg = dd.Default("msg", "")
+				// ansible-core's own deprecation of a module's result (a
+				// version, collection ansible.builtin) is shown as
+				// ansible-core shows its own: once, after the note, with
+				// the version and help text.
+				if v, ok := dd.Get("version"); ok && v != nil && value.Str(dd.Default("collection_name", "")) == "ansible.builtin" {
+					dep := diag.Deprecate(value.Str(msg), value.Str(v), nil)
+					if h, ok := dd.Get("help_text"); ok && h != nil {
+						dep.Help = value.Str(h)
+					}
+					d.Warn(dep)
+					continue
+				}
 			}
 			fmt.Fprintln(d.errOut(), d.paint(colorDeprecate, "[DEPRECATION WARNING]: "+value.Str(msg)))
 		}

@@ -21,6 +21,8 @@ type apiResource struct {
 	GroupVersion         string // "v1", "apps/v1"
 	Namespaced           bool
 	Subresources         map[string]bool
+	// Verbs are the verbs discovery lists for the resource.
+	Verbs []string
 }
 
 // findResource looks kind up in apiVersion by kind, plural name, singular
@@ -43,35 +45,69 @@ func (c *Clients) findResource(kind, apiVersion string) (*apiResource, error) {
 }
 
 func lookupResource(snap *kdisco.Snapshot, kind, apiVersion string) (*apiResource, error) {
-	list, err := snap.Resources(apiVersion)
-	if err != nil {
-		if errors.Is(err, kdisco.ErrNotServed) || apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, err
+	r, err := lookupIn(snap, kind, apiVersion)
+	if r != nil || err != nil || apiVersion != "v1" {
+		return r, err
 	}
-	top := make([]*apiResource, 0, len(list))
-	for i := range list {
-		r := &list[i]
-		res := &apiResource{Kind: r.Kind, Name: r.Name, Singular: r.Singular,
-			ShortNames: r.ShortNames, GroupVersion: r.GroupVersion(), Namespaced: r.Namespaced}
-		if len(r.Subresources) > 0 {
-			res.Subresources = map[string]bool{}
-			for _, sub := range r.Subresources {
-				res.Subresources[sub] = true
+	return lookupAnyGroup(snap, kind, "v1")
+}
+
+// lookupAnyGroup is kubernetes.core's second search for apiVersion "v1"
+// (its default api_version): a kind not in the core group is looked for
+// in every group's version v1 (a Deployment given as v1 is apps/v1's),
+// by kind, plural name, singular name, then short name, taking a match
+// only when it is unique.
+func lookupAnyGroup(snap *kdisco.Snapshot, kind, version string) (*apiResource, error) {
+	var all []*apiResource
+	for _, g := range snap.Groups() {
+		if g == "" {
+			continue
+		}
+		list, err := snap.Resources(g + "/" + version)
+		if err != nil {
+			continue
+		}
+		for i := range list {
+			all = append(all, toAPIResource(&list[i]))
+		}
+	}
+	for _, pick := range resourcePicks(kind) {
+		var found *apiResource
+		unique := true
+		for _, r := range all {
+			if !pick(r) {
+				continue
+			}
+			if found != nil && (found.GroupVersion != r.GroupVersion || found.Kind != r.Kind) {
+				unique = false
+				break
+			}
+			if found == nil {
+				found = r
 			}
 		}
-		top = append(top, res)
-	}
-	match := func(pick func(*apiResource) bool) *apiResource {
-		for _, r := range top {
-			if pick(r) {
-				return r
-			}
+		if found != nil && unique {
+			return found, nil
 		}
-		return nil
 	}
-	for _, pick := range []func(*apiResource) bool{
+	return nil, nil
+}
+
+func toAPIResource(r *kdisco.Resource) *apiResource {
+	res := &apiResource{Kind: r.Kind, Name: r.Name, Singular: r.Singular,
+		ShortNames: r.ShortNames, GroupVersion: r.GroupVersion(), Namespaced: r.Namespaced, Verbs: r.Verbs}
+	if len(r.Subresources) > 0 {
+		res.Subresources = map[string]bool{}
+		for _, sub := range r.Subresources {
+			res.Subresources[sub] = true
+		}
+	}
+	return res
+}
+
+// resourcePicks are the matches kubernetes.core tries in turn.
+func resourcePicks(kind string) []func(*apiResource) bool {
+	return []func(*apiResource) bool{
 		func(r *apiResource) bool { return r.Kind == kind },
 		func(r *apiResource) bool { return r.Name == kind },
 		func(r *apiResource) bool { return r.Singular == kind },
@@ -83,9 +119,26 @@ func lookupResource(snap *kdisco.Snapshot, kind, apiVersion string) (*apiResourc
 			}
 			return false
 		},
-	} {
-		if r := match(pick); r != nil {
-			return r, nil
+	}
+}
+
+func lookupIn(snap *kdisco.Snapshot, kind, apiVersion string) (*apiResource, error) {
+	list, err := snap.Resources(apiVersion)
+	if err != nil {
+		if errors.Is(err, kdisco.ErrNotServed) || apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	top := make([]*apiResource, 0, len(list))
+	for i := range list {
+		top = append(top, toAPIResource(&list[i]))
+	}
+	for _, pick := range resourcePicks(kind) {
+		for _, r := range top {
+			if pick(r) {
+				return r, nil
+			}
 		}
 	}
 	return nil, nil

@@ -124,7 +124,10 @@ type service struct {
 	check  bool
 	diff   bool
 	hidden []string
-	dryRun url.Values
+	// moduleWarnings are warnings given through AnsibleModule.warn rather
+	// than in a result.
+	moduleWarnings []string
+	dryRun         url.Values
 }
 
 func newService(req *module.Request, c *Clients, p params) *service {
@@ -212,6 +215,21 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 		}
 		out = value.DictOf("changed", changed, "result", value.DictOf("results", list))
 	}
+	if out.Has("warnings") {
+		// kubernetes.core passes the result's warnings to exit_json,
+		// which ansible-core 2.19 deprecates.
+		out.Set("deprecations", []any{value.DictOf("msg", "Passing `warnings` to `exit_json` or `fail_json` is deprecated.",
+			"version", "2.23", "collection_name", "ansible.builtin", "help_text", "Use `AnsibleModule.warn` instead.")})
+	}
+	if len(svc.moduleWarnings) > 0 {
+		// AnsibleModule.warn's warnings come first in the result.
+		all := make([]any, 0, len(svc.moduleWarnings))
+		for _, w := range svc.moduleWarnings {
+			all = append(all, w)
+		}
+		prev, _ := out.Default("warnings", nil).([]any)
+		out.Set("warnings", append(all, prev...))
+	}
 	return out, nil
 }
 
@@ -282,7 +300,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		switch {
 		case s.p.bool("apply"):
 			method = "apply"
-			instance, warnings, err = s.apply(res, def, namespace)
+			instance, warnings, err = s.apply(res, def, namespace, existing)
 		case existing == nil:
 			if state == "patched" {
 				result.Set("warnings", []any{fmt.Sprintf("resource 'kind=%s,name=%s' was not found but will not be created as 'state' parameter has been set to '%s'", kind, noneIfEmpty(name), state)})
@@ -435,7 +453,10 @@ func (s *service) create(res *apiResource, def *value.Dict, namespace string) (a
 	if err != nil {
 		if errCode(err) == 409 {
 			name := value.Str(field(def, "metadata", "name"))
-			return value.NewDict(0), []string{name + " was not found, but creating it returned a 409 Conflict error. This can happen                         if the resource you are creating does not directly create a resource of the same kind."}, nil
+			// kubernetes.core warns through module.warn here, not in
+			// the result's warnings.
+			s.moduleWarnings = append(s.moduleWarnings, name+" was not found, but creating it returned a 409 Conflict error. This can happen                         if the resource you are creating does not directly create a resource of the same kind.")
+			return value.NewDict(0), nil, nil
 		}
 		return nil, nil, failWith("Failed to create object", err)
 	}
@@ -497,28 +518,6 @@ func (s *service) update(res *apiResource, def *value.Dict, name, namespace stri
 		last = failWith("Failed to patch object", err)
 	}
 	return nil, nil, last
-}
-
-// apply is a server-side apply. The field manager and force come from
-// server_side_apply; with `apply: true` alone they are cfzt-runner and
-// forced, so the runner owns the fields it declares.
-func (s *service) apply(res *apiResource, def *value.Dict, namespace string) (any, []string, error) {
-	ns, err := s.namespaceFor(res, namespace)
-	if err != nil {
-		return nil, nil, failWith("Failed to apply object", err)
-	}
-	manager, force := FieldManager, "true"
-	if ssa := s.p.dict("server_side_apply"); ssa != nil {
-		manager = value.Str(field(ssa, "field_manager"))
-		force = fmt.Sprint(value.Truthy(field(ssa, "force_conflicts")))
-	}
-	name := value.Str(field(def, "metadata", "name"))
-	resp, err := s.c.do(s.ctx, request{verb: "PATCH", path: res.path(name, ns), query: s.query("fieldManager", manager, "force", force),
-		contentType: "application/apply-patch+yaml", body: def})
-	if err != nil {
-		return nil, nil, failWith("Failed to apply object", err)
-	}
-	return resp.obj, resp.warnings, nil
 }
 
 func (s *service) delete(res *apiResource, name, namespace string, existing any) (any, error) {

@@ -327,13 +327,15 @@ definition:
 
 func TestServerSideApply(t *testing.T) {
 	ns := namespace(t, "ssa")
-	def := `{apply: true, definition: {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + ns + `}, data: {k: "1"}}}`
+	// Only server_side_apply makes apply server-side, with its manager.
+	def := `{apply: true, server_side_apply: {field_manager: mine}, definition: {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: ` + ns + `}, data: {k: "1"}}}`
 	res := ok(t, call{mod: "k8s", args: def})
 	require.True(t, changed(res))
 	require.Equal(t, "apply", get(t, res, "method"))
 	mf := get(t, res, "result.metadata.managedFields").([]any)
-	require.Equal(t, "cfzt-runner", get(t, mf[0], "manager"))
+	require.Equal(t, "mine", get(t, mf[0], "manager"))
 	require.Equal(t, "Apply", get(t, mf[0], "operation"))
+	require.False(t, get(t, res, "result.metadata").(*value.Dict).Has("annotations"), "no last-applied annotation")
 	res = ok(t, call{mod: "k8s", args: def})
 	require.False(t, changed(res))
 
@@ -344,10 +346,12 @@ func TestServerSideApply(t *testing.T) {
 	require.Contains(t, msg, "conflict")
 	res = ok(t, call{mod: "k8s", args: strings.ReplaceAll(other, "FORCE", "true")})
 	require.True(t, changed(res))
-	// apply: true alone forces, so the runner takes its fields back.
-	res = ok(t, call{mod: "k8s", args: def})
-	require.True(t, changed(res))
-	require.Equal(t, "1", get(t, res, "result.data.k"))
+	require.Equal(t, "2", get(t, res, "result.data.k"))
+
+	// A field the schema does not declare fails a server-side apply (the
+	// client-side one prunes it: TestApplyDropsUnknownFields).
+	_, msg = fails(t, call{mod: "k8s", args: `{apply: true, server_side_apply: {field_manager: mine}, definition: {apiVersion: test.cfzt.io/v1, kind: Gadget, metadata: {name: g, namespace: ` + ns + `}, spec: {size: 2, bogus: 1}}}`})
+	require.Contains(t, msg, "bogus")
 }
 
 func TestArgumentValidation(t *testing.T) {

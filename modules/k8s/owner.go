@@ -44,10 +44,12 @@ func ownerFrom(ctx context.Context) *Owner {
 // injectOwner records the run's owner, if any, in a definition about to
 // be created in namespace: an ownerReference when the owner is
 // cluster-scoped or both live in the same namespace, the primary-resource
-// annotations otherwise.
+// annotations otherwise. Virtual resources (reviews and other kinds that
+// cannot be read back) get neither, as ansible-operator's proxy leaves
+// them alone.
 func (s *service) injectOwner(res *apiResource, def *value.Dict, namespace string) {
 	o := ownerFrom(s.ctx)
-	if o == nil {
+	if o == nil || res.virtual() {
 		return
 	}
 	md, ok := def.Get("metadata")
@@ -89,4 +91,24 @@ func (s *service) injectOwner(res *apiResource, def *value.Dict, namespace strin
 	if o.Created != nil {
 		o.Created(res.GroupVersion, res.Kind, namespace, byRef)
 	}
+}
+
+// virtual reports whether a resource is virtual as ansible-operator's
+// proxy decides it: discovery does not list all of get, list and watch
+// for it (SelfSubjectAccessReview, TokenReview and the like only take
+// create), so there is no object to own or watch.
+func (res *apiResource) virtual() bool {
+	for _, need := range []string{"get", "list", "watch"} {
+		found := false
+		for _, v := range res.Verbs {
+			if v == need {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
 }

@@ -86,15 +86,18 @@ func (d *jobDisplay) fields(event string) []any {
 	return append(append([]any{}, d.kv...), "event_type", event)
 }
 
-// Error records a failure the executor reports outside a task result (a
-// file or role that does not load).
-func (d *jobDisplay) Error(err error) {
+// Error implements run.Display: a task's error comes with its result,
+// which Result counts (or not, when ignored) and logs, as
+// ansible-operator only reads runner_on_failed events; a loop's items'
+// errors are not the task's failure either.
+func (d *jobDisplay) Error(error) {}
+
+// ControllerError records a failure the executor reports outside a task
+// result (a file or role that does not load).
+func (d *jobDisplay) ControllerError(err error) {
 	d.out.Failures = append(d.out.Failures, err.Error())
 	d.log.Error("logging_event_handler", "[playbook error]", err, d.fields("error")...)
 }
-
-// ControllerError implements run.Display, as Error.
-func (d *jobDisplay) ControllerError(err error) { d.Error(err) }
 
 // Warn implements run.Display: the message is logged, without origin.
 func (d *jobDisplay) Warn(w *diag.Diagnostic) { d.warning(w.Summary) }

@@ -1,6 +1,9 @@
 package sdk
 
 import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,7 +45,9 @@ func (l *Logger) write(level, logger, msg string, kv []any) {
 	var b strings.Builder
 	b.WriteString(`{"level":"` + level + `","ts":`)
 	fmt.Fprintf(&b, "%.6f", float64(now().UnixNano())/1e9)
-	field(&b, "logger", logger)
+	if logger != "" {
+		field(&b, "logger", logger)
+	}
 	field(&b, "msg", msg)
 	for i := 0; i+1 < len(kv); i += 2 {
 		field(&b, fmt.Sprint(kv[i]), kv[i+1])
@@ -63,4 +68,44 @@ func field(b *strings.Builder, k string, v any) {
 	b.Write(kj)
 	b.WriteString(":")
 	b.Write(vj)
+}
+
+// APIWarnings is the operator's client-go warning handler (a
+// rest.WarningHandlerWithContext). Each warning the apiserver returns
+// (such as "unknown field" for a status field the CRD's schema prunes) is
+// logged at info, its text as the message, with the fields of the
+// reconcile that made the request (see withReconcileLog), as
+// controller-runtime's handler logs it with the reconcile's logger for
+// ansible-operator; not client-go's klog line.
+type APIWarnings struct {
+	Log *Logger
+}
+
+// HandleWarningHeaderWithContext implements rest.WarningHandlerWithContext.
+func (w *APIWarnings) HandleWarningHeaderWithContext(ctx context.Context, code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return
+	}
+	kv, _ := ctx.Value(reconcileLogKey{}).([]any)
+	w.Log.Info("", text, kv...)
+}
+
+type reconcileLogKey struct{}
+
+// withReconcileLog returns ctx carrying the fields controller-runtime puts
+// on a reconcile's log lines: the controller's name, the object, its
+// namespace and name, and an ID of the reconcile.
+func withReconcileLog(ctx context.Context, controller, namespace, name string) context.Context {
+	object := map[string]any{"name": name}
+	if namespace != "" {
+		object["namespace"] = namespace
+	}
+	var id [16]byte
+	_, _ = crand.Read(id[:])
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	h := hex.EncodeToString(id[:])
+	uuid := h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	return context.WithValue(ctx, reconcileLogKey{}, []any{"controller", controller, "object", object,
+		"namespace", namespace, "name", name, "reconcileID", uuid})
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/modules/k8s"
@@ -37,6 +38,7 @@ func (c *Controller) resource(ns string) dynamic.ResourceInterface {
 // delay before the next reconcile (0: none) or an error for a retry with
 // backoff.
 func (c *Controller) reconcile(ctx context.Context, k key) (time.Duration, error) {
+	ctx = withReconcileLog(ctx, strings.ToLower(c.Watch.GVK.Kind)+"-"+strings.ToLower(c.Watch.GVK.Version)+"-controller", k.Namespace, k.Name)
 	obj := c.cached(k)
 	if obj == nil {
 		return 0, nil

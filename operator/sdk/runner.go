@@ -87,6 +87,11 @@ func (r *EngineRunner) Run(ctx context.Context, job Job) Outcome {
 }
 
 // rolePlay returns the generated play that runs a role, writing it once.
+// As ansible-runner runs a role for ansible-operator (`--role NAME
+// --roles-path DIR`), the play names the role by its directory's base
+// name, found through a roles/ link beside the play, so that its tasks
+// are "name : task" (not the full path) and role_name is the base name;
+// the engine resolves the link, so role_path is the role's directory.
 func (r *EngineRunner) rolePlay(role string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -98,7 +103,18 @@ func (r *EngineRunner) rolePlay(role string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	quoted := value.JSON(role, value.JSONOptions{})
+	ref := role
+	if base := filepath.Base(role); filepath.IsAbs(role) && base != "/" && base != "." && base != ".." {
+		if err := os.MkdirAll(filepath.Join(dir, "roles"), 0o755); err != nil {
+			return "", err
+		}
+		link := filepath.Join(dir, "roles", base)
+		if err := os.Symlink(role, link); err != nil && !os.IsExist(err) {
+			return "", err
+		}
+		ref = base
+	}
+	quoted := value.JSON(ref, value.JSONOptions{})
 	src := fmt.Sprintf("- hosts: localhost\n  gather_facts: %t\n  roles:\n    - role: %s\n", r.GatherFacts, quoted)
 	p := filepath.Join(dir, "main.yml")
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
