@@ -66,6 +66,30 @@ func TestListUnsupported(t *testing.T) {
 	require.Equal(t, 0, res.rc)
 }
 
+// TestListUnsupportedDynamicIncludes: --list-unsupported also searches
+// the files that include_tasks and include_role name without a template
+// (once each, even when a file includes itself), and says nothing of
+// those named by a template, which are known only when they run.
+func TestListUnsupportedDynamicIncludes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pb.yml": "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - include_tasks: inc.yml\n    - include_tasks: \"{{ which }}.yml\"\n" +
+			"    - ansible.builtin.include_role: {name: r2}\n",
+		"inc.yml":                 "- name: included\n  community.general.ufw: rule=allow\n- include_tasks: inc.yml\n  when: false\n",
+		"templated.yml":           "- name: never seen\n  community.general.nope: {}\n",
+		"roles/r2/tasks/main.yml": "- name: in role\n  ansible.posix.firewalld: {}\n- include_tasks: more.yml\n",
+		"roles/r2/tasks/more.yml": "- name: deeper\n  debug: msg=\"{{ 1 | community.general.nope_filter }}\"\n",
+	})
+	res := runCLIProcess(t, dir, t.TempDir(), "-i", "localhost,", "--list-unsupported", "pb.yml")
+	require.Equal(t, 1, res.rc, res.stderr)
+	require.Equal(t, filepath.Join(dir, "inc.yml")+":1: included: module 'community.general.ufw'\n"+
+		filepath.Join(dir, "roles/r2/tasks/main.yml")+":1: r2 : in role: module 'ansible.posix.firewalld'\n"+
+		filepath.Join(dir, "roles/r2/tasks/more.yml")+":1: r2 : deeper: filter 'community.general.nope_filter'\n", res.stdout)
+	// --syntax-check loads what ansible-playbook loads: nothing dynamic.
+	res = runCLIProcess(t, dir, t.TempDir(), "-i", "localhost,", "--syntax-check", "pb.yml")
+	require.Equal(t, cliResult{stdout: "\nplaybook: pb.yml\n"}, res)
+}
+
 func TestForksBelowOne(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"pb.yml": "- hosts: localhost\n  tasks: []\n"})

@@ -464,10 +464,18 @@ func parseExtraVars(args multi, keyring *vault.Keyring) (*value.Dict, error) {
 
 // findUnsupported lists the tasks of the loaded playbooks that use what
 // cfzt-runner does not implement.
-func findUnsupported(r *session.Run) []run.Unsupported {
+// findUnsupported lists what the playbooks use that cfzt-runner does not
+// implement; with includes, the files that dynamic includes name without
+// a template are searched too (--list-unsupported; --syntax-check, as
+// ansible-playbook's, loads only what is static).
+func findUnsupported(r *session.Run, includes bool) []run.Unsupported {
+	var ld *playbook.Loader
+	if includes {
+		ld = r.Loader
+	}
 	var out []run.Unsupported
 	for _, pb := range r.Playbooks {
-		out = append(out, run.FindUnsupported(r.Engine, pb)...)
+		out = append(out, run.FindUnsupported(r.Engine, pb, ld)...)
 	}
 	return out
 }
@@ -476,7 +484,7 @@ func findUnsupported(r *session.Run) []run.Unsupported {
 // lookup, filter or test cfzt-runner does not implement, with its file
 // and line; the exit status is 1 when there is any.
 func listUnsupported(w io.Writer, r *session.Run) int {
-	found := findUnsupported(r)
+	found := findUnsupported(r, true)
 	for _, u := range found {
 		fmt.Fprintln(w, u.String())
 	}
@@ -491,7 +499,7 @@ func listUnsupported(w io.Writer, r *session.Run) int {
 // ansible-playbook's, and tasks using what cfzt-runner does not implement
 // are an error after it (exit status 1).
 func reportUnsupported(w io.Writer, r *session.Run) int {
-	found := findUnsupported(r)
+	found := findUnsupported(r, false)
 	if len(found) == 0 {
 		return 0
 	}

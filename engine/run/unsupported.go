@@ -32,12 +32,14 @@ func (u Unsupported) String() string {
 // module, lookup, filter or test cfzt-runner does not implement, in file
 // and line order. Every task loaded with the playbook counts (those of
 // plays, blocks, handlers, roles and imports), whether or not a
-// condition would skip it; files that include_tasks and include_role
-// load when they run are not seen.
-func FindUnsupported(eng *template.Engine, pb *playbook.Playbook) []Unsupported {
+// condition would skip it. With a loader, the files that include_tasks
+// and include_role name without a template are loaded and searched too;
+// those whose name is a template are known only when they run.
+func FindUnsupported(eng *template.Engine, pb *playbook.Playbook, ld *playbook.Loader) []Unsupported {
 	var out []Unsupported
 	seen := map[*playbook.Task]bool{}
 	seenRole := map[*playbook.RoleInstance]bool{}
+	seenFile := map[string]bool{}
 	var items func([]playbook.Item)
 	var role func(*playbook.RoleInstance)
 	items = func(list []playbook.Item) {
@@ -48,6 +50,11 @@ func FindUnsupported(eng *template.Engine, pb *playbook.Playbook) []Unsupported 
 					continue
 				}
 				seen[x] = true
+				if ld != nil {
+					inc, ri := staticInclude(ld, x, seenFile)
+					items(inc)
+					role(ri)
+				}
 				if what := taskUnsupported(eng, x); len(what) > 0 {
 					name := strings.TrimSpace(x.Name)
 					if name == "" {
@@ -156,4 +163,44 @@ func taskUnsupported(eng *template.Engine, t *playbook.Task) []string {
 	conds(t.Until)
 	conds(t.BreakWhen)
 	return what
+}
+
+// staticInclude loads what an include_tasks or include_role task names
+// when the name is not a template: the included tasks, or the role. A
+// file already seen, or one that does not load, gives nothing (the run
+// reports it).
+func staticInclude(ld *playbook.Loader, t *playbook.Task, seenFile map[string]bool) ([]playbook.Item, *playbook.RoleInstance) {
+	static := func(v any) (string, bool) {
+		s, ok := v.(string)
+		return s, ok && s != "" && !strings.Contains(s, "{{") && !strings.Contains(s, "{%")
+	}
+	switch t.Info.Kind {
+	case module.KindIncludeTasks:
+		raw, ok := static(t.Args.Default("file", t.Args.Default("_raw_params", nil)))
+		if !ok {
+			return nil, nil
+		}
+		path := ld.FindTasksFile(t.Dir, t.Role, raw)
+		if seenFile[path] {
+			return nil, nil
+		}
+		seenFile[path] = true
+		inc, err := ld.LoadIncludedTasks(path, t)
+		if err != nil {
+			return nil, nil
+		}
+		return inc, nil
+	case module.KindIncludeRole:
+		name, ok := static(t.Args.Default("name", t.Args.Default("role", nil)))
+		if !ok || seenFile["role:"+name] {
+			return nil, nil
+		}
+		seenFile["role:"+name] = true
+		ri, err := ld.LoadRole(playbook.IncludeRoleRef(t, t.Args, false), t.Role)
+		if err != nil {
+			return nil, nil
+		}
+		return nil, ri
+	}
+	return nil, nil
 }
