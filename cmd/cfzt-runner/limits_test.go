@@ -46,6 +46,9 @@ var limitCases = []limitCase{
 	{"doubling list", map[string]string{"site.yml": hostileTask(
 		"{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | length }}")}, 2,
 		"Error rendering template."},
+	{"output without end", map[string]string{"site.yml": hostileTask(
+		"{% for i in range(10**9) %}aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa{{ 'b' * 40 }}{% endfor %}")}, 2,
+		"Error while resolving value for 'msg': Error rendering template."},
 	{"macro recursion", map[string]string{"site.yml": hostileTask("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}")}, 2,
 		"Recursive loop detected in template: maximum recursion depth exceeded"},
 	{"deep nesting", map[string]string{"site.yml": hostileTask(

@@ -14,6 +14,10 @@ import (
 // joined as text.
 type sink struct {
 	parts []any
+	// size is the length of the text and string outputs collected: past
+	// py.MaxStrLen (or past py.MaxListLen outputs) the template fails with
+	// Python's MemoryError rather than growing without end.
+	size int
 	// root is the top-level run of a template that uses inheritance,
 	// whose text and outputs are dropped once it extends another; nil
 	// elsewhere (macros, blocks, set blocks).
@@ -24,7 +28,26 @@ type sink struct {
 // template extends another, whose layout makes the output.
 func (s *sink) dropping() bool { return s.root != nil && s.root.parent != nil }
 
-func (s *sink) text(t string) { s.parts = append(s.parts, t) }
+func (s *sink) text(t string) error {
+	s.parts = append(s.parts, t)
+	s.size += len(t)
+	return s.bounded()
+}
+
+// bounded fails once the collected output is larger than a string may be.
+func (s *sink) bounded() error {
+	if s.size > py.MaxStrLen || len(s.parts) > py.MaxListLen {
+		return fromPy(py.MemoryError())
+	}
+	return nil
+}
+
+// take adds the outputs of an inner run.
+func (s *sink) take(inner *sink) error {
+	s.parts = append(s.parts, inner.parts...)
+	s.size += inner.size
+	return s.bounded()
+}
 
 // value adds an expression's output; an undefined value fails here, as
 // Jinja2 raises when it prints one.
@@ -36,7 +59,10 @@ func (s *sink) value(v any) error {
 		return undefinedErr(x)
 	}
 	s.parts = append(s.parts, v)
-	return nil
+	if t, ok := v.(string); ok {
+		s.size += len(t)
+	}
+	return s.bounded()
 }
 
 // concatTemplate is concat for the outputs of a whole template: as
@@ -175,7 +201,7 @@ func (c *Ctx) exec(n syntax.Node, b *sink) error {
 	switch x := n.(type) {
 	case *syntax.Text:
 		if !b.dropping() {
-			b.text(x.Text)
+			return b.text(x.Text)
 		}
 	case *syntax.Output:
 		if b.dropping() {
@@ -189,8 +215,7 @@ func (c *Ctx) exec(n syntax.Node, b *sink) error {
 		}
 		if err != nil {
 			if s, ok := c.opt.Markers.replace(err); ok {
-				b.text(s)
-				return nil
+				return b.text(s)
 			}
 			return err
 		}

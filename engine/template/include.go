@@ -69,7 +69,9 @@ func (c *Ctx) execInclude(x *syntax.Include, b *sink) error {
 	// another, as Jinja2 writes it.
 	var inner sink
 	err = sub.execBody(nodes, &inner)
-	b.parts = append(b.parts, inner.parts...)
+	if terr := b.take(&inner); err == nil {
+		err = terr
+	}
 	return err
 }
 

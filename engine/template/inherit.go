@@ -62,7 +62,9 @@ func (c *Ctx) execLayout(x *syntax.Layout, b *sink) error {
 	for range maxExtends {
 		run := &sink{root: &rootRun{}}
 		err := c.execBody(body, run)
-		b.parts = append(b.parts, run.parts...)
+		if terr := b.take(run); err == nil {
+			err = terr
+		}
 		if err != nil || run.root.parent == nil {
 			return err
 		}
@@ -176,7 +178,9 @@ func (c *Ctx) renderBlock(f *blockFrame, b *sink) error {
 	defer func() { c.scopes, c.layout.block = savedScopes, savedBlock }()
 	var inner sink
 	err := c.execBody(blk.Body, &inner)
-	b.parts = append(b.parts, inner.parts...)
+	if terr := b.take(&inner); err == nil {
+		err = terr
+	}
 	return err
 }
 

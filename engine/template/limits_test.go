@@ -21,6 +21,9 @@ func TestLimitsHostileTemplates(t *testing.T) {
 		"{% set s = namespace(v='a') %}{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}{{ s.v | length }}",
 		"{% set s = namespace(v='a') %}{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}{{ s.v | length }}",
 		"{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l | length }}",
+		"{% for i in range(10**9) %}aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa{% endfor %}",
+		"{% for i in range(10**9) %}{{ 'b' * 40 }}{% endfor %}",
+		"{% macro m() %}{% for i in range(10**9) %}a{% endfor %}{% endmacro %}{{ m() }}",
 	}
 	for _, src := range memory {
 		_, err := e.Render(src, vars, Options{})
