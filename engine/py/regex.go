@@ -36,12 +36,12 @@ type regexKey struct {
 }
 
 // regexCache memoizes CompilePattern: roles apply the same few patterns
-// to every item of their loops. *regexp.Regexp is safe for concurrent use.
+// to every item of their loops. A *Regexp is safe for concurrent use.
 var regexCache sync.Map
 
 // CompileRegex compiles a str pattern with the flags the regex filters
 // and tests take.
-func CompileRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) {
+func CompileRegex(p string, ignorecase, multiline bool) (*Regexp, error) {
 	flags := RegexText
 	if ignorecase {
 		flags |= RegexIgnoreCase
@@ -52,15 +52,33 @@ func CompileRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) 
 	return CompilePattern(p, flags)
 }
 
-// CompilePattern translates a Python pattern to RE2 syntax (\Z, \d \w
-// \s with Python's str or bytes meaning, \uXXXX, escaped punctuation)
-// and compiles it. What RE2 cannot match (backreferences, lookaround)
-// fails with an error naming it, rather than matching differently.
-func CompilePattern(p string, flags RegexFlags) (*regexp.Regexp, error) {
+// CompilePattern compiles a Python pattern. Where RE2 can match it, it is
+// translated to RE2 syntax (\Z, \d \w \s with Python's str or bytes
+// meaning, \uXXXX, escaped punctuation) and runs on Go's linear-time
+// engine. Where it needs what only a backtracking engine has
+// (backreferences, lookaround, conditional groups, atomic groups and
+// possessive quantifiers, repetitions RE2 refuses), it runs on regexp2 with
+// its groups renumbered as Python numbers them and a match timeout
+// (RegexTimeout), so that a pattern that backtracks catastrophically ends
+// in an error instead of a hang.
+func CompilePattern(p string, flags RegexFlags) (*Regexp, error) {
 	key := regexKey{p, flags}
 	if re, ok := regexCache.Load(key); ok {
-		return re.(*regexp.Regexp), nil
+		return re.(*Regexp), nil
 	}
+	re, err := compileRE2(p, flags)
+	if err != nil {
+		bt, btErr := compileBacktracking(p, flags)
+		if btErr != nil {
+			return nil, err
+		}
+		re = bt
+	}
+	regexCache.Store(key, re)
+	return re, nil
+}
+
+func compileRE2(p string, flags RegexFlags) (*Regexp, error) {
 	src, err := translateRegex(p, flags)
 	if err != nil {
 		return nil, err
@@ -81,8 +99,7 @@ func CompilePattern(p string, flags RegexFlags) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	regexCache.Store(key, re)
-	return re, nil
+	return &Regexp{re2: re, names: re.SubexpNames()}, nil
 }
 
 // unsupported is the error for a construct RE2 lacks.
@@ -188,7 +205,7 @@ func classEscape(n byte, inClass, ascii bool) string {
 			body = `0-9A-Za-z_`
 		}
 	default:
-		body = `\s\x0b\x{1c}-\x{1f}\x{85}\p{Z}`
+		body = `\s\x0b\x1c-\x1f\x85\p{Z}`
 		if ascii {
 			body = `\t\n\x0b\f\r `
 		}
@@ -221,7 +238,7 @@ type Replacement []replPart
 
 // ParseReplacement parses repl for the pattern re as re.sub does, with its
 // error messages.
-func ParseReplacement(repl string, re *regexp.Regexp) (Replacement, error) {
+func ParseReplacement(repl string, re *Regexp) (Replacement, error) {
 	var parts []replPart
 	var lit strings.Builder
 	flush := func() {

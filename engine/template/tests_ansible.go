@@ -86,7 +86,7 @@ func regexMatch(in, pattern, ignorecase, multiline any, matchType string) (bool,
 	if err != nil {
 		return false, err
 	}
-	return re.MatchString(s), nil
+	return re.MatchString(s)
 }
 
 func testTruthy(_ *Ctx, in any, a *Args) (bool, error) {
