@@ -65,7 +65,7 @@ func plainData(v any) any {
 	return v
 }
 
-// jmesFalse is jmespath's notion of false: '', [], {}, None and False
+// jmesFalse is jmespath's notion of false: ”, [], {}, None and False
 // (not 0).
 func jmesFalse(v any) bool {
 	switch x := v.(type) {
