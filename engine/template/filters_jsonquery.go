@@ -1,6 +1,7 @@
 package template
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -27,15 +28,92 @@ func filterJSONQuery(_ *Ctx, in any, a *Args) (any, error) {
 	if !ok {
 		return nil, detachedf("Error in jmespath.search in json_query filter plugin:\nexpected a string, got %s", value.TypeName(v[0]))
 	}
-	node, err := parsing.NewParser().Parse(expr)
+	q := &jmesQuery{}
+	src, err := q.literals(expr)
 	if err != nil {
 		return nil, detachedf("JMESPathError in json_query filter plugin:\n%s", err)
 	}
-	out, err := jmesEval(node, plainData(in))
+	node, err := parsing.NewParser().Parse(src)
 	if err != nil {
+		return nil, detachedf("JMESPathError in json_query filter plugin:\n%s", err)
+	}
+	out, err := q.eval(node, plainData(in))
+	if err != nil {
+		var pe *jmesPyError
+		if errors.As(err, &pe) {
+			// Python's own exception, not jmespath's: the filter's
+			// other branch.
+			return nil, detachedf("Error in jmespath.search in json_query filter plugin:\n%s", pe.msg)
+		}
 		return nil, detachedf("JMESPathError in json_query filter plugin:\n%s", err)
 	}
 	return out, nil
+}
+
+// jmesQuery is one evaluation: the expression's JSON literals, decoded as
+// Python's jmespath decodes them.
+type jmesQuery struct{ lits []any }
+
+// jmesPyError is a Python exception (TypeError) raised while jmespath
+// evaluates, which json_query reports apart from jmespath's own errors.
+type jmesPyError struct{ msg string }
+
+func (e *jmesPyError) Error() string { return e.msg }
+
+// jmesLiteralMark starts the placeholder that stands for a JSON literal
+// of the expression in what the parser sees.
+const jmesLiteralMark = "\x00cfzt-literal-"
+
+// literals replaces each `JSON` literal of expr by a placeholder string
+// literal and decodes it as Python's jmespath lexer does: with Python's
+// json.loads (ints stay ints, dicts keep their order), and, where that
+// fails, as the JSON string of its text (the legacy unquoted literal,
+// `foo`). Raw strings and quoted identifiers are copied as they are.
+func (q *jmesQuery) literals(expr string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		switch c {
+		case '\'', '"':
+			j := i + 1
+			for j < len(expr) && expr[j] != c {
+				if expr[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(expr) {
+				j = len(expr) - 1
+			}
+			b.WriteString(expr[i : j+1])
+			i = j
+		case '`':
+			j := i + 1
+			for j < len(expr) && expr[j] != '`' {
+				if expr[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(expr) {
+				return "", fmt.Errorf("Bad jmespath expression: Unclosed ` delimiter:\n%s\n%s^", expr, strings.Repeat(" ", i))
+			}
+			lexeme := strings.ReplaceAll(expr[i+1:j], "\\`", "`")
+			v, err := py.JSONLoads(lexeme)
+			if err != nil {
+				v, err = py.JSONLoads(`"` + strings.TrimLeft(lexeme, " \t\n\r\f\v") + `"`)
+				if err != nil {
+					return "", fmt.Errorf("Bad jmespath expression: Bad token %s:\n%s\n%s^", lexeme, expr, strings.Repeat(" ", i))
+				}
+			}
+			b.WriteString("`\"" + "\\u0000cfzt-literal-" + strconv.Itoa(len(q.lits)) + "\"`")
+			q.lits = append(q.lits, v)
+			i = j
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
 }
 
 // plainData removes the trust and unsafe wrappers of data: the query sees
@@ -65,8 +143,8 @@ func plainData(v any) any {
 	return v
 }
 
-// jmesFalse is jmespath's notion of false: ”, [], {}, None and False
-// (not 0).
+// jmesFalse is jmespath's notion of false: an empty string, list or
+// dict, None and False (not 0).
 func jmesFalse(v any) bool {
 	switch x := v.(type) {
 	case nil:
@@ -147,11 +225,15 @@ func literal(v any) any {
 // expRef is an &expression argument.
 type expRef struct{ node parsing.ASTNode }
 
-func jmesEval(n parsing.ASTNode, cur any) (any, error) {
+func (q *jmesQuery) eval(n parsing.ASTNode, cur any) (any, error) {
 	switch n.NodeType {
 	case parsing.ASTIdentity, parsing.ASTCurrentNode:
 		return cur, nil
 	case parsing.ASTLiteral:
+		if str, ok := n.Value.(string); ok && strings.HasPrefix(str, jmesLiteralMark) {
+			i, _ := strconv.Atoi(str[len(jmesLiteralMark):])
+			return q.lits[i], nil
+		}
 		return literal(n.Value), nil
 	case parsing.ASTField:
 		if d, ok := cur.(*value.Dict); ok {
@@ -160,17 +242,17 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		return nil, nil
 	case parsing.ASTSubexpression, parsing.ASTIndexExpression:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
-		return jmesEval(n.Children[1], left)
+		return q.eval(n.Children[1], left)
 	case parsing.ASTPipe:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
-		return jmesEval(n.Children[1], left)
+		return q.eval(n.Children[1], left)
 	case parsing.ASTIndex:
 		l, ok := cur.([]any)
 		if !ok {
@@ -191,7 +273,7 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		return jmesSlice(l, n.Value.([]*int))
 	case parsing.ASTFlatten:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +291,7 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		return out, nil
 	case parsing.ASTProjection, parsing.ASTValueProjection:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
@@ -230,9 +312,9 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 			}
 			items = l
 		}
-		return project(items, n.Children[1], nil)
+		return q.project(items, n.Children[1], nil)
 	case parsing.ASTFilterProjection:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
@@ -241,13 +323,13 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 			return nil, nil
 		}
 		cond := n.Children[2]
-		return project(l, n.Children[1], &cond)
+		return q.project(l, n.Children[1], &cond)
 	case parsing.ASTComparator:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
-		right, err := jmesEval(n.Children[1], cur)
+		right, err := q.eval(n.Children[1], cur)
 		if err != nil {
 			return nil, err
 		}
@@ -257,34 +339,48 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		case parsing.TOKNE:
 			return !jmesEqual(left, right), nil
 		}
-		_, lb := left.(bool)
-		_, rb := right.(bool)
-		if !isNumber(left) || !isNumber(right) || lb || rb {
+		// Ordering compares numbers, and strings too (Python's jmespath
+		// 1.0 _is_comparable); anything else is None, and a string
+		// against a number is Python's TypeError.
+		ls, lstr := left.(string)
+		rs, rstr := right.(string)
+		if !(isNumber(left) || lstr) || !(isNumber(right) || rstr) {
 			return nil, nil
 		}
-		l, r := toFloat(left), toFloat(right)
-		switch n.Value {
-		case parsing.TOKGT:
-			return l > r, nil
-		case parsing.TOKGTE:
-			return l >= r, nil
-		case parsing.TOKLT:
-			return l < r, nil
-		case parsing.TOKLTE:
-			return l <= r, nil
+		op := map[any]string{parsing.TOKGT: ">", parsing.TOKGTE: ">=", parsing.TOKLT: "<", parsing.TOKLTE: "<="}[n.Value]
+		if lstr != rstr {
+			return nil, &jmesPyError{fmt.Sprintf("'%s' not supported between instances of '%s' and '%s'", op, pyTypeName(left), pyTypeName(right))}
+		}
+		cmp := 0
+		if lstr {
+			cmp = strings.Compare(ls, rs)
+		} else if l, r := toFloat(left), toFloat(right); l < r {
+			cmp = -1
+		} else if l > r {
+			cmp = 1
+		}
+		switch op {
+		case ">":
+			return cmp > 0, nil
+		case ">=":
+			return cmp >= 0, nil
+		case "<":
+			return cmp < 0, nil
+		case "<=":
+			return cmp <= 0, nil
 		}
 		return nil, fmt.Errorf("unknown comparator %v", n.Value)
 	case parsing.ASTOrExpression, parsing.ASTAndExpression:
-		left, err := jmesEval(n.Children[0], cur)
+		left, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
 		if jmesFalse(left) == (n.NodeType == parsing.ASTAndExpression) {
 			return left, nil
 		}
-		return jmesEval(n.Children[1], cur)
+		return q.eval(n.Children[1], cur)
 	case parsing.ASTNotExpression:
-		v, err := jmesEval(n.Children[0], cur)
+		v, err := q.eval(n.Children[0], cur)
 		if err != nil {
 			return nil, err
 		}
@@ -295,7 +391,7 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		out := make([]any, 0, len(n.Children))
 		for _, c := range n.Children {
-			v, err := jmesEval(c, cur)
+			v, err := q.eval(c, cur)
 			if err != nil {
 				return nil, err
 			}
@@ -308,7 +404,7 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		d := value.NewDict(len(n.Children))
 		for _, c := range n.Children {
-			v, err := jmesEval(c.Children[0], cur)
+			v, err := q.eval(c.Children[0], cur)
 			if err != nil {
 				return nil, err
 			}
@@ -316,30 +412,30 @@ func jmesEval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		return d, nil
 	case parsing.ASTKeyValPair:
-		return jmesEval(n.Children[0], cur)
+		return q.eval(n.Children[0], cur)
 	case parsing.ASTExpRef:
 		return expRef{n.Children[0]}, nil
 	case parsing.ASTFunctionExpression:
 		args := make([]any, 0, len(n.Children))
 		for _, c := range n.Children {
-			v, err := jmesEval(c, cur)
+			v, err := q.eval(c, cur)
 			if err != nil {
 				return nil, err
 			}
 			args = append(args, v)
 		}
-		return jmesCall(n.Value.(string), args)
+		return q.call(n.Value.(string), args)
 	}
 	return nil, fmt.Errorf("unsupported JMESPath expression (a JMESPath extension Python's jmespath 1.0 does not have)")
 }
 
 // project applies right to each item (that passes cond), keeping the
 // results that are not None.
-func project(items []any, right parsing.ASTNode, cond *parsing.ASTNode) (any, error) {
+func (q *jmesQuery) project(items []any, right parsing.ASTNode, cond *parsing.ASTNode) (any, error) {
 	out := []any{}
 	for _, e := range items {
 		if cond != nil {
-			ok, err := jmesEval(*cond, e)
+			ok, err := q.eval(*cond, e)
 			if err != nil {
 				return nil, err
 			}
@@ -347,7 +443,7 @@ func project(items []any, right parsing.ASTNode, cond *parsing.ASTNode) (any, er
 				continue
 			}
 		}
-		v, err := jmesEval(right, e)
+		v, err := q.eval(right, e)
 		if err != nil {
 			return nil, err
 		}
@@ -461,7 +557,16 @@ func arrayTypeError(fn string, v any, expected ...string) error {
 		quoted[i] = "'" + e + "'"
 	}
 	bad := l[0]
-	if first == "number" || first == "string" {
+	if len(expected) == 1 {
+		// One element type allowed: the first element of another type.
+		want := strings.TrimPrefix(expected[0], "array-")
+		for _, e := range l {
+			if jmesType(e) != want {
+				bad = e
+				break
+			}
+		}
+	} else if first == "number" || first == "string" {
 		for _, e := range l[1:] {
 			if jmesType(e) != first {
 				bad = e
@@ -487,7 +592,7 @@ var jmesFuncs = map[string]struct {
 	"to_string": {1, false}, "type": {1, false}, "values": {1, false},
 }
 
-func jmesCall(name string, args []any) (any, error) {
+func (q *jmesQuery) call(name string, args []any) (any, error) {
 	spec, ok := jmesFuncs[name]
 	if !ok {
 		return nil, fmt.Errorf("Unknown function: %s()", name)
@@ -555,7 +660,7 @@ func jmesCall(name string, args []any) (any, error) {
 		case string:
 			s, ok := args[1].(string)
 			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyTypeName(args[1]))
+				return nil, &jmesPyError{fmt.Sprintf("'in <string>' requires string as left operand, not %s", pyTypeName(args[1]))}
 			}
 			return strings.Contains(x, s), nil
 		case []any:
@@ -630,7 +735,7 @@ func jmesCall(name string, args []any) (any, error) {
 		}
 		out := make([]any, 0, len(l))
 		for _, e := range l {
-			v, err := jmesEval(ref.node, e)
+			v, err := q.eval(ref.node, e)
 			if err != nil {
 				return nil, err
 			}
@@ -664,7 +769,7 @@ func jmesCall(name string, args []any) (any, error) {
 		keys := make([]any, len(l))
 		kind := ""
 		for i, e := range l {
-			k, err := jmesEval(ref.node, e)
+			k, err := q.eval(ref.node, e)
 			if err != nil {
 				return nil, err
 			}
@@ -757,10 +862,11 @@ func jmesCall(name string, args []any) (any, error) {
 		case int, float64:
 			return x, nil
 		case string:
-			if n, err := strconv.Atoi(x); err == nil {
+			// Python's int(), then float(), of the string.
+			if n, ok := py.ParseInt(x, 10); ok {
 				return n, nil
 			}
-			if f, err := strconv.ParseFloat(x, 64); err == nil && !strings.ContainsAny(x, "xXpP_") {
+			if f, ok := py.ParseFloat(x); ok {
 				return f, nil
 			}
 		}
