@@ -82,6 +82,10 @@ type Config struct {
 	// default in 2.19): templates in the string constants of conditionals
 	// and in lookup terms are rendered, with a warning.
 	AllowEmbeddedTemplates bool
+	// DeprecationWarnings is DEPRECATION_WARNINGS: false drops the
+	// [DEPRECATION WARNING]s of a run (those ALLOW_BROKEN_CONDITIONALS
+	// turns errors into, among others).
+	DeprecationWarnings bool
 	// Vault are the vault settings (vault.go).
 	Vault Vault
 	// Escalation are the become and connection defaults (become.go).
@@ -164,6 +168,7 @@ var (
 	jsonIndentSetting      = setting{"ANSIBLE_JSON_INDENT", "defaults", "json_indent", "4"}
 	brokenCondSetting      = setting{"ANSIBLE_ALLOW_BROKEN_CONDITIONALS", "defaults", "allow_broken_conditionals", "false"}
 	embeddedTmplSetting    = setting{"ANSIBLE_ALLOW_EMBEDDED_TEMPLATES", "defaults", "allow_embedded_templates", "true"}
+	deprecationsSetting    = setting{"ANSIBLE_DEPRECATION_WARNINGS", "defaults", "deprecation_warnings", "true"}
 )
 
 // reader reads settings from the environment, then the config file.
@@ -247,6 +252,7 @@ func Load(env Environment) *Config {
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
 	c.AllowBrokenConditionals = r.boolean(brokenCondSetting)
 	c.AllowEmbeddedTemplates = r.boolean(embeddedTmplSetting)
+	c.DeprecationWarnings = r.boolean(deprecationsSetting)
 	c.Vault = r.vault()
 	c.Escalation = r.escalation()
 	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)

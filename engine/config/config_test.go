@@ -260,6 +260,8 @@ func TestCompatibilitySwitches(t *testing.T) {
 	c := Load(fakeEnv(t, nil))
 	require.False(t, c.AllowBrokenConditionals)
 	require.True(t, c.AllowEmbeddedTemplates)
+	require.True(t, c.DeprecationWarnings)
+	require.False(t, Load(fakeEnv(t, map[string]string{"ANSIBLE_DEPRECATION_WARNINGS": "False"})).DeprecationWarnings)
 
 	env := fakeEnv(t, nil)
 	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "ansible.cfg"),

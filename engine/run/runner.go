@@ -45,6 +45,9 @@ type Options struct {
 	// with a non-boolean result is taken by its truthiness, with a
 	// deprecation warning, as ansible-core 2.19 allows.
 	AllowBrokenConditionals bool
+	// NoDeprecationWarnings is DEPRECATION_WARNINGS=False: the run's
+	// deprecation warnings are not shown.
+	NoDeprecationWarnings bool
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool

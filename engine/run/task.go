@@ -208,7 +208,12 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 }
 
 // warn shows a warning.
-func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
+func (r *Runner) warn(w *diag.Diagnostic) {
+	if w.Severity == diag.Deprecation && r.Opts.NoDeprecationWarnings {
+		return
+	}
+	r.Display.Warn(w)
+}
 
 // renderName renders the task name for the banner, as Ansible does when
 // every variable it needs is available.

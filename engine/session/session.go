@@ -90,6 +90,7 @@ func (s *Session) Options(o run.Options) run.Options {
 	o.MergeHashes, o.Gathering, o.NoInjectFacts, o.ShowCustomStats = c.MergeHashes, c.Gathering, !c.InjectFacts, c.ShowCustomStats
 	o.Forks, o.WarnOnMissingHandler = c.Forks, !c.ErrorOnMissingHandler
 	o.AllowBrokenConditionals = c.AllowBrokenConditionals
+	o.NoDeprecationWarnings = !c.DeprecationWarnings
 	return o
 }
 
