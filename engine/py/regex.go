@@ -2,6 +2,7 @@ package py
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +74,13 @@ func CompilePattern(p string, flags RegexFlags) (*Regexp, error) {
 			return nil, err
 		}
 		re = bt
+	} else if re.nullable || re.dollar {
+		// Where RE2's answer can differ from Python's (an empty match
+		// right after a match, $ before a final newline), the
+		// backtracking engine answers for the subjects concerned.
+		if twin, twinErr := compileBacktracking(p, flags); twinErr == nil {
+			re.twin = twin.bt
+		}
 	}
 	regexCache.Store(key, re)
 	return re, nil
@@ -99,7 +107,70 @@ func compileRE2(p string, flags RegexFlags) (*Regexp, error) {
 	if err != nil {
 		return nil, Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	return &Regexp{re2: re, names: re.SubexpNames()}, nil
+	out := &Regexp{re2: re, names: re.SubexpNames(), src: p}
+	if parsed, perr := syntax.Parse(src, syntax.Perl); perr == nil {
+		out.nullable = nullable(parsed)
+	}
+	out.dollar = flags&(RegexMultiline|RegexFinalNewline) == 0 && hasDollar(p)
+	return out, nil
+}
+
+// nullable reports whether re can match the empty string somewhere
+// (assertions aside): such a pattern's successive matches may include an
+// empty one right after a match, which Python keeps and RE2 drops.
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+		return false
+	case syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpPlus, syntax.OpCapture:
+		return nullable(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullable(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !nullable(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if nullable(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	// The empty match and the assertions (^ $ \b \A \z).
+	return true
+}
+
+// hasDollar reports whether a Python pattern has a $ outside a class:
+// without re.MULTILINE, Python's $ also matches before a final newline,
+// RE2's only at the end.
+func hasDollar(p string) bool {
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case c == '[' && !inClass:
+			inClass = true
+			if i+1 < len(p) && p[i+1] == '^' {
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+		case c == '$' && !inClass:
+			return true
+		}
+	}
+	return false
 }
 
 // unsupported is the error for a construct RE2 lacks.
@@ -138,6 +209,10 @@ func translateRegex(p string, flags RegexFlags) (string, error) {
 			b.WriteString(`\[`)
 		case c == '$' && !inClass && flags&RegexFinalNewline != 0 && flags&RegexMultiline == 0:
 			b.WriteString(`(?m:$)`)
+		case c == '{' && !inClass && pyOpenMin(p[i:]):
+			// Python's {,n} and {,} are {0,n} and {0,}; RE2 and .NET read
+			// them as literal text.
+			b.WriteString("{0")
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?P="):
 			return "", unsupported("backreferences", p)
 		case c == '(' && !inClass && hasLookaround(p[i:]):
@@ -147,6 +222,19 @@ func translateRegex(p string, flags RegexFlags) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// pyOpenMin reports whether s starts with a repetition without its
+// minimum: {,} or {,n}.
+func pyOpenMin(s string) bool {
+	if !strings.HasPrefix(s, "{,") {
+		return false
+	}
+	j := 2
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j < len(s) && s[j] == '}'
 }
 
 func hasLookaround(s string) bool {

@@ -40,14 +40,42 @@ func TestCompilePatternBacktracksOnlyWhereNeeded(t *testing.T) {
 }
 
 func TestCompilePatternCachesPerFlags(t *testing.T) {
-	a, err := CompilePattern(`x$`, RegexText)
+	a, err := CompilePattern(`^x$`, RegexText)
 	require.NoError(t, err)
-	b, err := CompilePattern(`x$`, RegexText|RegexFinalNewline)
+	b, err := CompilePattern(`^x$`, RegexText|RegexIgnoreCase)
 	require.NoError(t, err)
-	ok, err := a.MatchString("x\n")
+	ok, err := a.MatchString("X")
 	require.NoError(t, err)
 	require.False(t, ok)
-	ok, err = b.MatchString("x\n")
+	ok, err = b.MatchString("X")
 	require.NoError(t, err)
 	require.True(t, ok)
+}
+
+// TestPythonDollarAndEmptyMatches: where RE2's answer differs from
+// Python's on an RE2 pattern, Python's is given: $ (without
+// re.MULTILINE) also matches before a final newline, but not before an
+// inner one; an empty match right after a match is kept.
+func TestPythonDollarAndEmptyMatches(t *testing.T) {
+	re, err := CompilePattern(`x$`, RegexText)
+	require.NoError(t, err)
+	require.False(t, re.Backtracking(), "RE2 still matches where it agrees")
+	for subject, want := range map[string]bool{"x": true, "x\n": true, "x\ny": false, "x\n\n": false} {
+		ok, err := re.MatchString(subject)
+		require.NoError(t, err)
+		require.Equal(t, want, ok, "%q", subject)
+	}
+	loc, err := re.FindStringIndex("ax\n")
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2}, loc, "the newline is not part of the match")
+
+	re, err = CompilePattern(`\w*`, RegexText)
+	require.NoError(t, err)
+	all, err := re.FindAllStringSubmatchIndex("ab cd", -1)
+	require.NoError(t, err)
+	require.Equal(t, [][]int{{0, 2}, {2, 2}, {3, 5}, {5, 5}}, all, "re.findall(r'\\w*', 'ab cd') is ['ab', '', 'cd', '']")
+
+	re, err = CompilePattern(`a+`, RegexText)
+	require.NoError(t, err)
+	require.Nil(t, re.twin, "a pattern that cannot match empty needs no second engine")
 }

@@ -27,6 +27,13 @@ var ErrRegexTimeout = errors.New("regular expression match timed out (catastroph
 type Regexp struct {
 	re2 *regexp.Regexp
 	bt  *regexp2.Regexp
+	// twin is the backtracking engine's compilation of an RE2 pattern
+	// whose answers can differ from Python's: a nullable pattern's
+	// successive matches (Python keeps an empty match right after a
+	// match, RE2 drops it) and a $ before a subject's final newline
+	// (dollar). nil when neither applies.
+	twin             *regexp2.Regexp
+	nullable, dollar bool
 	// names are the groups' names by number (0 is the whole match), as
 	// regexp.Regexp.SubexpNames gives them.
 	names []string
@@ -59,7 +66,7 @@ func (re *Regexp) SubexpIndex(name string) int {
 
 // MatchString reports whether s contains a match.
 func (re *Regexp) MatchString(s string) (bool, error) {
-	if re.re2 != nil {
+	if re.re2 != nil && !re.useTwin(s, false) {
 		return re.re2.MatchString(s), nil
 	}
 	m, err := re.FindStringSubmatchIndex(s)
@@ -69,7 +76,7 @@ func (re *Regexp) MatchString(s string) (bool, error) {
 // FindStringSubmatchIndex is the first match's group offsets (-1 for a
 // group that did not take part), nil for none.
 func (re *Regexp) FindStringSubmatchIndex(s string) ([]int, error) {
-	if re.re2 != nil {
+	if re.re2 != nil && !re.useTwin(s, false) {
 		return re.re2.FindStringSubmatchIndex(s), nil
 	}
 	all, err := re.findAll(s, 1)
@@ -107,7 +114,7 @@ func (re *Regexp) FindStringIndex(s string) ([]int, error) {
 // FindAllStringSubmatchIndex is the group offsets of up to n successive
 // non-overlapping matches (all of them when n < 0).
 func (re *Regexp) FindAllStringSubmatchIndex(s string, n int) ([][]int, error) {
-	if re.re2 != nil {
+	if re.re2 != nil && !re.useTwin(s, true) {
 		return re.re2.FindAllStringSubmatchIndex(s, n), nil
 	}
 	return re.findAll(s, n)
@@ -122,6 +129,13 @@ func (re *Regexp) FindIndex(b []byte) ([]int, error) { return re.FindStringIndex
 // FindSubmatchIndex is FindStringSubmatchIndex of b.
 func (re *Regexp) FindSubmatchIndex(b []byte) ([]int, error) {
 	return re.FindStringSubmatchIndex(string(b))
+}
+
+// useTwin reports whether the backtracking twin answers for s: a $ that
+// may match before s's final newline, or (all) successive matches of a
+// nullable pattern.
+func (re *Regexp) useTwin(s string, all bool) bool {
+	return re.twin != nil && (re.dollar && strings.HasSuffix(s, "\n") || all && re.nullable)
 }
 
 // findAll runs the backtracking engine over s. The subject is decoded
@@ -142,8 +156,12 @@ func (re *Regexp) findAll(s string, n int) ([][]int, error) {
 		i += size
 	}
 	offsets = append(offsets, len(s))
+	bt := re.bt
+	if bt == nil {
+		bt = re.twin
+	}
 	var out [][]int
-	m, err := re.bt.FindRunesMatch(runes)
+	m, err := bt.FindRunesMatch(runes)
 	for err == nil && m != nil && (n < 0 || len(out) < n) {
 		groups := m.Groups()
 		loc := make([]int, 2*len(re.names))
@@ -162,7 +180,7 @@ func (re *Regexp) findAll(s string, n int) ([][]int, error) {
 			loc[2*num+1] = offsets[g.Index+g.Length]
 		}
 		out = append(out, loc)
-		m, err = re.bt.FindNextMatch(m)
+		m, err = bt.FindNextMatch(m)
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), "timeout") {
@@ -272,6 +290,8 @@ func translateBacktracking(p string, flags RegexFlags) (string, []string, error)
 			// .NET reads -[...] as class subtraction; Python as a
 			// literal hyphen and bracket.
 			b.WriteString(`\-`)
+		case c == '{' && !inClass && pyOpenMin(p[i:]):
+			b.WriteString("{0")
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?P<"):
 			end := strings.IndexByte(p[i:], '>')
 			if end < 0 {

@@ -84,3 +84,23 @@ func TestBacktrackingTimeout(t *testing.T) {
 	_, err = re.FindAllStringSubmatchIndex(subject, -1)
 	require.Error(t, err)
 }
+
+// TestOpenMinimumRepetition: Python reads {,n} as {0,n} and {,} as {0,},
+// on either engine.
+func TestOpenMinimumRepetition(t *testing.T) {
+	for _, p := range []string{`a{,2}`, `(?<=^)a{,2}`} {
+		re, err := CompilePattern(p, RegexText)
+		require.NoError(t, err)
+		all, err := re.FindAllStringSubmatchIndex("aaa", -1)
+		require.NoError(t, err)
+		require.Equal(t, []int{0, 2}, all[0], p)
+	}
+	re, err := CompilePattern(`^x{,}$`, RegexText)
+	require.NoError(t, err)
+	ok, err := re.MatchString("xxx")
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = re.MatchString("x{,}")
+	require.NoError(t, err)
+	require.False(t, ok)
+}

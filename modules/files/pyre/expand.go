@@ -8,9 +8,9 @@ import (
 
 // Sub is re.subn(re, repl, s) with repl parsed by py.ParseReplacement:
 // every non-overlapping match replaced. It returns the new string and
-// the number of replacements. Unlike Python 3.7, an empty match right
-// after a match is not replaced (RE2's rule). The error is that of a match
-// that timed out.
+// the number of replacements. As in Python 3.7+, an empty match right
+// after a match is replaced too (py.Regexp answers such patterns on its
+// backtracking engine). The error is that of a match that timed out.
 func Sub(re *py.Regexp, repl py.Replacement, s string) (string, int, error) {
 	var b strings.Builder
 	count, last := 0, 0
