@@ -218,6 +218,32 @@ func compileBacktracking(p string, flags RegexFlags) (*Regexp, error) {
 	return &Regexp{bt: bt, names: names, src: p}, nil
 }
 
+// quantifierAt is the quantifier s starts with (*, +, ?, {n}, {n,},
+// {n,m}, {,m}, {,}), or "" for none.
+func quantifierAt(s string) string {
+	switch s[0] {
+	case '*', '+', '?':
+		return s[:1]
+	case '{':
+		j := 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		digits := j > 1
+		if j < len(s) && s[j] == ',' {
+			j++
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			digits = true
+		}
+		if digits && j < len(s) && s[j] == '}' {
+			return s[:j+1]
+		}
+	}
+	return ""
+}
+
 // translateBacktracking rewrites a Python pattern in regexp2's syntax and
 // returns the groups' names by number.
 func translateBacktracking(p string, flags RegexFlags) (string, []string, error) {
@@ -232,8 +258,48 @@ func translateBacktracking(p string, flags RegexFlags) (string, []string, error)
 		}
 		return 0, false
 	}
+	// atom is where the output of the last atom (the operand of a
+	// quantifier) starts; groups is that of each open group.
+	atom := 0
+	var groups []int
 	for i := 0; i < len(p); i++ {
 		c := p[i]
+		if !inClass {
+			if q := quantifierAt(p[i:]); q != "" {
+				// Python 3.11's possessive quantifiers (X*+, X{n,m}+) are
+				// atomic groups in .NET: (?>X*).
+				out := q
+				if pyOpenMin(q) {
+					out = "{0" + q[1:]
+				}
+				i += len(q) - 1
+				if i+1 < len(p) && p[i+1] == '+' {
+					prev := b.String()
+					b.Reset()
+					b.WriteString(prev[:atom] + "(?>" + prev[atom:] + out + ")")
+					i++
+				} else {
+					b.WriteString(out)
+				}
+				continue
+			}
+			switch c {
+			case ')':
+				if len(groups) > 0 {
+					atom, groups = groups[len(groups)-1], groups[:len(groups)-1]
+				}
+				b.WriteByte(c)
+				continue
+			case '(':
+				if !strings.HasPrefix(p[i:], "(?P=") {
+					groups = append(groups, b.Len())
+				}
+				atom = b.Len()
+			case '|':
+			default:
+				atom = b.Len()
+			}
+		}
 		switch {
 		case c == '\\' && i+1 < len(p):
 			n := p[i+1]
@@ -248,7 +314,9 @@ func translateBacktracking(p string, flags RegexFlags) (string, []string, error)
 				if j < len(p) && p[j] >= '0' && p[j] <= '9' {
 					j++
 				}
-				b.WriteString(`\` + p[i+1:j] + `(?:)`)
+				// A group keeps the number apart from digits that follow
+				// and makes the reference one atom for a quantifier.
+				b.WriteString(`(?:\` + p[i+1:j] + `)`)
 				i = j - 1
 				continue
 			case n == 'u' && text && i+5 < len(p):
@@ -290,8 +358,6 @@ func translateBacktracking(p string, flags RegexFlags) (string, []string, error)
 			// .NET reads -[...] as class subtraction; Python as a
 			// literal hyphen and bracket.
 			b.WriteString(`\-`)
-		case c == '{' && !inClass && pyOpenMin(p[i:]):
-			b.WriteString("{0")
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?P<"):
 			end := strings.IndexByte(p[i:], '>')
 			if end < 0 {
@@ -309,7 +375,7 @@ func translateBacktracking(p string, flags RegexFlags) (string, []string, error)
 			if !ok {
 				return "", nil, Errorf("unknown group name '%s' at position %d", p[i+4:i+end], i+4)
 			}
-			b.WriteString(`\` + strconv.Itoa(num) + `(?:)`)
+			b.WriteString(`(?:\` + strconv.Itoa(num) + `)`)
 			i += end
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?(") && !strings.HasPrefix(p[i:], "(?(?"):
 			end := strings.IndexByte(p[i+3:], ')')

@@ -104,3 +104,29 @@ func TestOpenMinimumRepetition(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 }
+
+// TestBacktrackingQuantifiers: a quantified backreference repeats the
+// reference; Python 3.11's possessive quantifiers and atomic groups do
+// not give back what they took.
+func TestBacktrackingQuantifiers(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, subject string
+		want             []int
+	}{
+		{`(a)\1+`, "aaaa", []int{0, 4, 0, 1}},
+		{`(?P<x>a)(?P=x){2}`, "aaaa", []int{0, 3, 0, 1}},
+		{`(a)\1+?`, "aaaa", []int{0, 2, 0, 1}},
+		{`^a*+a`, "aaa", nil},
+		{`^(?:ab)++c`, "ababc", []int{0, 5}},
+		{`^(?>a+)b`, "aab", []int{0, 3}},
+		{`^x{1,2}+x`, "xxx", []int{0, 3}},
+		{`^\d{,2}+\d`, "123", []int{0, 3}},
+		{`^[+*]{2}`, "+*", []int{0, 2}},
+	} {
+		re, err := CompilePattern(tc.pattern, RegexText)
+		require.NoError(t, err, tc.pattern)
+		m, err := re.FindStringSubmatchIndex(tc.subject)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, m, "%s on %q", tc.pattern, tc.subject)
+	}
+}
