@@ -28,7 +28,39 @@ const (
 	// one-line subjects of the file modules, wrong for longer text,
 	// which is why filters do not ask for it.
 	RegexFinalNewline
+	// regexASCII is re.ASCII, set by a leading (?a): \d \w \s are ASCII
+	// classes in a str pattern.
+	regexASCII
 )
+
+// leadingFlags removes the flags Python has and RE2 and .NET lack from a
+// pattern's leading inline flag group: (?a) (re.ASCII, which it returns
+// as regexASCII), (?u) (re.UNICODE, a str pattern's default) and (?L).
+// A group left empty goes.
+func leadingFlags(p string) (string, RegexFlags) {
+	rest, ok := strings.CutPrefix(p, "(?")
+	if !ok {
+		return p, 0
+	}
+	end := strings.IndexByte(rest, ')')
+	if end < 0 || strings.Trim(rest[:end], "aiLmsux") != "" || !strings.ContainsAny(rest[:end], "auL") {
+		return p, 0
+	}
+	var extra RegexFlags
+	if strings.Contains(rest[:end], "a") {
+		extra = regexASCII
+	}
+	kept := strings.Map(func(r rune) rune {
+		if r == 'a' || r == 'u' || r == 'L' {
+			return -1
+		}
+		return r
+	}, rest[:end])
+	if kept == "" {
+		return rest[end+1:], extra
+	}
+	return "(?" + kept + ")" + rest[end+1:], extra
+}
 
 // regexKey identifies a compiled pattern in regexCache.
 type regexKey struct {
@@ -67,9 +99,11 @@ func CompilePattern(p string, flags RegexFlags) (*Regexp, error) {
 	if re, ok := regexCache.Load(key); ok {
 		return re.(*Regexp), nil
 	}
-	re, err := compileRE2(p, flags)
+	src, extra := leadingFlags(p)
+	flags |= extra
+	re, err := compileRE2(src, flags)
 	if err != nil {
-		bt, btErr := compileBacktracking(p, flags)
+		bt, btErr := compileBacktracking(src, flags)
 		if btErr != nil {
 			return nil, err
 		}
@@ -78,10 +112,11 @@ func CompilePattern(p string, flags RegexFlags) (*Regexp, error) {
 		// Where RE2's answer can differ from Python's (an empty match
 		// right after a match, $ before a final newline), the
 		// backtracking engine answers for the subjects concerned.
-		if twin, twinErr := compileBacktracking(p, flags); twinErr == nil {
+		if twin, twinErr := compileBacktracking(src, flags); twinErr == nil {
 			re.twin = twin.bt
 		}
 	}
+	re.src = p
 	regexCache.Store(key, re)
 	return re, nil
 }
@@ -255,7 +290,7 @@ func translateEscape(b *strings.Builder, p string, i int, inClass bool, flags Re
 	case n == 'Z' && !inClass:
 		b.WriteString(`\z`)
 	case strings.IndexByte("dDwWsS", n) >= 0:
-		b.WriteString(classEscape(n, inClass, !text))
+		b.WriteString(classEscape(n, inClass, !text || flags&regexASCII != 0))
 	case n >= '1' && n <= '9' && !inClass:
 		return 0, unsupported("backreferences", p)
 	case (n == 'u' && text && i+5 < len(p)) || (n == 'U' && text && i+9 < len(p)):

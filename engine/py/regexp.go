@@ -308,7 +308,7 @@ func translateBacktracking(p string, flags RegexFlags) (string, []string, error)
 			case n == 'Z' && !inClass:
 				b.WriteString(`\z`)
 			case strings.IndexByte("dDwWsS", n) >= 0:
-				b.WriteString(classEscape(n, inClass, !text))
+				b.WriteString(classEscape(n, inClass, !text || flags&regexASCII != 0))
 			case n >= '1' && n <= '9' && !inClass:
 				j := i + 2
 				if j < len(p) && p[j] >= '0' && p[j] <= '9' {

@@ -130,3 +130,27 @@ func TestBacktrackingQuantifiers(t *testing.T) {
 		require.Equal(t, tc.want, m, "%s on %q", tc.pattern, tc.subject)
 	}
 }
+
+// TestLeadingPythonFlags: (?a) makes \d \w \s ASCII in a str pattern;
+// (?u) and (?L), which neither engine reads, are dropped; other leading
+// flags stay.
+func TestLeadingPythonFlags(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, subject string
+		want             bool
+	}{
+		{`(?a)^\w+$`, "café", false},
+		{`^\w+$`, "café", true},
+		{`(?u)^\w+$`, "café", true},
+		{`(?ai)^CAF\w$`, "caf_", true},
+		{`(?ai)^CAF\w$`, "café", false},
+		{`(?a)(?<=x)\d`, "x٣", false},
+		{`(?a)(?<=x)\d`, "x3", true},
+	} {
+		re, err := CompilePattern(tc.pattern, RegexText)
+		require.NoError(t, err, tc.pattern)
+		ok, err := re.MatchString(tc.subject)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, ok, "%s on %q", tc.pattern, tc.subject)
+	}
+}
