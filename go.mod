@@ -3,7 +3,9 @@ module github.com/cfzt/cfzt-runner
 go 1.26.0
 
 require (
+	github.com/dlclark/regexp2 v1.11.5
 	github.com/fatih/color v1.19.0
+	github.com/jmespath-community/go-jmespath v1.1.1
 	github.com/mattn/go-isatty v0.0.20
 	github.com/nikolalohinski/gonja/v2 v2.9.1
 	github.com/stretchr/testify v1.12.1

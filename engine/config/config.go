@@ -73,6 +73,19 @@ type Config struct {
 	ErrorOnMissingHandler bool
 	// DiffAlways is DIFF_ALWAYS: the default of --diff.
 	DiffAlways bool
+	// AllowBrokenConditionals is ALLOW_BROKEN_CONDITIONALS: a conditional
+	// whose result is not a boolean (or that is empty, or not a string)
+	// is taken by Python truthiness, with a deprecation warning, instead
+	// of failing the task.
+	AllowBrokenConditionals bool
+	// AllowEmbeddedTemplates is ALLOW_EMBEDDED_TEMPLATES (true by
+	// default in 2.19): templates in the string constants of conditionals
+	// and in lookup terms are rendered, with a warning.
+	AllowEmbeddedTemplates bool
+	// DeprecationWarnings is DEPRECATION_WARNINGS: false drops the
+	// [DEPRECATION WARNING]s of a run (those ALLOW_BROKEN_CONDITIONALS
+	// turns errors into, among others).
+	DeprecationWarnings bool
 	// Vault are the vault settings (vault.go).
 	Vault Vault
 	// Escalation are the become and connection defaults (become.go).
@@ -153,6 +166,9 @@ var (
 	profileSummarySetting  = setting{"PROFILE_TASKS_SUMMARY_ONLY", "callback_profile_tasks", "summary_only", "false"}
 	rolesSummarySetting    = setting{"PROFILE_ROLES_SUMMARY_ONLY", "callback_profile_roles", "summary_only", "false"}
 	jsonIndentSetting      = setting{"ANSIBLE_JSON_INDENT", "defaults", "json_indent", "4"}
+	brokenCondSetting      = setting{"ANSIBLE_ALLOW_BROKEN_CONDITIONALS", "defaults", "allow_broken_conditionals", "false"}
+	embeddedTmplSetting    = setting{"ANSIBLE_ALLOW_EMBEDDED_TEMPLATES", "defaults", "allow_embedded_templates", "true"}
+	deprecationsSetting    = setting{"ANSIBLE_DEPRECATION_WARNINGS", "defaults", "deprecation_warnings", "true"}
 )
 
 // reader reads settings from the environment, then the config file.
@@ -234,6 +250,9 @@ func Load(env Environment) *Config {
 	c.ErrorOnMissingHandler = r.boolean(missingHandlerSetting)
 	c.ShowCustomStats = r.boolean(customStatsSetting)
 	c.DiffAlways = r.boolean(diffAlwaysSetting)
+	c.AllowBrokenConditionals = r.boolean(brokenCondSetting)
+	c.AllowEmbeddedTemplates = r.boolean(embeddedTmplSetting)
+	c.DeprecationWarnings = r.boolean(deprecationsSetting)
 	c.Vault = r.vault()
 	c.Escalation = r.escalation()
 	c.DisplaySkippedHosts = r.boolean(displaySkippedSetting)

@@ -251,3 +251,33 @@ func fakeEnv2(env Environment, vars map[string]string) Environment {
 	}
 	return env
 }
+
+// TestCompatibilitySwitches: ALLOW_BROKEN_CONDITIONALS (off by default)
+// and ALLOW_EMBEDDED_TEMPLATES (on by default) come from ansible.cfg's
+// [defaults] or the environment, which wins; a value ansible-core's
+// lenient boolean does not know is false.
+func TestCompatibilitySwitches(t *testing.T) {
+	c := Load(fakeEnv(t, nil))
+	require.False(t, c.AllowBrokenConditionals)
+	require.True(t, c.AllowEmbeddedTemplates)
+	require.True(t, c.DeprecationWarnings)
+	require.False(t, Load(fakeEnv(t, map[string]string{"ANSIBLE_DEPRECATION_WARNINGS": "False"})).DeprecationWarnings)
+
+	env := fakeEnv(t, nil)
+	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "ansible.cfg"),
+		[]byte("[defaults]\nallow_broken_conditionals = True\nallow_embedded_templates = no\n"), 0o644))
+	c = Load(env)
+	require.True(t, c.AllowBrokenConditionals)
+	require.False(t, c.AllowEmbeddedTemplates)
+
+	env = fakeEnv(t, map[string]string{"ANSIBLE_ALLOW_BROKEN_CONDITIONALS": "0", "ANSIBLE_ALLOW_EMBEDDED_TEMPLATES": "yes"})
+	require.NoError(t, os.WriteFile(filepath.Join(env.Dir, "ansible.cfg"),
+		[]byte("[defaults]\nallow_broken_conditionals = True\nallow_embedded_templates = no\n"), 0o644))
+	c = Load(env)
+	require.False(t, c.AllowBrokenConditionals, "the environment wins over the file")
+	require.True(t, c.AllowEmbeddedTemplates)
+
+	c = Load(fakeEnv(t, map[string]string{"ANSIBLE_ALLOW_BROKEN_CONDITIONALS": "sure", "ANSIBLE_ALLOW_EMBEDDED_TEMPLATES": "maybe"}))
+	require.False(t, c.AllowBrokenConditionals)
+	require.False(t, c.AllowEmbeddedTemplates, "an unknown word is false, as ansible-core's boolean(strict=False) reads it")
+}

@@ -591,17 +591,23 @@ func (inv *Inventory) matchOne(p string) []string {
 	}
 	var out []string
 	if strings.HasPrefix(p, "~") {
-		re, err := regexp.Compile(p[1:])
+		// A Python regex, applied with re.match: anchored at the start
+		// of the name.
+		re, err := py.CompilePattern(p[1:], py.RegexText)
 		if err != nil {
 			return nil
 		}
+		matches := func(name string) bool {
+			loc, err := re.FindStringIndex(name)
+			return err == nil && loc != nil && loc[0] == 0
+		}
 		for _, g := range inv.order {
-			if re.MatchString(g.name) {
+			if matches(g.name) {
 				out = append(out, inv.groupHosts(g)...)
 			}
 		}
 		for _, h := range inv.hosts {
-			if re.MatchString(h) {
+			if matches(h) {
 				out = append(out, h)
 			}
 		}

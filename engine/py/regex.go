@@ -2,6 +2,7 @@ package py
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +28,39 @@ const (
 	// one-line subjects of the file modules, wrong for longer text,
 	// which is why filters do not ask for it.
 	RegexFinalNewline
+	// regexASCII is re.ASCII, set by a leading (?a): \d \w \s are ASCII
+	// classes in a str pattern.
+	regexASCII
 )
+
+// leadingFlags removes the flags Python has and RE2 and .NET lack from a
+// pattern's leading inline flag group: (?a) (re.ASCII, which it returns
+// as regexASCII), (?u) (re.UNICODE, a str pattern's default) and (?L).
+// A group left empty goes.
+func leadingFlags(p string) (string, RegexFlags) {
+	rest, ok := strings.CutPrefix(p, "(?")
+	if !ok {
+		return p, 0
+	}
+	end := strings.IndexByte(rest, ')')
+	if end < 0 || strings.Trim(rest[:end], "aiLmsux") != "" || !strings.ContainsAny(rest[:end], "auL") {
+		return p, 0
+	}
+	var extra RegexFlags
+	if strings.Contains(rest[:end], "a") {
+		extra = regexASCII
+	}
+	kept := strings.Map(func(r rune) rune {
+		if r == 'a' || r == 'u' || r == 'L' {
+			return -1
+		}
+		return r
+	}, rest[:end])
+	if kept == "" {
+		return rest[end+1:], extra
+	}
+	return "(?" + kept + ")" + rest[end+1:], extra
+}
 
 // regexKey identifies a compiled pattern in regexCache.
 type regexKey struct {
@@ -36,12 +69,12 @@ type regexKey struct {
 }
 
 // regexCache memoizes CompilePattern: roles apply the same few patterns
-// to every item of their loops. *regexp.Regexp is safe for concurrent use.
+// to every item of their loops. A *Regexp is safe for concurrent use.
 var regexCache sync.Map
 
 // CompileRegex compiles a str pattern with the flags the regex filters
 // and tests take.
-func CompileRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) {
+func CompileRegex(p string, ignorecase, multiline bool) (*Regexp, error) {
 	flags := RegexText
 	if ignorecase {
 		flags |= RegexIgnoreCase
@@ -52,15 +85,43 @@ func CompileRegex(p string, ignorecase, multiline bool) (*regexp.Regexp, error) 
 	return CompilePattern(p, flags)
 }
 
-// CompilePattern translates a Python pattern to RE2 syntax (\Z, \d \w
-// \s with Python's str or bytes meaning, \uXXXX, escaped punctuation)
-// and compiles it. What RE2 cannot match (backreferences, lookaround)
-// fails with an error naming it, rather than matching differently.
-func CompilePattern(p string, flags RegexFlags) (*regexp.Regexp, error) {
+// CompilePattern compiles a Python pattern. Where RE2 can match it, it is
+// translated to RE2 syntax (\Z, \d \w \s with Python's str or bytes
+// meaning, \uXXXX, escaped punctuation) and runs on Go's linear-time
+// engine. Where it needs what only a backtracking engine has
+// (backreferences, lookaround, conditional groups, atomic groups and
+// possessive quantifiers, repetitions RE2 refuses), it runs on regexp2 with
+// its groups renumbered as Python numbers them and a match timeout
+// (RegexTimeout), so that a pattern that backtracks catastrophically ends
+// in an error instead of a hang.
+func CompilePattern(p string, flags RegexFlags) (*Regexp, error) {
 	key := regexKey{p, flags}
 	if re, ok := regexCache.Load(key); ok {
-		return re.(*regexp.Regexp), nil
+		return re.(*Regexp), nil
 	}
+	src, extra := leadingFlags(p)
+	flags |= extra
+	re, err := compileRE2(src, flags)
+	if err != nil {
+		bt, btErr := compileBacktracking(src, flags)
+		if btErr != nil {
+			return nil, err
+		}
+		re = bt
+	} else if re.nullable || re.dollar {
+		// Where RE2's answer can differ from Python's (an empty match
+		// right after a match, $ before a final newline), the
+		// backtracking engine answers for the subjects concerned.
+		if twin, twinErr := compileBacktracking(src, flags); twinErr == nil {
+			re.twin = twin.bt
+		}
+	}
+	re.src = p
+	regexCache.Store(key, re)
+	return re, nil
+}
+
+func compileRE2(p string, flags RegexFlags) (*Regexp, error) {
 	src, err := translateRegex(p, flags)
 	if err != nil {
 		return nil, err
@@ -81,8 +142,70 @@ func CompilePattern(p string, flags RegexFlags) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, Errorf("%s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	regexCache.Store(key, re)
-	return re, nil
+	out := &Regexp{re2: re, names: re.SubexpNames(), src: p}
+	if parsed, perr := syntax.Parse(src, syntax.Perl); perr == nil {
+		out.nullable = nullable(parsed)
+	}
+	out.dollar = flags&(RegexMultiline|RegexFinalNewline) == 0 && hasDollar(p)
+	return out, nil
+}
+
+// nullable reports whether re can match the empty string somewhere
+// (assertions aside): such a pattern's successive matches may include an
+// empty one right after a match, which Python keeps and RE2 drops.
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+		return false
+	case syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpPlus, syntax.OpCapture:
+		return nullable(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullable(re.Sub[0])
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if !nullable(sub) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if nullable(sub) {
+				return true
+			}
+		}
+		return false
+	}
+	// The empty match and the assertions (^ $ \b \A \z).
+	return true
+}
+
+// hasDollar reports whether a Python pattern has a $ outside a class:
+// without re.MULTILINE, Python's $ also matches before a final newline,
+// RE2's only at the end.
+func hasDollar(p string) bool {
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case c == '[' && !inClass:
+			inClass = true
+			if i+1 < len(p) && p[i+1] == '^' {
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+		case c == '$' && !inClass:
+			return true
+		}
+	}
+	return false
 }
 
 // unsupported is the error for a construct RE2 lacks.
@@ -121,6 +244,10 @@ func translateRegex(p string, flags RegexFlags) (string, error) {
 			b.WriteString(`\[`)
 		case c == '$' && !inClass && flags&RegexFinalNewline != 0 && flags&RegexMultiline == 0:
 			b.WriteString(`(?m:$)`)
+		case c == '{' && !inClass && pyOpenMin(p[i:]):
+			// Python's {,n} and {,} are {0,n} and {0,}; RE2 and .NET read
+			// them as literal text.
+			b.WriteString("{0")
 		case c == '(' && !inClass && strings.HasPrefix(p[i:], "(?P="):
 			return "", unsupported("backreferences", p)
 		case c == '(' && !inClass && hasLookaround(p[i:]):
@@ -130,6 +257,19 @@ func translateRegex(p string, flags RegexFlags) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// pyOpenMin reports whether s starts with a repetition without its
+// minimum: {,} or {,n}.
+func pyOpenMin(s string) bool {
+	if !strings.HasPrefix(s, "{,") {
+		return false
+	}
+	j := 2
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j < len(s) && s[j] == '}'
 }
 
 func hasLookaround(s string) bool {
@@ -150,7 +290,7 @@ func translateEscape(b *strings.Builder, p string, i int, inClass bool, flags Re
 	case n == 'Z' && !inClass:
 		b.WriteString(`\z`)
 	case strings.IndexByte("dDwWsS", n) >= 0:
-		b.WriteString(classEscape(n, inClass, !text))
+		b.WriteString(classEscape(n, inClass, !text || flags&regexASCII != 0))
 	case n >= '1' && n <= '9' && !inClass:
 		return 0, unsupported("backreferences", p)
 	case (n == 'u' && text && i+5 < len(p)) || (n == 'U' && text && i+9 < len(p)):
@@ -188,7 +328,7 @@ func classEscape(n byte, inClass, ascii bool) string {
 			body = `0-9A-Za-z_`
 		}
 	default:
-		body = `\s\x0b\x{1c}-\x{1f}\x{85}\p{Z}`
+		body = `\s\x0b\x1c-\x1f\x85\p{Z}`
 		if ascii {
 			body = `\t\n\x0b\f\r `
 		}
@@ -221,7 +361,7 @@ type Replacement []replPart
 
 // ParseReplacement parses repl for the pattern re as re.sub does, with its
 // error messages.
-func ParseReplacement(repl string, re *regexp.Regexp) (Replacement, error) {
+func ParseReplacement(repl string, re *Regexp) (Replacement, error) {
 	var parts []replPart
 	var lit strings.Builder
 	flush := func() {

@@ -161,6 +161,8 @@ type fixture struct {
 	opts  run.Options
 	inv   []string
 	color bool
+	// noEmbedded is ALLOW_EMBEDDED_TEMPLATES=False.
+	noEmbedded bool
 	// observed are the results the runner's observer was told of.
 	observed []*run.Event
 }
@@ -202,7 +204,9 @@ func (f *fixture) run(t *testing.T) *recorder {
 	inv.AddVarsDir(pb.Dir)
 	f.out = &bytes.Buffer{}
 	f.rec = &recorder{Default: &display.Default{Out: f.out, Err: f.out, Verbose: f.opts.Verbosity, Color: f.color}}
-	r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: f.rec, Observer: f, Inventory: inv,
+	eng := template.New()
+	eng.NoEmbeddedTemplates = f.noEmbedded
+	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: f.rec, Observer: f, Inventory: inv,
 		Stdout: f.out, Opts: f.opts}
 	f.rc = r.Run(context.Background(), pb)
 	return f.rec

@@ -41,6 +41,13 @@ type Options struct {
 	// WarnOnMissingHandler turns ERROR_ON_MISSING_HANDLER off: a
 	// notification no handler answers is a warning.
 	WarnOnMissingHandler bool
+	// AllowBrokenConditionals is ALLOW_BROKEN_CONDITIONALS: a conditional
+	// with a non-boolean result is taken by its truthiness, with a
+	// deprecation warning, as ansible-core 2.19 allows.
+	AllowBrokenConditionals bool
+	// NoDeprecationWarnings is DEPRECATION_WARNINGS=False: the run's
+	// deprecation warnings are not shown.
+	NoDeprecationWarnings bool
 	// ShowCustomStats is SHOW_CUSTOM_STATS: set_stats data is shown
 	// after the recap.
 	ShowCustomStats bool

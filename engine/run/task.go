@@ -208,7 +208,12 @@ func (tr *taskRun) optAt(pos value.Pos) template.Options {
 }
 
 // warn shows a warning.
-func (r *Runner) warn(w *diag.Diagnostic) { r.Display.Warn(w) }
+func (r *Runner) warn(w *diag.Diagnostic) {
+	if w.Severity == diag.Deprecation && r.Opts.NoDeprecationWarnings {
+		return
+	}
+	r.Display.Warn(w)
+}
 
 // renderName renders the task name for the banner, as Ansible does when
 // every variable it needs is available.
@@ -787,8 +792,10 @@ func (tr *taskRun) evalConds(conds []playbook.Cond, sc *scope) (bool, error) {
 }
 
 func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
+	allow := tr.r.Opts.AllowBrokenConditionals
 	var v any
 	var err error
+	var origin value.Pos
 	switch x := c.Expr.(type) {
 	case bool:
 		return x, nil
@@ -797,8 +804,7 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 	case string:
 		expr := strings.TrimSpace(x)
 		if expr == "" {
-			p := c.Pos
-			return false, &diag.Diagnostic{Summary: "Empty conditional expressions are not allowed.", Origin: &p}
+			return tr.emptyConditional(c.Pos)
 		}
 		opt := tr.optAt(c.Pos)
 		opt.Conditional = true
@@ -811,14 +817,24 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 			var trusted bool
 			v, trusted, err = tr.r.Engine.RenderTrusted(expr, sc, opt)
 			if err == nil {
+				if s, ok := v.(string); ok && strings.TrimSpace(s) == "" {
+					// ansible-core checks the rendered expression for
+					// emptiness before its trust: an empty result is
+					// the empty conditional, where the value came from.
+					var ok bool
+					if ok, err = tr.emptyConditional(tr.untrustedOrigin(expr, sc, c.Pos)); err != nil {
+						return false, err
+					}
+					v = ok
+				}
 				if s, ok := v.(string); ok {
 					if !trusted {
 						// Only a trusted expression reached through a
 						// variable may be evaluated (2.19's trust check).
 						return false, untrustedError(tr.untrustedOrigin(expr, sc, c.Pos))
 					}
-					expr = s
-					v, err = tr.r.Engine.Eval(s, sc, opt)
+					expr = strings.TrimSpace(s)
+					v, err = tr.r.Engine.Eval(expr, sc, opt)
 				} else {
 					p := c.Pos
 					tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Conditionals should not be surrounded by templating delimiters such as {{ }} or {% %}.", Origin: &p, Version: "2.23"})
@@ -835,28 +851,65 @@ func (tr *taskRun) evalCond(c playbook.Cond, sc *scope) (bool, error) {
 			return false, diag.Located(c.Pos, err)
 		}
 		if _, isBool := v.(bool); !isBool {
-			origin := tr.originOf(expr, sc, c.Pos)
-			if v == nil {
-				// None cannot carry an origin tag in ansible-core.
-				origin = value.Pos{}
-			}
-			return false, brokenConditional(v, origin, c.Pos)
+			origin = tr.originOf(expr, sc, c.Pos)
 		}
 	default:
 		p := c.Pos
-		return false, &diag.Diagnostic{Summary: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
+		if !allow {
+			return false, &diag.Diagnostic{Summary: "Conditional expressions must be strings.", Origin: &p, Help: allowBroken}
+		}
+		// ALLOW_BROKEN_CONDITIONALS: a value that is not a string is
+		// templated as it is; its result, never a boolean, is taken by
+		// its truthiness below.
+		opt := tr.optAt(c.Pos)
+		if v, err = tr.r.Engine.RenderValue(x, sc, opt); err != nil {
+			return false, diag.Located(c.Pos, err)
+		}
+		origin = c.Pos
 	}
-	return v.(bool), nil
+	b, isBool := v.(bool)
+	if isBool {
+		return b, nil
+	}
+	if v == nil {
+		// None cannot carry an origin tag in ansible-core.
+		origin = value.Pos{}
+	}
+	if !allow {
+		return false, brokenConditional(v, origin, c.Pos)
+	}
+	p := c.Pos
+	tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: brokenConditionalMessage(v, origin), Origin: &p, Help: brokenAllowed, Version: "2.23"})
+	return value.Truthy(v), nil
+}
+
+// emptyConditional is an empty conditional expression (or one whose whole
+// template rendered empty), at pos: an error, or, under
+// ALLOW_BROKEN_CONDITIONALS, true with a deprecation warning.
+func (tr *taskRun) emptyConditional(pos value.Pos) (bool, error) {
+	p := pos
+	if !tr.r.Opts.AllowBrokenConditionals {
+		return false, &diag.Diagnostic{Summary: "Empty conditional expressions are not allowed.", Origin: &p, Help: allowBroken}
+	}
+	tr.r.warn(&diag.Diagnostic{Severity: diag.Deprecation, Summary: "Empty conditional expression was evaluated as True.", Origin: &p, Help: brokenAllowed, Version: "2.23"})
+	return true, nil
+}
+
+func brokenConditionalMessage(v any, origin value.Pos) string {
+	return fmt.Sprintf("Conditional result (%s) was derived from value of type '%s' at '%s'. Conditionals must have a boolean result.",
+		value.Repr(value.Truthy(v)), value.TypeName(v), origin)
 }
 
 func brokenConditional(v any, origin, pos value.Pos) error {
-	msg := fmt.Sprintf("Conditional result (%s) was derived from value of type '%s' at '%s'. Conditionals must have a boolean result.",
-		value.Repr(value.Truthy(v)), value.TypeName(v), origin)
 	p := pos
-	return &diag.Diagnostic{Summary: msg, Origin: &p, Help: allowBroken}
+	return &diag.Diagnostic{Summary: brokenConditionalMessage(v, origin), Origin: &p, Help: allowBroken}
 }
 
 const allowBroken = "Broken conditionals can be temporarily allowed with the `ALLOW_BROKEN_CONDITIONALS` configuration option."
+
+// brokenAllowed is the help of the deprecation warnings that
+// ALLOW_BROKEN_CONDITIONALS turns the broken conditional errors into.
+const brokenAllowed = "Broken conditionals are currently allowed because the `ALLOW_BROKEN_CONDITIONALS` configuration option is enabled."
 
 // isFailed applies ansible-core's TaskResult.is_failed.
 func isFailed(res *value.Dict) bool {

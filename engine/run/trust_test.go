@@ -136,3 +136,43 @@ func TestTrustedIndirection(t *testing.T) {
 	}
 	require.Equal(t, true, rec.result(t, "debug var", "localhost").Result.Default("1 == 1", nil))
 }
+
+// TestUntrustedUnderCompatSwitches: ALLOW_BROKEN_CONDITIONALS and either
+// setting of ALLOW_EMBEDDED_TEMPLATES never turn data into code. Data
+// holding an expression or a template is only a truthy string in a bare
+// conditional; a whole-template conditional over it is still refused; as
+// the compared value of an embedded-template constant or a lookup term
+// it is never rendered.
+func TestUntrustedUnderCompatSwitches(t *testing.T) {
+	for _, noEmbedded := range []bool{false, true} {
+		f, pwned := hostile(t, `
+    - {name: bare expr, debug: {msg: reached}, when: expr}
+    - {name: bare tmpl, debug: {msg: reached}, when: tmpl}
+    - {name: whole expr, debug: {msg: reached}, when: "{{ expr }}", ignore_errors: true}
+    - {name: whole tmpl, debug: {msg: reached}, when: "{{ tmpl }}", ignore_errors: true}
+    - {name: failed_when expr, debug: {msg: reached}, failed_when: "{{ expr }}", ignore_errors: true}
+    - {name: assert tmpl, assert: {that: ["{{ tmpl }}"]}, ignore_errors: true}
+    - {name: constant, debug: {msg: reached}, when: "tmpl != '{{ tmpl }}'"}
+    - {name: lookup term, debug: {msg: "{{ lookup('env', tmpl) }}"}}
+    - {name: with list, debug: {msg: "{{ item }}"}, loop: "{{ [tmpl, expr] }}", when: item}
+`)
+		f.opts.AllowBrokenConditionals = true
+		f.noEmbedded = noEmbedded
+		rec := f.run(t)
+		out := f.out.String()
+		requireNotRun(t, pwned, out)
+		for _, task := range []string{"bare expr", "bare tmpl"} {
+			require.Equal(t, "reached", rec.msg(t, task, "localhost"), "%s (noEmbedded=%v)", task, noEmbedded)
+		}
+		for _, task := range []string{"whole expr", "whole tmpl", "assert tmpl"} {
+			ev := rec.result(t, task, "localhost")
+			require.Contains(t, ev.Result.Default("msg", "").(string), "Encountered untrusted template or expression.", "%s (noEmbedded=%v)", task, noEmbedded)
+		}
+		ev := rec.result(t, "failed_when expr", "localhost")
+		require.Contains(t, ev.Result.Default("failed_when_result", "").(string), "Encountered untrusted template or expression.")
+		require.Equal(t, 2, len(rec.items("with list", "localhost")))
+		require.Contains(t, out, "Conditional result (True) was derived from value of type 'str'")
+		require.Contains(t, out, "Broken conditionals are currently allowed because the `ALLOW_BROKEN_CONDITIONALS` configuration option is enabled.")
+		require.NotContains(t, out, `"msg": "RENDERED"`)
+	}
+}

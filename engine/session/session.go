@@ -76,6 +76,7 @@ type Run struct {
 func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
 	eng := template.New()
 	eng.Settings = s.Config.Settings()
+	eng.NoEmbeddedTemplates = !s.Config.AllowEmbeddedTemplates
 	if s.Plugins != nil {
 		s.Plugins(eng, shared)
 	}
@@ -88,6 +89,8 @@ func (s *Session) Options(o run.Options) run.Options {
 	c := s.Config
 	o.MergeHashes, o.Gathering, o.NoInjectFacts, o.ShowCustomStats = c.MergeHashes, c.Gathering, !c.InjectFacts, c.ShowCustomStats
 	o.Forks, o.WarnOnMissingHandler = c.Forks, !c.ErrorOnMissingHandler
+	o.AllowBrokenConditionals = c.AllowBrokenConditionals
+	o.NoDeprecationWarnings = !c.DeprecationWarnings
 	return o
 }
 

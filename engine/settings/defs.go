@@ -63,6 +63,8 @@ func coreDefs() map[string]Def {
 		return Def{Env: envs(env), Ini: defaults(key), Default: UnderHome("/plugins/" + kind + ":/usr/share/ansible/plugins/" + kind), Type: "pathspec"}
 	}
 	return map[string]Def{
+		"ALLOW_BROKEN_CONDITIONALS":      boolean("ANSIBLE_ALLOW_BROKEN_CONDITIONALS", "defaults", "allow_broken_conditionals", false),
+		"ALLOW_EMBEDDED_TEMPLATES":       boolean("ANSIBLE_ALLOW_EMBEDDED_TEMPLATES", "defaults", "allow_embedded_templates", true),
 		"ANSIBLE_HOME":                   {Env: envs("ANSIBLE_HOME"), Ini: defaults("home"), Default: "~/.ansible", Type: "path"},
 		"ANSIBLE_NOCOLOR":                {Env: envs("ANSIBLE_NOCOLOR", "NO_COLOR"), Ini: defaults("nocolor"), Default: false, Type: "boolean"},
 		"ANSIBLE_FORCE_COLOR":            boolean("ANSIBLE_FORCE_COLOR", "defaults", "force_color", false),

@@ -54,6 +54,11 @@ type Engine struct {
 	// Vault holds the secrets that decrypt `!vault` values where they
 	// are used; nil is a run given none.
 	Vault *vault.Keyring
+	// NoEmbeddedTemplates is ALLOW_EMBEDDED_TEMPLATES=False: string
+	// constants of conditionals and lookup terms that hold a template stay
+	// the plain strings they are, instead of being rendered (with a
+	// warning) as ansible-core 2.19 does by default.
+	NoEmbeddedTemplates bool
 }
 
 // New returns an engine with every built-in filter, test and lookup.

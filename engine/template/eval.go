@@ -11,7 +11,7 @@ import (
 func (c *Ctx) eval(e syntax.Expr) (any, error) {
 	switch x := e.(type) {
 	case *syntax.Literal:
-		if s, ok := x.Value.(string); ok && c.opt.Conditional && HasMarkers(s) {
+		if s, ok := x.Value.(string); ok && c.opt.Conditional && !c.eng.NoEmbeddedTemplates && HasMarkers(s) {
 			return c.renderConstTemplate(s)
 		}
 		return x.Value, nil

@@ -14,6 +14,7 @@ func communityFilters() family {
 		"dict":            filterDict,
 		"dict_kv":         filterDictKV,
 		"groupby_as_dict": filterGroupbyAsDict,
+		"json_query":      filterJSONQuery,
 		"lists_mergeby":   filterListsMergeby,
 		"version_sort":    filterVersionSort,
 	}}

@@ -48,7 +48,10 @@ func filterRegexReplace(_ *Ctx, in any, a *Args) (any, error) {
 	if count > 0 {
 		limit = count
 	}
-	ms := re.FindAllStringSubmatchIndex(s, limit)
+	ms, err := re.FindAllStringSubmatchIndex(s, limit)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	last := 0
 	for _, m := range ms {
@@ -124,7 +127,10 @@ func filterRegexSearch(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := re.FindStringSubmatchIndex(s)
+	m, err := re.FindStringSubmatchIndex(s)
+	if err != nil {
+		return nil, err
+	}
 	if m == nil {
 		return nil, nil
 	}
@@ -166,7 +172,11 @@ func filterRegexFindall(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, err
 	}
 	out := []any{}
-	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+	ms, err := re.FindAllStringSubmatchIndex(s, -1)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
 		grp := func(i int) string {
 			if m[2*i] < 0 {
 				return ""

@@ -106,6 +106,9 @@ func (c *Ctx) renderConstTemplate(s string) (any, error) {
 // 2.19 still does for backward compatibility, warning at the value being
 // rendered. Other arguments are left alone.
 func (c *Ctx) renderEmbeddedTerms(call *syntax.Call, a *Args) error {
+	if c.eng.NoEmbeddedTemplates {
+		return nil
+	}
 	name, ok := call.Fn.(*syntax.Name)
 	if !ok || (name.Name != "lookup" && name.Name != "query" && name.Name != "q") {
 		return nil

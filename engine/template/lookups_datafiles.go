@@ -261,7 +261,11 @@ func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
 		}
 		var out []any
 		for _, k := range sec.Items() {
-			if loc := re.FindStringIndex(k); loc != nil && loc[0] == 0 {
+			loc, err := re.FindStringIndex(k)
+			if err != nil {
+				return nil, Errorf("%s", err.Error())
+			}
+			if loc != nil && loc[0] == 0 {
 				v, err := sec.Get(k, interp)
 				if err != nil {
 					return nil, Errorf("%s", err.Error())

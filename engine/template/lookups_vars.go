@@ -112,7 +112,11 @@ func lookupVarnames(c *Ctx, terms []any, _ *Args) ([]any, error) {
 			return nil, Errorf("Unable to use \"%s\" as a search parameter: %s", pattern, err.Error())
 		}
 		for _, n := range names {
-			if re.MatchString(n) {
+			matched, err := re.MatchString(n)
+			if err != nil {
+				return nil, Errorf("%s", err.Error())
+			}
+			if matched {
 				out = append(out, n)
 			}
 		}

@@ -3,6 +3,7 @@ package template
 import (
 	"math"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -76,17 +77,19 @@ func regexMatch(in, pattern, ignorecase, multiline any, matchType string) (bool,
 	if !ok {
 		return false, typeErrorf("first argument must be string or compiled pattern")
 	}
+	// The pattern's leading global flags ((?ai)) stay in front.
+	lead := leadingFlagGroup.FindString(p)
 	switch matchType {
 	case "match":
-		p = `\A(?:` + p + `)`
+		p = lead + `\A(?:` + p[len(lead):] + `)`
 	case "fullmatch":
-		p = `\A(?:` + p + `)\z`
+		p = lead + `\A(?:` + p[len(lead):] + `)\z`
 	}
 	re, err := py.CompileRegex(p, value.Truthy(ignorecase), value.Truthy(multiline))
 	if err != nil {
 		return false, err
 	}
-	return re.MatchString(s), nil
+	return re.MatchString(s)
 }
 
 func testTruthy(_ *Ctx, in any, a *Args) (bool, error) {
@@ -281,3 +284,6 @@ func uriTest(fn string) TestFunc {
 		return true, nil
 	}
 }
+
+// leadingFlagGroup is a pattern's leading inline flag group, (?aimsx).
+var leadingFlagGroup = regexp.MustCompile(`^\(\?[aiLmsux]+\)`)

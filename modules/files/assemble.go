@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/files/pyre"
 )
@@ -48,7 +48,7 @@ func runAssembleModule(m *amod) (*value.Dict, error) {
 	if !isDir(src) {
 		return nil, fail("Source (" + src + ") is not a directory")
 	}
-	var re *regexp.Regexp
+	var re *py.Regexp
 	if p, ok := m.str("regexp"); ok {
 		var err error
 		if re, err = pyre.Compile(p, pyre.Text); err != nil {
@@ -120,7 +120,7 @@ func (m *amod) validateAssembled(res *value.Dict, validate, path string) error {
 // (assemble_from_fragments): a newline after a fragment that lacks one,
 // the delimiter (escape sequences decoded, newline-terminated) between
 // fragments.
-func assembleFragments(dir, delimiter string, re *regexp.Regexp, ignoreHidden bool) ([]byte, error) {
+func assembleFragments(dir, delimiter string, re *py.Regexp, ignoreHidden bool) ([]byte, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -134,8 +134,12 @@ func assembleFragments(dir, delimiter string, re *regexp.Regexp, ignoreHidden bo
 	var out bytes.Buffer
 	first, addNewline := true, false
 	for _, name := range names {
-		if re != nil && !re.MatchString(name) {
-			continue
+		if re != nil {
+			// A match the backtracking engine timed out on counts as
+			// none: the fragment is left out.
+			if ok, _ := re.MatchString(name); !ok {
+				continue
+			}
 		}
 		p := dir + "/" + name
 		if !isFile(p) || (ignoreHidden && strings.HasPrefix(name, ".")) {
@@ -246,7 +250,7 @@ func (a *copyAction) assembleLocal(src, dest string) (*value.Dict, error) {
 	if !isDir(found) {
 		return nil, module.ActionFail("Source ("+found+") is not a directory", nil)
 	}
-	var re *regexp.Regexp
+	var re *py.Regexp
 	if p, ok := a.args.Get("regexp"); ok && p != nil {
 		if re, err = pyre.Compile(value.Str(p), pyre.Text); err != nil {
 			return nil, module.ActionFail(err.Error(), nil)

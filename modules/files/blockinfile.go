@@ -201,7 +201,11 @@ func insertionPoint(m *amod, lines [][]byte, original []byte) (int, error) {
 	}
 	n0 := -1
 	if pyre.IsMultiline(pattern) {
-		if loc := re.FindIndex(original); loc != nil {
+		loc, err := re.FindIndex(original)
+		if err != nil {
+			return 0, err
+		}
+		if loc != nil {
 			if hasAfter {
 				n0 = bytes.Count(original[:loc[1]], []byte("\n"))
 			} else {
@@ -210,7 +214,11 @@ func insertionPoint(m *amod, lines [][]byte, original []byte) (int, error) {
 		}
 	} else {
 		for i, l := range lines {
-			if re.Match(l) {
+			ok, err := re.Match(l)
+			if err != nil {
+				return 0, err
+			}
+			if ok {
 				n0 = i
 			}
 		}

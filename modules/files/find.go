@@ -53,10 +53,10 @@ type finder struct {
 	patterns, excludes []string
 	// regexes and exRegexes are the patterns and excludes compiled
 	// (globs translated as fnmatch does).
-	regexes, exRegexes []*regexp.Regexp
+	regexes, exRegexes []*py.Regexp
 	age, size          *int64
 	mode               *int64
-	contains           *regexp.Regexp
+	contains           *py.Regexp
 	now                float64
 	matched            []any
 	skipped            *value.Dict
@@ -153,8 +153,8 @@ func (f *finder) parseFilters() error {
 }
 
 // compileAll compiles patterns, each first passed through translate.
-func compileAll(patterns []string, translate func(string) string) ([]*regexp.Regexp, error) {
-	out := make([]*regexp.Regexp, 0, len(patterns))
+func compileAll(patterns []string, translate func(string) string) ([]*py.Regexp, error) {
+	out := make([]*py.Regexp, 0, len(patterns))
 	for _, p := range patterns {
 		re, err := pyre.Compile(translate(p), pyre.Text)
 		if err != nil {
@@ -286,8 +286,9 @@ func (f *finder) nameMatches(name string) bool {
 
 // matchAtStart is Python's re.match: a match that begins at the start
 // (the leftmost match starts there when any does).
-func matchAtStart(re *regexp.Regexp, s string) bool {
-	loc := re.FindStringIndex(s)
+// A match the backtracking engine timed out on counts as none.
+func matchAtStart(re *py.Regexp, s string) bool {
+	loc, _ := re.FindStringIndex(s)
 	return loc != nil && loc[0] == 0
 }
 
@@ -345,7 +346,8 @@ func (f *finder) contentMatches(path string) bool {
 		return false
 	}
 	if f.p.Bool("read_whole_file") {
-		return f.contains.MatchString(string(data))
+		ok, _ := f.contains.MatchString(string(data))
+		return ok
 	}
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	sc.Buffer(make([]byte, 64*1024), len(data)+1)

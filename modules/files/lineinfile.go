@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -139,7 +138,7 @@ func lineinfilePresent(m *amod, path string) (*value.Dict, error) {
 }
 
 // compileBytes compiles a module's pattern (a bytes pattern in Python).
-func compileBytes(p string) (*regexp.Regexp, error) {
+func compileBytes(p string) (*py.Regexp, error) {
 	re, err := pyre.Compile(p, pyre.Bytes)
 	if err != nil {
 		return nil, fail(err.Error())
@@ -157,7 +156,7 @@ func scanForLine(m *amod, lines [][]byte) (*lineState, error) {
 	if !hasAfter && !hasBefore {
 		after, hasAfter = "EOF", true
 	}
-	var insRe *regexp.Regexp
+	var insRe *py.Regexp
 	var err error
 	switch {
 	case hasAfter && after != "BOF" && after != "EOF":
@@ -175,7 +174,11 @@ func scanForLine(m *amod, lines [][]byte) (*lineState, error) {
 			return nil, err
 		}
 		for i, l := range lines {
-			if loc := re.FindSubmatchIndex(l); loc != nil {
+			loc, err := re.FindSubmatchIndex(l)
+			if err != nil {
+				return nil, err
+			}
+			if loc != nil {
 				st.matchIdx, st.match, st.matched = i, loc, true
 				if firstmatch {
 					break
@@ -199,7 +202,7 @@ func scanForLine(m *amod, lines [][]byte) (*lineState, error) {
 	for i, l := range lines {
 		if string(bytes.TrimRight(l, "\r\n")) == line {
 			st.matchIdx, st.exact = i, true
-		} else if insRe != nil && insRe.Match(l) {
+		} else if insRe != nil && mustMatch(insRe, l, &err) {
 			if hasAfter {
 				st.insIdx = i + 1
 			} else {
@@ -210,7 +213,18 @@ func scanForLine(m *amod, lines [][]byte) (*lineState, error) {
 			}
 		}
 	}
-	return st, nil
+	return st, err
+}
+
+// mustMatch is re.Match(l), keeping the error of a match that timed out
+// in *err (a match once one failed is false).
+func mustMatch(re *py.Regexp, l []byte, err *error) bool {
+	if *err != nil {
+		return false
+	}
+	ok, e := re.Match(l)
+	*err = e
+	return ok
 }
 
 // placeLine edits st.lines as present() does and returns the message.
@@ -394,7 +408,11 @@ func lineinfileAbsent(m *amod, path string) (*value.Dict, error) {
 	var kept [][]byte
 	found := 0
 	for _, l := range lines {
-		if matches(l) {
+		ok, err := matches(l)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			found++
 		} else {
 			kept = append(kept, l)
@@ -411,7 +429,7 @@ func lineinfileAbsent(m *amod, path string) (*value.Dict, error) {
 }
 
 // absentMatcher is the test absent() applies to each line.
-func absentMatcher(m *amod) (func([]byte) bool, error) {
+func absentMatcher(m *amod) (func([]byte) (bool, error), error) {
 	if p, ok := m.str("regexp"); ok {
 		re, err := compileBytes(p)
 		if err != nil {
@@ -420,8 +438,8 @@ func absentMatcher(m *amod) (func([]byte) bool, error) {
 		return re.Match, nil
 	}
 	if s, ok := m.str("search_string"); ok {
-		return func(l []byte) bool { return bytes.Contains(l, []byte(s)) }, nil
+		return func(l []byte) (bool, error) { return bytes.Contains(l, []byte(s)), nil }, nil
 	}
 	line, _ := m.str("line")
-	return func(l []byte) bool { return string(bytes.TrimRight(l, "\r\n")) == line }, nil
+	return func(l []byte) (bool, error) { return string(bytes.TrimRight(l, "\r\n")) == line, nil }, nil
 }

@@ -64,7 +64,10 @@ func runReplace(m *amod) (*value.Dict, error) {
 	if err != nil {
 		return nil, fail("Unable to process replace due to error: " + err.Error())
 	}
-	replaced, count := pyre.Sub(re, tmpl, section)
+	replaced, count, err := pyre.Sub(re, tmpl, section)
+	if err != nil {
+		return nil, fail("Unable to process replace due to error: " + err.Error())
+	}
 	msg, changed := "", false
 	if count > 0 && replaced != section {
 		result := contents[:start] + replaced + contents[end:]
@@ -113,7 +116,10 @@ func replaceSection(m *amod, contents string) (section string, start, end int, p
 	if cerr != nil {
 		return "", 0, 0, pattern, false, fail("Unable to process replace due to error: " + cerr.Error())
 	}
-	loc := re.FindStringSubmatchIndex(contents)
+	loc, merr := re.FindStringSubmatchIndex(contents)
+	if merr != nil {
+		return "", 0, 0, pattern, false, fail("Unable to process replace due to error: " + merr.Error())
+	}
 	if loc == nil {
 		return "", 0, 0, pattern, false, nil
 	}

@@ -69,7 +69,9 @@ func (w *wait) fileMatches(path string) bool {
 	if err != nil {
 		return false
 	}
-	loc := w.re.FindSubmatchIndex(data)
+	// A match the backtracking engine timed out on counts as none: the
+	// wait goes on until its own timeout.
+	loc, _ := w.re.FindSubmatchIndex(data)
 	if loc == nil {
 		return false
 	}
@@ -86,7 +88,7 @@ func (w *wait) portSends(conn net.Conn) bool {
 		_ = conn.SetReadDeadline(w.end)
 		n, err := conn.Read(buf)
 		data = append(data, buf[:n]...)
-		if loc := w.re.FindSubmatchIndex(data); n > 0 && loc != nil {
+		if loc, _ := w.re.FindSubmatchIndex(data); n > 0 && loc != nil {
 			w.recordMatch(data, loc)
 			return true
 		}

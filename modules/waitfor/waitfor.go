@@ -7,7 +7,6 @@ package waitfor
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -79,7 +78,7 @@ type wait struct {
 	ctx   context.Context
 	clock Clock
 	p     argspec.Params
-	re    *regexp.Regexp
+	re    *py.Regexp
 	start time.Time
 	end   time.Time
 	// groups and named are the search_regex match's groups.
@@ -233,7 +232,7 @@ func (w *wait) success() *value.Dict {
 
 // compileSearch compiles a Python pattern in multi-line mode. RE2 rejects
 // lookaround and backreferences, which Python accepts.
-func compileSearch(pattern string) (*regexp.Regexp, error) {
+func compileSearch(pattern string) (*py.Regexp, error) {
 	return py.CompileRegex(pattern, false, true)
 }
 

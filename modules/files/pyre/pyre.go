@@ -1,12 +1,12 @@
 // Package pyre runs the Python regular expressions that file modules take
-// (lineinfile, blockinfile, replace, find, assemble) on Go's RE2 engine,
-// through engine/py's one pattern translator. Their patterns are applied
+// (lineinfile, blockinfile, replace, find, assemble) through engine/py's
+// one pattern compiler (RE2, or the backtracking engine where the pattern
+// needs it). Their patterns are applied
 // line by line, so a $ also matches before a line's final newline, as in
 // Python. Replacement templates are engine/py's (py.ParseReplacement).
 package pyre
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -27,7 +27,7 @@ const (
 )
 
 // Compile translates a Python pattern and compiles it.
-func Compile(pattern string, flags Flags) (*regexp.Regexp, error) {
+func Compile(pattern string, flags Flags) (*py.Regexp, error) {
 	return py.CompilePattern(pattern, flags|py.RegexFinalNewline)
 }
 
