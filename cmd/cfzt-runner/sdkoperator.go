@@ -165,6 +165,9 @@ func sdkEnv(f *sdkFlags, log *sdk.Logger, level sdk.LogLevel) (*sdk.Env, *sdk.En
 	if err != nil {
 		return nil, nil, err
 	}
+	// Module files of roles and collections (library/), as the command
+	// line runs them.
+	reg = reg.WithExternal(external.Module{})
 	cfg := config.Load(config.Process())
 	if cfg.Err != nil {
 		return nil, nil, cfg.Err

@@ -125,6 +125,7 @@ spec:
 	require.Equal(t, "www.www.example.com,db.db.internal", data["hosts"], "json_query [?port >= `1024`].host")
 	require.Equal(t, "example.com,internal", data["domains"], "a named backreference")
 	require.Equal(t, "api,db", data["services"], "a lookahead")
+	require.Equal(t, "3", data["count"], "the role's library/ module ran")
 	_, err = cms.Get(ctx, "r2-routes", metav1.GetOptions{})
 	require.Error(t, err, "routes | length is 0: the ConfigMap task is skipped")
 	require.NotContains(t, strings.ToUpper(logs()), "DEPRECATION WARNING", "deprecation warnings are off")
