@@ -250,7 +250,7 @@ func runCLI(ctx context.Context, args []string) int {
 		return 2
 	}
 	if c.showVersion {
-		fmt.Printf("cfzt-runner %s [core 2.19.11 compatible]\n", version)
+		writeVersion(os.Stdout, c.cfg)
 		return 0
 	}
 	cfg := c.cfg
