@@ -54,6 +54,14 @@ func writeVersion(w io.Writer, cfg *config.Config) {
 	fmt.Fprintf(w, "  yaml library version = %s\n", moduleVersion("gopkg.in/yaml.v3"))
 }
 
+// versionBlock is the --version block as a string, for the header of
+// -vv, where ansible-playbook prints the same block.
+func versionBlock(cfg *config.Config) string {
+	var b strings.Builder
+	writeVersion(&b, cfg)
+	return b.String()
+}
+
 // moduleVersion is "path version" of a Go module built into the binary,
 // from its build information ("path (unknown version)" without it).
 func moduleVersion(path string) string {

@@ -110,3 +110,15 @@ func TestVersionPythonList(t *testing.T) {
 	require.Equal(t, `['/a\'"b']`, pythonList([]string{`/a'"b`}))
 	require.Equal(t, `['/a\\b']`, pythonList([]string{`/a\b`}))
 }
+
+// TestVersionHeaderOfVerboseRun checks that -vv starts with the block
+// --version prints, as ansible-playbook's -vv does.
+func TestVersionHeaderOfVerboseRun(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pb.yml"), []byte("- hosts: localhost\n  gather_facts: false\n  tasks: []\n"), 0o644))
+	version := runCLIProcess(t, dir, home, "--version")
+	require.Equal(t, 0, version.rc)
+	run := runCLIProcess(t, dir, home, "-i", "localhost,", "-vv", "pb.yml")
+	require.Equal(t, 0, run.rc, run.stderr)
+	require.True(t, strings.HasPrefix(run.stdout, version.stdout), "-vv output:\n%s", run.stdout)
+}
