@@ -271,6 +271,16 @@ func subcommandHelp(args []string, stdout io.Writer) (code int, ok bool) {
 				"docs/ansible-operator.md.", fs)
 		return 0, true
 	case "vault":
+		if (args[1] == "view" || args[1] == "encrypt_string") && wantsHelp(args[2:]) {
+			fs, _ := vaultFlagSet(args[1], io.Discard)
+			what := map[string]string{
+				"view":           "usage: cfzt-runner vault view [-h] [options] FILE [FILE ...]\n\nPrints the plaintext of vault-encrypted files.",
+				"encrypt_string": "usage: cfzt-runner vault encrypt_string [-h] [options] STRING\n\nPrints a !vault value for STRING, encrypted with the first vault secret\n(or --encrypt-vault-id's).",
+			}[args[1]]
+			usage, description, _ := strings.Cut(what, "\n\n")
+			writeFlagSetHelp(stdout, usage, description, fs)
+			return 0, true
+		}
 		if isHelpFlag(args[1]) {
 			fmt.Fprintf(stdout, "usage: cfzt-runner vault [-h] {view,encrypt_string} ...\n\n"+
 				"A small part of ansible-vault, with the vault secrets given as to a run.\n\n"+

@@ -71,3 +71,21 @@ func TestHelpOperatorCoversEveryFlag(t *testing.T) {
 		require.Contains(t, res.stdout, "\n  --watches-file WATCHES_FILE\n                        path to the watches file (default ./watches.yaml)\n")
 	}
 }
+
+// TestHelpVaultSubcommands checks `vault view --help` and `vault
+// encrypt_string --help`: usage on stdout, exit status 0, every flag
+// documented; and that a string to encrypt given beside --help is not
+// echoed (help is all that is printed).
+func TestHelpVaultSubcommands(t *testing.T) {
+	for _, sub := range []string{"view", "encrypt_string"} {
+		res := runCLIProcess(t, t.TempDir(), t.TempDir(), "vault", sub, "--vault-id", "nowhere", "s3cr3t-value", "--help")
+		require.Equal(t, 0, res.rc, "%s: %s", sub, res.stderr)
+		require.Empty(t, res.stderr)
+		require.True(t, strings.HasPrefix(res.stdout, "usage: cfzt-runner vault "+sub+" [-h]"), res.stdout)
+		require.NotContains(t, res.stdout, "s3cr3t-value")
+		fs, _ := vaultFlagSet(sub, nil)
+		fs.VisitAll(func(f *flag.Flag) {
+			require.Regexp(t, `\n  --`+regexp.QuoteMeta(f.Name)+`[ \n]`, res.stdout, f.Name)
+		})
+	}
+}
