@@ -14,9 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeRunMarker marks a README shell block that TestReadmeBlocks runs;
-// it goes on the line before the block's opening fence. Mark only blocks
-// that are cheap and need nothing but the binary.
+// readmeRunMarker marks a shell block of the README or docs/*.md that
+// TestReadmeBlocks runs; it goes on the line before the block's opening
+// fence. Mark only blocks that are cheap and need nothing but the binary
+// (cfzt-runner on PATH) and sh.
 const readmeRunMarker = "<!-- test: run -->"
 
 // readmeBlocks returns the shell blocks of the README marked to be run.
@@ -73,19 +74,26 @@ func readmeShell(t *testing.T, dir, script string) cliResult {
 	return cliResult{stdout: out.String(), stderr: errOut.String(), rc: rc}
 }
 
-// TestReadmeBlocks runs every README shell block marked "test: run" in a
-// fresh empty directory: each must exit 0 (every command, as sh -e) and
-// report no error.
+// TestReadmeBlocks runs every shell block marked "test: run" in the
+// README and in docs/*.md, each in a fresh empty directory: each must
+// exit 0 (every command, as sh -e) and report no error. The README must
+// have at least one.
 func TestReadmeBlocks(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
-	blocks, err := readmeBlocks(string(data))
-	require.NoError(t, err)
-	require.NotEmpty(t, blocks, "no README block is marked %s", readmeRunMarker)
-	for i, block := range blocks {
-		res := readmeShell(t, t.TempDir(), block)
-		require.Equal(t, 0, res.rc, "README block %d:\n%s\nstdout:\n%s\nstderr:\n%s", i+1, block, res.stdout, res.stderr)
-		require.NotContains(t, res.stdout+res.stderr, "[ERROR]", "README block %d", i+1)
+	for _, file := range append([]string{"../../README.md"}, docs...) {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		blocks, err := readmeBlocks(string(data))
+		require.NoError(t, err, file)
+		if filepath.Base(file) == "README.md" {
+			require.NotEmpty(t, blocks, "no README block is marked %s", readmeRunMarker)
+		}
+		for i, block := range blocks {
+			res := readmeShell(t, t.TempDir(), block)
+			require.Equal(t, 0, res.rc, "%s, block %d:\n%s\nstdout:\n%s\nstderr:\n%s", file, i+1, block, res.stdout, res.stderr)
+			require.NotContains(t, res.stdout+res.stderr, "[ERROR]", "%s, block %d", file, i+1)
+		}
 	}
 }
 
