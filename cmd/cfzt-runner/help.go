@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -115,6 +116,7 @@ const (
 func writeHelp(w io.Writer) {
 	fmt.Fprintf(w, "%s\n\n%s\n\npositional arguments:\n", helpUsage, helpDescription)
 	writeHelpEntry(w, "playbook", "Playbook(s)")
+	writeSubcommands(w)
 	for _, g := range helpGroups {
 		fmt.Fprintf(w, "\n%s:\n", g.title)
 		if g.description != "" {
@@ -143,8 +145,14 @@ func (o helpOption) invocation() string {
 // writeHelpEntry prints one entry: the invocation, then its text wrapped
 // at the help column, on the same line when the invocation fits.
 func writeHelpEntry(w io.Writer, invocation, text string) {
+	writeHelpEntryAt(w, "  ", invocation, text)
+}
+
+// writeHelpEntryAt is writeHelpEntry with the invocation after indent
+// (argparse indents a subcommand's name by four).
+func writeHelpEntryAt(w io.Writer, indent, invocation, text string) {
 	lines := wrapWords(text, helpWidth-helpColumn)
-	head := "  " + invocation
+	head := indent + invocation
 	if len(head) <= helpColumn-2 && len(lines) > 0 {
 		fmt.Fprintf(w, "%-*s%s\n", helpColumn, head, lines[0])
 		lines = lines[1:]
@@ -196,4 +204,114 @@ func helpNames(name string) string {
 func usageError(w io.Writer, msg string) {
 	fmt.Fprintf(w, "%s\ncfzt-runner: error: %s\n \n", helpUsage, msg)
 	writeHelp(w)
+}
+
+// helpSubcommand is a subcommand as --help lists it. Every subcommand a
+// user may type (runSubcommand in sdkoperator.go) is here; the internal
+// ones the binary runs itself (the async job child, the argument
+// validator of Python modules) are left out, as argparse hides a
+// suppressed choice.
+type helpSubcommand struct{ name, text string }
+
+var helpSubcommands = []helpSubcommand{
+	{"operator", "run as the operator-sdk Ansible operator, as `ansible-operator run` does: reconcile the kinds of watches.yaml with their roles or playbooks (docs/ansible-operator.md)"},
+	{"vault", "ansible-vault's view and encrypt_string"},
+}
+
+// writeSubcommands prints the subcommands as argparse prints a group of
+// subparsers: the choices in braces, then each one indented by four.
+func writeSubcommands(w io.Writer) {
+	names := make([]string, len(helpSubcommands))
+	for i, s := range helpSubcommands {
+		names[i] = s.name
+	}
+	fmt.Fprintf(w, "\nsubcommands:\n  cfzt-runner SUBCOMMAND --help shows a subcommand's options\n\n  {%s}\n", strings.Join(names, ","))
+	for _, s := range helpSubcommands {
+		writeHelpEntryAt(w, "    ", s.name, s.text)
+	}
+}
+
+// isHelpFlag reports whether arg asks for help.
+func isHelpFlag(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help"
+}
+
+// subcommandHelp answers a request for a subcommand's help on stdout:
+// `operator [run] --help`, `vault --help` and `vault view|encrypt_string
+// --help`. ok is false when args ask for no such help.
+func subcommandHelp(args []string, stdout io.Writer) (code int, ok bool) {
+	if len(args) < 2 {
+		return 0, false
+	}
+	wantsHelp := func(rest []string) bool {
+		for _, a := range rest {
+			if a == "--" {
+				return false
+			}
+			if isHelpFlag(a) {
+				return true
+			}
+		}
+		return false
+	}
+	switch args[0] {
+	case "operator":
+		rest := args[1:]
+		if rest[0] == "run" {
+			rest = rest[1:]
+		}
+		if !wantsHelp(rest) {
+			return 0, false
+		}
+		fs, _ := sdkFlagSet(io.Discard)
+		writeFlagSetHelp(stdout, "usage: cfzt-runner operator [run] [-h] [--FLAG VALUE ...]",
+			"Runs the operator-sdk Ansible operator (ansible-operator run): reconciles\n"+
+				"each kind of the watches file with its role or playbook, run natively.\n"+
+				"Flags take one dash or two, as ansible-operator's do. See\n"+
+				"docs/ansible-operator.md.", fs)
+		return 0, true
+	case "vault":
+		if (args[1] == "view" || args[1] == "encrypt_string") && wantsHelp(args[2:]) {
+			fs, _ := vaultFlagSet(args[1], io.Discard)
+			what := map[string]string{
+				"view":           "usage: cfzt-runner vault view [-h] [options] FILE [FILE ...]\n\nPrints the plaintext of vault-encrypted files.",
+				"encrypt_string": "usage: cfzt-runner vault encrypt_string [-h] [options] STRING\n\nPrints a !vault value for STRING, encrypted with the first vault secret\n(or --encrypt-vault-id's).",
+			}[args[1]]
+			usage, description, _ := strings.Cut(what, "\n\n")
+			writeFlagSetHelp(stdout, usage, description, fs)
+			return 0, true
+		}
+		if isHelpFlag(args[1]) {
+			fmt.Fprintf(stdout, "usage: cfzt-runner vault [-h] {view,encrypt_string} ...\n\n"+
+				"A small part of ansible-vault, with the vault secrets given as to a run.\n\n"+
+				"positional arguments:\n  {view,encrypt_string}\n")
+			writeHelpEntryAt(stdout, "    ", "view", "print the plaintext of vault-encrypted files")
+			writeHelpEntryAt(stdout, "    ", "encrypt_string", "print a !vault value for a string")
+			fmt.Fprintf(stdout, "\noptions:\n")
+			writeHelpEntry(stdout, "-h, --help", "show this help message and exit")
+			return 0, true
+		}
+	}
+	return 0, false
+}
+
+// writeFlagSetHelp prints a Go flag set in argparse's layout: usage,
+// description, then each flag with its value's name and its default.
+func writeFlagSetHelp(out io.Writer, usage, description string, fs *flag.FlagSet) {
+	fmt.Fprintf(out, "%s\n\n%s\n\noptions:\n", usage, description)
+	writeHelpEntry(out, "-h, --help", "show this help message and exit")
+	fs.VisitAll(func(f *flag.Flag) {
+		inv := "--" + f.Name
+		isBool := false
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			isBool = true
+		} else {
+			inv += " " + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		}
+		text := f.Usage
+		if f.DefValue != "" && !(isBool && f.DefValue == "false") && f.DefValue != "0" {
+			text += " (default " + f.DefValue + ")"
+		}
+		writeHelpEntry(out, inv, text)
+	})
 }

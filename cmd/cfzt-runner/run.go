@@ -250,7 +250,7 @@ func runCLI(ctx context.Context, args []string) int {
 		return 2
 	}
 	if c.showVersion {
-		fmt.Printf("cfzt-runner %s [core 2.19.11 compatible]\n", version)
+		writeVersion(os.Stdout, c.cfg)
 		return 0
 	}
 	cfg := c.cfg
@@ -284,6 +284,7 @@ func runPlain(it *interrupt, c *cli, cfg *config.Config, books []string) int {
 	disp := &display.Default{Out: it.gated(logFile.Tee(os.Stdout, false)), Err: it.gated(logFile.Tee(os.Stderr, true)), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
 		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
 		CommunityYAML: cfg.StdoutCallback == "community.general.yaml", Style: stdoutStyle(cfg)}
+	disp.VersionBlock = versionBlock(cfg)
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
 	}

@@ -30,6 +30,9 @@ import (
 // stdin, the validated arguments on stdout; not for users, so not in
 // --help); any other command line goes to fallback.
 func runSubcommand(ctx context.Context, args []string, fallback func(context.Context, []string) int) int {
+	if code, ok := subcommandHelp(args, os.Stdout); ok {
+		return code
+	}
 	if len(args) > 0 && args[0] == asyncjob.ChildCommand {
 		return runAsyncJob(ctx, args[1:])
 	}

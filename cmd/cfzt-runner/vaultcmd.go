@@ -17,25 +17,37 @@ func isVaultCommand(args []string) bool {
 	return len(args) > 1 && args[0] == "vault" && (args[1] == "view" || args[1] == "encrypt_string")
 }
 
+// vaultOptions are the flags of a vault subcommand.
+type vaultOptions struct {
+	ids, files      multi
+	name, encryptID string
+}
+
+// vaultFlagSet defines the flags of `vault SUB` (shared with its --help).
+func vaultFlagSet(sub string, out io.Writer) (*flag.FlagSet, *vaultOptions) {
+	o := &vaultOptions{}
+	fs := flag.NewFlagSet("cfzt-runner vault "+sub, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Var(&o.ids, "vault-id", "the vault identity to use ([LABEL@]FILE); may be repeated")
+	fs.Var(&o.files, "vault-password-file", "vault password file (run when executable); may be repeated")
+	fs.Var(&o.files, "vault-pass-file", "alias of --vault-password-file")
+	if sub == "encrypt_string" {
+		fs.StringVar(&o.name, "name", "", "the variable name to print the value under")
+		fs.StringVar(&o.encryptID, "encrypt-vault-id", "", "the vault id whose secret encrypts (default: the first)")
+	}
+	return fs, o
+}
+
 // runVaultCommand is a small part of ansible-vault: `view` prints the
 // plaintext of vault-encrypted files, `encrypt_string` prints a `!vault`
 // value for a string, with the secrets given as to a run.
 func runVaultCommand(args []string, stdout, stderr io.Writer) int {
 	sub := args[0]
-	fs := flag.NewFlagSet("cfzt-runner vault "+sub, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var ids, files multi
-	var name, encryptID string
-	fs.Var(&ids, "vault-id", "the vault identity to use ([LABEL@]FILE); may be repeated")
-	fs.Var(&files, "vault-password-file", "vault password file (run when executable); may be repeated")
-	fs.Var(&files, "vault-pass-file", "alias of --vault-password-file")
-	if sub == "encrypt_string" {
-		fs.StringVar(&name, "name", "", "the variable name to print the value under")
-		fs.StringVar(&encryptID, "encrypt-vault-id", "", "the vault id whose secret encrypts (default: the first)")
-	}
+	fs, o := vaultFlagSet(sub, stderr)
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
+	ids, files, name, encryptID := o.ids, o.files, o.name, o.encryptID
 	cfg := config.Load(config.Process())
 	src := vault.Sources{IdentityList: cfg.Vault.IdentityList, IDs: ids, PasswordFiles: files, ConfigFile: cfg.Vault.PasswordFile, IDMatch: cfg.Vault.IDMatch}
 	keyring, err := src.Load(func(msg string) { fmt.Fprintln(stderr, "[WARNING]:", msg) })

@@ -29,6 +29,9 @@ type Default struct {
 	// ConfigFile the config file path ("" for none).
 	ConfigMsg  string
 	ConfigFile string
+	// VersionBlock, when set, is the header of -vv and above: the block
+	// --version prints, as ansible-playbook shows it there.
+	VersionBlock string
 	// InventoryMsgs are the "Parsed ... inventory source" lines of -vvv.
 	InventoryMsgs []string
 	// HideSkipped and HideOK are display_skipped_hosts=false and
@@ -133,6 +136,10 @@ func textWidth(s string) int {
 
 // Header prints the version header of -vv and above.
 func (d *Default) header() {
+	if d.VersionBlock != "" {
+		fmt.Fprint(d.Out, d.VersionBlock)
+		return
+	}
 	exe, _ := os.Executable()
 	cfg := d.ConfigFile
 	if cfg == "" {
