@@ -43,7 +43,10 @@ func writeVersion(w io.Writer, cfg *config.Config) {
 	} else if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = resolved
 	}
-	fmt.Fprintf(w, "cfzt-runner %s [core %s compatible]\n", version, compatibleCore)
+	// ansible-playbook's first line is "ansible-playbook [core X]": the
+	// same shape (one word, then the bracket) keeps tools that recognise
+	// it working.
+	fmt.Fprintf(w, "cfzt-runner [core %s compatible, cfzt-runner %s]\n", compatibleCore, version)
 	fmt.Fprintf(w, "  config file = %s\n", file)
 	fmt.Fprintf(w, "  configured module search path = %s\n", pythonList(modulePath))
 	fmt.Fprintf(w, "  ansible engine location = built into the executable (Go; no Python, no ansible package)\n")

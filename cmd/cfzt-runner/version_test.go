@@ -54,7 +54,7 @@ func TestVersionLayout(t *testing.T) {
 	core := regexp.MustCompile(`^ansible-playbook \[core (\S+)\]$`).FindStringSubmatch(oracle[0])
 	require.NotNil(t, core, oracle[0])
 	require.Equal(t, compatibleCore, core[1], "the core version we claim is the oracle's")
-	require.Regexp(t, `^cfzt-runner \S+ \[core `+regexp.QuoteMeta(core[1])+` compatible\]$`, ours[0])
+	require.Regexp(t, `^cfzt-runner \[core `+regexp.QuoteMeta(core[1])+` compatible, cfzt-runner \S+\]$`, ours[0])
 
 	exe, err := os.Executable()
 	require.NoError(t, err)

@@ -342,8 +342,8 @@ var normalizers = []struct {
 	// The per-run HOME directory.
 	{regexp.MustCompile(`(?:/[^/\s'"\\:]+)*/cfzt-golden-home\.\w+`), "<HOME>"},
 	// The version header printed at -vv and above describes the installation
-	// ("ansible-playbook [core X]" or "cfzt-runner VERSION [core X compatible]").
-	{regexp.MustCompile(`(?m)^\S+(?: \S+)? \[core [^\]\n]*\]\n(?:  [^\n]* = [^\n]*\n)*`), "<VERSION-HEADER>\n"},
+	// ("ansible-playbook [core X]" or "cfzt-runner [core X compatible, cfzt-runner VERSION]").
+	{regexp.MustCompile(`(?m)^\S+ \[core [^\]\n]*\]\n(?:  [^\n]* = [^\n]*\n)*`), "<VERSION-HEADER>\n"},
 	// Memory addresses in the repr of Python objects.
 	{regexp.MustCompile(`( object at )0x[0-9a-f]+>`), "${1}0x<ADDR>>"},
 	// Durations in results (pause and timed modules).
