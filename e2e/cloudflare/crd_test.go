@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 
 	"github.com/cfzt/cfzt-runner/internal/e2e"
 )
@@ -146,4 +148,41 @@ func TestCRDNamesAndColumns(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"Phase", "Hostname", "Age"}, cols)
+}
+
+// TestCRDWideShowsTheMessage: `kubectl get cftask -o wide` shows the
+// task's status.message (Cloudflare's error, for a failed task), as
+// docs/install.md says: the apiserver's table for the kind has a Message
+// column of priority 1 (shown by -o wide only) filled from the status.
+func TestCRDWideShowsTheMessage(t *testing.T) {
+	e := newEnv(t)
+	e.createTask("cfzt-crd-wide", fullSpec())
+	op, err := dynamic.NewForConfig(h.Cluster.OperatorConfig)
+	require.NoError(t, err)
+	body, err := json.Marshal(map[string]any{"status": map[string]any{"phase": "Failed", "message": "Cloudflare API error 10000: Authentication error"}})
+	require.NoError(t, err)
+	_, err = op.Resource(e2e.CloudflareTaskGVR).Namespace(h.Namespace).Patch(e.ctx, "cfzt-crd-wide", types.MergePatchType, body, metav1.PatchOptions{}, "status")
+	require.NoError(t, err)
+
+	cfg := rest.CopyConfig(h.Cluster.AdminConfig)
+	cfg.AcceptContentTypes = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	cfg.GroupVersion = &schema.GroupVersion{Group: e2e.CloudflareTaskGVR.Group, Version: e2e.CloudflareTaskGVR.Version}
+	cfg.APIPath = "/apis"
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	rc, err := rest.RESTClientFor(cfg)
+	require.NoError(t, err)
+	raw, err := rc.Get().Namespace(h.Namespace).Resource(e2e.CloudflareTaskGVR.Resource).Name("cfzt-crd-wide").SetHeader("Accept", cfg.AcceptContentTypes).DoRaw(e.ctx)
+	require.NoError(t, err)
+	var table metav1.Table
+	require.NoError(t, json.Unmarshal(raw, &table))
+	col := -1
+	for i, c := range table.ColumnDefinitions {
+		if c.Name == "Message" {
+			col = i
+			require.Equal(t, int32(1), c.Priority, "shown by -o wide, not by default")
+		}
+	}
+	require.NotEqual(t, -1, col, "a Message column: %s", raw)
+	require.Len(t, table.Rows, 1)
+	require.Equal(t, "Cloudflare API error 10000: Authentication error", table.Rows[0].Cells[col])
 }
