@@ -76,6 +76,9 @@ func TestOperatorImageLayout(t *testing.T) {
 		require.Contains(t, c.Env, "ROLE=manager")
 		require.Contains(t, c.Env, "HOME=/tmp")
 		require.Contains(t, c.Env, "ANSIBLE_ROLES_PATH=/ansible/roles")
+		for _, e := range c.Env {
+			require.NotContains(t, e, "FORCE_COLOR", "kubectl logs must not be full of ANSI colour codes")
+		}
 	})
 
 	t.Run("binary is static", func(t *testing.T) {

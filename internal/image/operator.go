@@ -42,7 +42,6 @@ var Env = []string{
 	"HOME=/tmp",
 	"ROLE=manager",
 	"ANSIBLE_ROLES_PATH=" + AnsibleRoot + "/roles",
-	"ANSIBLE_FORCE_COLOR=true",
 }
 
 // caBundleCandidates are the usual trust store locations of Linux
