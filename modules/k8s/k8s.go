@@ -23,6 +23,7 @@ func Entries() []module.Entry {
 		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Module: module.Func(runInfo)},
 		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Module: module.Func(runClusterInfo)},
 		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Module: module.Func(runJSONPatch)},
+		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Module: module.Func(runScale)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
