@@ -35,7 +35,7 @@ patch:
 	require.True(t, changed(res))
 	require.Equal(t, "3", get(t, res, "result.data.c"))
 	require.True(t, value.Equal(want, get(t, liveObj(t, cmGVR, ns, "jp"), "data")), "check mode must not patch")
-	require.True(t, value.Equal(value.DictOf("before", value.DictOf("data", value.DictOf("a", "one", "b", "2")), "after", value.DictOf("data", value.DictOf("a", "one", "b", "2", "c", "3"))), get(t, res, "diff")),
+	require.True(t, value.Equal(value.DictOf("before", value.DictOf("data", value.NewDict(0)), "after", value.DictOf("data", value.DictOf("c", "3"))), get(t, res, "diff")),
 		"%s", value.JSON(get(t, res, "diff"), value.JSONOptions{}))
 	_, hasRV := get(t, res, "result.metadata").(*value.Dict).Get("resourceVersion")
 	require.False(t, hasRV, "hidden_fields hides the result's fields too")
@@ -83,7 +83,8 @@ func TestJSONPatchNameCannotEscapeItsPath(t *testing.T) {
 	for _, name := range []string{"../secrets/target", "cm/../../secrets/target", "%2e%2e/secrets/target", "cm?dryRun=All"} {
 		res, msg := fails(t, call{mod: "k8s_json_patch", args: "{kind: ConfigMap, namespace: " + ns + ", name: '" + name + "', patch: [{op: add, path: /metadata/labels, value: {pwned: 'yes'}}]}"})
 		require.Contains(t, msg, "Failed to retrieve requested object", name)
-		require.Equal(t, 404, get(t, res, "status"), name)
+		t.Logf("%s: %s", name, msg)
+		require.Contains(t, []any{400, 404}, get(t, res, "status"), name)
 	}
 	secret := liveObj(t, secretGVR, ns, "target")
 	labels, _ := secret.(*value.Dict).Default("metadata", nil).(*value.Dict).Get("labels")
@@ -95,7 +96,7 @@ func TestJSONPatchNameCannotEscapeItsPath(t *testing.T) {
 // fails with kubernetes.core's message and keeps the result.
 func TestJSONPatchWaitTimesOut(t *testing.T) {
 	ns := namespace(t, "jp-wait")
-	ok(t, call{mod: "k8s", args: deployment(ns, "web", 1)})
+	ok(t, call{mod: "k8s", args: deploymentArgs(ns, "web", 1)})
 	res, msg := fails(t, call{mod: "k8s_json_patch", args: "{kind: Deployment, api_version: apps/v1, namespace: " + ns + ", name: web, wait: true, wait_timeout: 1, wait_sleep: 1, patch: [{op: replace, path: /spec/replicas, value: 2}]}"})
 	require.Equal(t, "Resource update timed out", msg)
 	require.True(t, changed(res))
@@ -109,8 +110,8 @@ func TestJSONPatchWaitTimesOut(t *testing.T) {
 	require.False(t, res.Has("duration"))
 }
 
-// deployment is a k8s task's arguments creating a Deployment.
-func deployment(ns, name string, replicas int) string {
+// deploymentArgs is a k8s task's arguments creating a Deployment.
+func deploymentArgs(ns, name string, replicas int) string {
 	return `
 definition:
   apiVersion: apps/v1
