@@ -75,9 +75,7 @@ func jsonPatch(ctx context.Context, c *Clients, p params, check, diff bool) *val
 		return failedResult(failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err))
 	}
 	if res == nil {
-		// kubernetes.core lets the client's ResourceNotFoundError escape
-		// here; its text is the message.
-		return failedResult(failf("Failed to find exact match for %s.%s by [kind, name, singularName, shortNames]", apiVersion, kind))
+		return resourceNotFound(kind, apiVersion)
 	}
 	path := res.path(name, namespace)
 	got, err := c.do(ctx, request{verb: "GET", path: path})
@@ -128,4 +126,12 @@ func jsonPatch(ctx context.Context, c *Clients, p params, check, diff bool) *val
 		return failedResult(&failure{msg: "Resource update timed out", extra: result})
 	}
 	return result
+}
+
+// resourceNotFound is the crash of k8s_json_patch and k8s_scale on a kind
+// the API does not serve: they let the Python client's
+// ResourceNotFoundError escape, whose text names the last lookup tried.
+func resourceNotFound(kind, apiVersion string) *value.Dict {
+	lookup := value.DictOf("prefix", nil, "api_version", apiVersion, "short_names", []any{kind})
+	return module.Crashed(errors.New("No matches found for " + value.Repr(lookup)))
 }

@@ -70,8 +70,12 @@ func TestJSONPatchFailures(t *testing.T) {
 	require.Equal(t, "missing required arguments: patch", msg)
 	_, msg = fails(t, call{mod: "k8s_json_patch", args: "{kind: ConfigMap, namespace: " + ns + ", name: jp, patch: [replace]}"})
 	require.Equal(t, "Elements value for option 'patch' is of type str and we were unable to convert to dict: dictionary requested, could not parse JSON or key=value", msg)
-	_, msg = fails(t, call{mod: "k8s_json_patch", args: "{kind: Nonesuch, namespace: " + ns + ", name: jp, patch: []}"})
-	require.Contains(t, msg, "Failed to find exact match for v1.Nonesuch")
+	// An unknown kind crashes kubernetes.core's module: no msg, the
+	// client's error as the exception.
+	res = run(t, call{mod: "k8s_json_patch", args: "{kind: Nonesuch, namespace: " + ns + ", name: jp, patch: []}"})
+	require.Equal(t, true, get(t, res, "failed"))
+	require.False(t, res.Has("msg"))
+	require.EqualError(t, get(t, res, "exception").(error), "No matches found for {'prefix': None, 'api_version': 'v1', 'short_names': ['Nonesuch']}")
 }
 
 // TestJSONPatchNameCannotEscapeItsPath is an attack: a name (from a CR

@@ -93,7 +93,7 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 		return failedResult(failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err))
 	}
 	if res == nil {
-		return failedResult(failf("Failed to find exact match for %s.%s by [kind, name, singularName, shortNames]", apiVersion, kind))
+		return resourceNotFound(kind, apiVersion)
 	}
 	q := query{name: name, namespace: namespace, labelSel: selectors}
 	resp, err := s.c.do(s.ctx, request{verb: "GET", path: res.path(name, namespace), query: q.values()})
@@ -118,14 +118,6 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 		ret = value.DictOf("results", []any{})
 	}
 	changed := false
-	var moduleWarnings []string
-	// done ends the task with a single object's result.
-	done := func(res *value.Dict) *value.Dict {
-		for _, w := range moduleWarnings {
-			appendWarning(res, w)
-		}
-		return res
-	}
 	addResult := func(r *value.Dict) {
 		l, _ := ret.Default("results", nil).([]any)
 		ret.Set("results", append(l, r))
@@ -161,13 +153,16 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 			warn = fmt.Sprintf("current replicas %d does not match with actual %s for object kind=%s name=%s namespace=%s.",
 				cur, value.Str(count), objKind, objName, objNS)
 		}
+		// kubernetes.core 6.1 reports a mismatch as a `warning` key (not a
+		// module warning): per object with several, else of the task.
 		if warn != "" {
-			moduleWarnings = append(moduleWarnings, warn)
 			if multiple {
-				addResult(value.DictOf("changed", false))
+				addResult(value.DictOf("warning", warn, "changed", false))
 				continue
 			}
-			return done(ret)
+			out := value.DictOf("warning", warn)
+			ret.Each(func(k string, v any) bool { out.Set(k, v); return true })
+			return out
 		}
 		var result *value.Dict
 		if !value.Equal(count, replicas) {
@@ -210,13 +205,13 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 			}
 		}
 		if !multiple {
-			return done(result)
+			return result
 		}
 		addResult(result)
 	}
 	out := value.DictOf("changed", changed)
 	ret.Each(func(k string, v any) bool { out.Set(k, v); return true })
-	return done(out)
+	return out
 }
 
 // scaleOne is kubernetes.core's scale(): a strategic merge patch of the

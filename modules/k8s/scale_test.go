@@ -32,14 +32,15 @@ func TestScaleDeployment(t *testing.T) {
 	// current_replicas that does not match: a warning, nothing scaled.
 	res = ok(t, call{mod: "k8s_scale", args: base + "current_replicas: 5, replicas: 1}"})
 	require.False(t, changed(res))
-	require.Equal(t, []any{"current replicas 5 does not match with actual 3 for object kind=Deployment name=web namespace=" + ns + "."}, get(t, res, "warnings"))
+	require.Equal(t, "current replicas 5 does not match with actual 3 for object kind=Deployment name=web namespace="+ns+".", get(t, res, "warning"))
+	require.False(t, res.Has("warnings"), "kubernetes.core 6.1 gives a warning key, not a module warning")
 	require.Equal(t, 0, get(t, res, "result").(*value.Dict).Len())
 	require.Equal(t, 3, get(t, liveObj(t, deployGVR, ns, "web"), "spec.replicas"))
 
 	// resource_version that does not match: a warning too.
 	res = ok(t, call{mod: "k8s_scale", args: base + "resource_version: '1', replicas: 1}"})
 	require.False(t, changed(res))
-	require.Contains(t, value.Str(get(t, res, "warnings").([]any)[0]), "expected resource version 1 does not match with actual ")
+	require.Contains(t, value.Str(get(t, res, "warning")), "expected resource version 1 does not match with actual ")
 
 	// Check mode with diff: the change is computed locally.
 	res = ok(t, call{mod: "k8s_scale", check: true, diff: true, args: base + "current_replicas: 3, replicas: 2}"})
