@@ -1,6 +1,8 @@
-// Package k8s implements kubernetes.core's k8s, k8s_info and k8s_status
-// modules natively over client-go, with kubernetes.core 6.1's argument
-// names, defaults, result keys and failure messages.
+// Package k8s implements kubernetes.core's k8s, k8s_info,
+// k8s_cluster_info, k8s_json_patch and k8s_scale modules and
+// operator_sdk.util's k8s_status natively over client-go, with
+// kubernetes.core 6.1's argument names, defaults, result keys and failure
+// messages.
 package k8s
 
 import (
