@@ -5,6 +5,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func keysOf(d *value.Dict) []string {
@@ -135,4 +136,30 @@ func TestScaleNameCannotEscapeItsPath(t *testing.T) {
 		require.False(t, changed(res))
 	}
 	require.Equal(t, 1, get(t, liveObj(t, deployGVR, ns, "victim"), "spec.replicas"))
+}
+
+// TestScaleWaitSucceeds scales a ReplicationController, whose waiter only
+// needs the object to exist, so wait succeeds at once and reports a
+// duration.
+func TestScaleWaitSucceeds(t *testing.T) {
+	ns := namespace(t, "scale-rc")
+	ok(t, call{mod: "k8s", args: `
+definition:
+  apiVersion: v1
+  kind: ReplicationController
+  metadata: {name: rc, namespace: ` + ns + `}
+  spec:
+    replicas: 1
+    selector: {app: rc}
+    template:
+      metadata: {labels: {app: rc}}
+      spec:
+        containers: [{name: rc, image: nginx}]`})
+	res := ok(t, call{mod: "k8s_scale", diff: true, args: "{kind: ReplicationController, name: rc, namespace: " + ns + ", replicas: 2, wait_sleep: 1}"})
+	require.True(t, changed(res))
+	require.Equal(t, 2, get(t, res, "result.spec.replicas"))
+	require.Equal(t, 0, get(t, res, "duration"))
+	require.Equal(t, 1, get(t, res, "diff.before.spec.replicas"))
+	require.Equal(t, 2, get(t, res, "diff.after.spec.replicas"))
+	require.Equal(t, 2, get(t, liveObj(t, schema.GroupVersionResource{Version: "v1", Resource: "replicationcontrollers"}, ns, "rc"), "spec.replicas"))
 }
