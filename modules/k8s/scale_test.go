@@ -135,7 +135,13 @@ func TestScaleNameCannotEscapeItsPath(t *testing.T) {
 		res, _ := fails(t, call{mod: "k8s_scale", args: "{api_version: apps/v1, kind: Deployment, name: '" + name + "', namespace: " + ns + ", replicas: 5, wait: false}"})
 		require.False(t, changed(res))
 	}
+	// A selector cannot smuggle in other query parameters either.
+	ok(t, call{mod: "k8s", args: deploymentArgs(ns, "other", 1)})
+	res, msg := fails(t, call{mod: "k8s_scale", args: "{api_version: apps/v1, kind: Deployment, namespace: " + ns + ", label_selectors: ['app=nomatch&labelSelector=tier=web'], replicas: 5, wait: false}"})
+	require.False(t, changed(res))
+	require.Contains(t, msg, "(400)")
 	require.Equal(t, 1, get(t, liveObj(t, deployGVR, ns, "victim"), "spec.replicas"))
+	require.Equal(t, 1, get(t, liveObj(t, deployGVR, ns, "other"), "spec.replicas"))
 }
 
 // TestScaleWaitSucceeds scales a ReplicationController, whose waiter only
