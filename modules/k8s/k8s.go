@@ -1,6 +1,8 @@
-// Package k8s implements kubernetes.core's k8s, k8s_info and k8s_status
-// modules natively over client-go, with kubernetes.core 6.1's argument
-// names, defaults, result keys and failure messages.
+// Package k8s implements kubernetes.core's k8s, k8s_info,
+// k8s_cluster_info, k8s_json_patch and k8s_scale modules and
+// operator_sdk.util's k8s_status natively over client-go, with
+// kubernetes.core 6.1's argument names, defaults, result keys and failure
+// messages.
 package k8s
 
 import (
@@ -22,6 +24,8 @@ func Entries() []module.Entry {
 		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Module: module.Func(runK8s)},
 		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Module: module.Func(runInfo)},
 		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Module: module.Func(runClusterInfo)},
+		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Module: module.Func(runJSONPatch)},
+		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Module: module.Func(runScale)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
