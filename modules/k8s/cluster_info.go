@@ -2,7 +2,6 @@ package k8s
 
 import (
 	"context"
-	"errors"
 	"runtime/debug"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
@@ -19,21 +18,9 @@ var clusterInfoSpec = &argspec.Spec{Options: concat(authOptions(), []opt{
 // runClusterInfo is kubernetes.core.k8s_cluster_info: the resources of
 // every served group version (apis), the connection and the versions.
 func runClusterInfo(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, ctx, failed := connect(req, "kubernetes.core.k8s_cluster_info", clusterInfoSpec, connectOpts{})
 	if failed != nil {
 		return failed, nil
-	}
-	p, msg := validate("kubernetes.core.k8s_cluster_info", clusterInfoSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
-	}
-	ctx := req.Ctx
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	if b, _ := p["invalidate_cache"].(bool); b {
 		c.Discovery.Invalidate()

@@ -1,8 +1,10 @@
 package k8s
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -486,4 +488,46 @@ func actionKubeconfig(req *module.Request, args *value.Dict) (*value.Dict, *valu
 	args = args.Copy()
 	args.Set("kubeconfig", strings.Join(parts, ":"))
 	return args, nil
+}
+
+// connectOpts are the steps of connect a module asks for.
+type connectOpts struct {
+	// src finds a local `src` on the task's files/ search path first, as
+	// the action plugin does before the module runs.
+	src bool
+}
+
+// connect is what every kubernetes.core module does before its own work:
+// the action plugin's kubeconfig search, the argument spec, and the
+// clients. A non-nil failed result ends the task with it.
+func connect(req *module.Request, name string, spec *argspec.Spec, o connectOpts) (p params, c *Clients, ctx context.Context, failed *value.Dict) {
+	args, failed := actionKubeconfig(req, req.Args)
+	if failed != nil {
+		return nil, nil, nil, failed
+	}
+	if o.src {
+		if src, ok := args.Get("src"); ok {
+			if s, isStr := src.(string); isStr && s != "" && !isURL(s) {
+				found, tried, ok := findFile(req, "files", s)
+				if !ok {
+					return nil, nil, nil, failedResult(errors.New(search.NotFoundMessage(s, tried)))
+				}
+				args = args.Copy()
+				args.Set("src", found)
+			}
+		}
+	}
+	p, msg := validate(name, spec, args)
+	if msg != "" {
+		return nil, nil, nil, failedResult(errors.New(msg))
+	}
+	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
+	if err != nil {
+		return nil, nil, nil, failedResult(err)
+	}
+	ctx = req.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return p, c, ctx, nil
 }

@@ -24,21 +24,9 @@ var infoSpec = &argspec.Spec{Options: concat(authOptions(), waitOptions(), []opt
 })}
 
 func runInfo(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, ctx, failed := connect(req, "kubernetes.core.k8s_info", infoSpec, connectOpts{})
 	if failed != nil {
 		return failed, nil
-	}
-	p, msg := validate("kubernetes.core.k8s_info", infoSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
-	}
-	ctx := req.Ctx
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	res, err := find(ctx, c, p)
 	if err != nil {

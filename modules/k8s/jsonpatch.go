@@ -31,21 +31,9 @@ var jsonPatchSpec = &argspec.Spec{Options: concat(authOptions(), waitOptions(), 
 // reference installation's does); the local jsonpatch path it keeps for
 // older clients is never taken there.
 func runJSONPatch(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, ctx, failed := connect(req, "kubernetes.core.k8s_json_patch", jsonPatchSpec, connectOpts{})
 	if failed != nil {
 		return failed, nil
-	}
-	p, msg := validate("kubernetes.core.k8s_json_patch", jsonPatchSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
-	}
-	ctx := req.Ctx
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	return jsonPatch(ctx, c, p, req.Check, req.Diff), nil
 }

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"net/url"
 	"strings"
 
@@ -158,32 +157,12 @@ func (s *service) query(kv ...string) url.Values {
 }
 
 func runK8s(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, _, failed := connect(req, "kubernetes.core.k8s", k8sSpec, connectOpts{src: true})
 	if failed != nil {
 		return failed, nil
 	}
-	// As the action plugin does before the module runs, find a local src
-	// in the task's files/ search path.
-	if src, ok := args.Get("src"); ok {
-		if s, isStr := src.(string); isStr && s != "" && !isURL(s) {
-			found, tried, ok := findFile(req, "files", s)
-			if !ok {
-				return failedResult(errors.New(search.NotFoundMessage(s, tried))), nil
-			}
-			args = args.Copy()
-			args.Set("src", found)
-		}
-	}
-	p, msg := validate("kubernetes.core.k8s", k8sSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
 	if p.bool("append_hash") {
 		return failedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
 	}
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -39,27 +38,9 @@ func scaleFailure(msg string, extra *value.Dict) *value.Dict {
 // spec.parallelism through a patch of the Job), then optionally waits
 // for them to be ready.
 func runScale(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, _, failed := connect(req, "kubernetes.core.k8s_scale", scaleSpec, connectOpts{src: true})
 	if failed != nil {
 		return failed, nil
-	}
-	if src, ok := args.Get("src"); ok {
-		if s, isStr := src.(string); isStr && s != "" && !isURL(s) {
-			found, tried, ok := findFile(req, "files", s)
-			if !ok {
-				return failedResult(errors.New(search.NotFoundMessage(s, tried))), nil
-			}
-			args = args.Copy()
-			args.Set("src", found)
-		}
-	}
-	p, msg := validate("kubernetes.core.k8s_scale", scaleSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
 	}
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
