@@ -129,36 +129,14 @@ func (c *Ctx) finalizeAt(v any, depth int) (any, error) {
 		c.warnValue("Type 'GroupTuple' is unsupported in variable storage, converting to 'list'.")
 		return c.finalizeAt(x.t, depth)
 	case value.Tuple:
-		out := make([]any, 0, len(x))
-		for _, e := range x {
-			if _, omit := e.(value.Omit); omit {
-				continue
-			}
-			r, err := c.finalizeAt(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		return out, nil
+		return c.finalizeItems(x, depth)
 	case []any:
 		// As ansible-core's _finalize_list, omit drops out of a list at
 		// any depth; only a template whose whole result is omit keeps it.
 		if !hasOmit(x) {
 			return value.MapList(x, func(_ int, e any) (any, error) { return c.finalizeAt(e, depth+1) })
 		}
-		out := make([]any, 0, len(x))
-		for _, e := range x {
-			if _, omit := e.(value.Omit); omit {
-				continue
-			}
-			r, err := c.finalizeAt(e, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-		return out, nil
+		return c.finalizeItems(x, depth)
 	case *value.Dict:
 		// _finalize_dict: a key whose value is omit is dropped.
 		sawOmit := false
@@ -187,6 +165,23 @@ func (c *Ctx) finalizeAt(v any, depth int) (any, error) {
 		return d, nil
 	}
 	return v, nil
+}
+
+// finalizeItems finalizes the elements of a list or tuple at depth into a
+// new list, without those that are omit.
+func (c *Ctx) finalizeItems(x []any, depth int) ([]any, error) {
+	out := make([]any, 0, len(x))
+	for _, e := range x {
+		if _, omit := e.(value.Omit); omit {
+			continue
+		}
+		r, err := c.finalizeAt(e, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // DeprecatedVar is a variable value whose use ansible-core deprecates (the
