@@ -1,8 +1,8 @@
 // Package k8s implements kubernetes.core's k8s, k8s_info,
-// k8s_cluster_info, k8s_json_patch and k8s_scale modules and
-// operator_sdk.util's k8s_status natively over client-go, with
-// kubernetes.core 6.1's argument names, defaults, result keys and failure
-// messages.
+// k8s_cluster_info, k8s_json_patch, k8s_scale, k8s_taint, k8s_drain and
+// k8s_rollback modules and operator_sdk.util's k8s_status natively over
+// client-go, with kubernetes.core 6.1's argument names, defaults, result
+// keys and failure messages.
 package k8s
 
 import (
@@ -25,6 +25,9 @@ func Entries() []module.Entry {
 		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Module: module.Func(runClusterInfo)},
 		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Module: module.Func(runJSONPatch)},
 		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Module: module.Func(runScale)},
+		{FQCN: "kubernetes.core.k8s_taint", Aliases: []string{"community.kubernetes.k8s_taint"}, Module: module.Func(runTaint)},
+		{FQCN: "kubernetes.core.k8s_drain", Aliases: []string{"community.kubernetes.k8s_drain"}, Module: module.Func(runDrain)},
+		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Module: module.Func(runRollback)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
