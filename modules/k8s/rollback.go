@@ -26,21 +26,9 @@ var rollbackSpec = &argspec.Spec{Options: concat(authOptions(), nameOptions(), [
 // spec.selector.matchLabels, and its pod template (revision data) is
 // patched back into the object.
 func runRollback(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, ctx, failed := connect(req, "kubernetes.core.k8s_rollback", rollbackSpec, connectOpts{})
 	if failed != nil {
 		return failed, nil
-	}
-	p, msg := validate("kubernetes.core.k8s_rollback", rollbackSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
-	}
-	ctx := req.Ctx
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	found, err := find(ctx, c, p)
 	if err != nil {

@@ -25,21 +25,9 @@ var taintSpec = &argspec.Spec{Options: concat(authOptions(), []opt{
 // replaces the whole list. The result is the patched Node as the Python
 // client's to_dict() (pyToDict), empty after a removal or in check mode.
 func runTaint(req *module.Request) (*value.Dict, error) {
-	args, failed := actionKubeconfig(req, req.Args)
+	p, c, ctx, failed := connect(req, "kubernetes.core.k8s_taint", taintSpec, connectOpts{})
 	if failed != nil {
 		return failed, nil
-	}
-	p, msg := validate("kubernetes.core.k8s_taint", taintSpec, args)
-	if msg != "" {
-		return failedResult(errors.New(msg)), nil
-	}
-	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
-	if err != nil {
-		return failedResult(err), nil
-	}
-	ctx := req.Ctx
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	return taint(ctx, c, p, req.Check), nil
 }
