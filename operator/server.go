@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/cfzt/cfzt-runner/internal/promtext"
 )
 
 // serve runs the health and metrics endpoints on addr until ctx ends:
@@ -36,13 +38,16 @@ func HealthRoutes(ready func() bool) map[string]http.HandlerFunc {
 	}
 }
 
-// MetricsHandler serves the Prometheus text of every source, in order.
+// MetricsHandler serves the Prometheus text of every source, in order,
+// then the go_*, process_* and cfzt_build_info series (promtext.Runtime).
 func MetricsHandler(sources ...io.WriterTo) http.HandlerFunc {
+	rt := promtext.Runtime()
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		for _, s := range sources {
 			s.WriteTo(w)
 		}
+		rt.WriteTo(w)
 	}
 }
 

@@ -123,7 +123,7 @@ func TestMetricsText(t *testing.T) {
 
 var (
 	sampleLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*"(,[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*")*\})? ([-+0-9.eE]+|[-+]Inf|NaN)$`)
-	typeLine   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$`)
+	typeLine   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$`)
 )
 
 // checkExposition checks every line against the text format's grammar and
@@ -145,7 +145,7 @@ func checkExposition(t *testing.T, text string) {
 		name := line[:strings.IndexAny(line, "{ ")]
 		base := name
 		for _, suf := range []string{"_bucket", "_sum", "_count"} {
-			if b, ok := strings.CutSuffix(name, suf); ok && families[b] == "histogram" {
+			if b, ok := strings.CutSuffix(name, suf); ok && (families[b] == "histogram" || families[b] == "summary") {
 				base = b
 			}
 		}

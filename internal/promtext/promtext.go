@@ -1,6 +1,7 @@
 // Package promtext writes the Prometheus text exposition format (version
 // 0.0.4): family headers and samples. The operator runtimes build their
-// metrics with it instead of linking a Prometheus client library.
+// own metrics with it; Runtime adds the go_*, process_* and build-info
+// series of the Prometheus client library (client_golang).
 package promtext
 
 import (
