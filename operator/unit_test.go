@@ -115,10 +115,26 @@ func TestMetricsText(t *testing.T) {
 		`cfzt_kubernetes_requests_total{code="200"} 1`,
 		`cfzt_http_requests_total{code="0"} 1`,
 		`cfzt_last_successful_cycle_timestamp_seconds 1.7e+09`,
+		`cfzt_leader 0`,
+		// The families keep their types since the port onto client_golang.
+		"# TYPE cfzt_cycles_total counter",
+		"# TYPE cfzt_cycle_duration_seconds histogram",
+		"# TYPE cfzt_task_results_total counter",
+		"# TYPE cfzt_kubernetes_requests_total counter",
+		"# TYPE cfzt_http_requests_total counter",
+		"# TYPE cfzt_leader gauge",
+		"# TYPE cfzt_last_successful_cycle_timestamp_seconds gauge",
 	} {
 		require.Contains(t, text, want+"\n")
 	}
 	checkExposition(t, text)
+	m.WatchEvent("HTTPRoute")
+	m.SetLeader(true)
+	b.Reset()
+	_, err = m.WriteTo(&b)
+	require.NoError(t, err)
+	require.Contains(t, b.String(), "\n# TYPE cfzt_watch_events_total counter\ncfzt_watch_events_total{kind=\"HTTPRoute\"} 1\n")
+	require.Contains(t, b.String(), "\ncfzt_leader 1\n")
 }
 
 var (

@@ -51,8 +51,12 @@ func newRuntimeRegistry(version string) *prometheus.Registry {
 type runtimeWriter struct{ reg *prometheus.Registry }
 
 // WriteTo gathers the registry and writes its families in the text format.
-func (r runtimeWriter) WriteTo(w io.Writer) (int64, error) {
-	families, err := r.reg.Gather()
+func (r runtimeWriter) WriteTo(w io.Writer) (int64, error) { return WriteRegistry(w, r.reg) }
+
+// WriteRegistry gathers a client_golang registry and writes its families
+// in the text format (version 0.0.4), in name order.
+func WriteRegistry(w io.Writer, reg prometheus.Gatherer) (int64, error) {
+	families, err := reg.Gather()
 	var total int64
 	for _, mf := range families {
 		n, werr := expfmt.MetricFamilyToText(w, mf)
