@@ -48,6 +48,19 @@ func newRuntimeRegistry(version string) *prometheus.Registry {
 	return reg
 }
 
+// RuntimeFamily reports whether Runtime serves a family named name, so that
+// a metric a role defines cannot shadow it.
+func RuntimeFamily(name string) bool {
+	Runtime()
+	families, _ := runtimeReg.Gather()
+	for _, mf := range families {
+		if mf.GetName() == name {
+			return true
+		}
+	}
+	return false
+}
+
 type runtimeWriter struct{ reg *prometheus.Registry }
 
 // WriteTo gathers the registry and writes its families in the text format.
