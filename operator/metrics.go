@@ -98,6 +98,9 @@ func (m *Metrics) SetLeader(leading bool) {
 	m.leader.Set(v)
 }
 
+// Gatherer is the registry of the metrics, which /metrics serves.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
 // WriteTo writes every series in the text exposition format, families in
 // name order (a family without series yet is left out).
 func (m *Metrics) WriteTo(w io.Writer) (int64, error) {

@@ -48,6 +48,12 @@ func newRuntimeRegistry(version string) *prometheus.Registry {
 	return reg
 }
 
+// RuntimeGatherer is the registry of Runtime's series, for promhttp.
+func RuntimeGatherer() prometheus.Gatherer {
+	Runtime()
+	return runtimeReg
+}
+
 // RuntimeFamily reports whether Runtime serves a family named name, so that
 // a metric a role defines cannot shadow it.
 func RuntimeFamily(name string) bool {

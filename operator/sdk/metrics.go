@@ -69,6 +69,9 @@ func (m *Metrics) ResultCount(gvk, result string) float64 {
 	return out.GetGauge().GetValue()
 }
 
+// Gatherer is the registry of the metrics, which /metrics serves.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
 // WriteTo writes the metrics in the Prometheus text format, families in
 // name order.
 func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
