@@ -365,9 +365,19 @@ func TestMetricsEndpoint(t *testing.T) {
 		`cfzt_kubernetes_requests_total{code="404"} `,
 		`cfzt_last_successful_cycle_timestamp_seconds `,
 		`cfzt_leader 1`,
+		// The client library's Go and process collectors and the build
+		// information.
+		`go_goroutines `,
+		`go_memstats_alloc_bytes `,
+		`go_gc_duration_seconds_count `,
+		`process_resident_memory_bytes `,
+		`process_open_fds `,
+		`process_start_time_seconds `,
+		`cfzt_build_info{goversion="go`,
 	} {
 		require.Contains(t, text, "\n"+want, "in:\n%s", text)
 	}
+	require.Regexp(t, `(?m)^cfzt_build_info\{goversion="go[^"]+",revision="[^"]+",version="[^"]+"\} 1$`, text)
 	require.NotContains(t, text, "cfzt_last_successful_cycle_timestamp_seconds 0\n")
 }
 

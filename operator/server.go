@@ -3,10 +3,14 @@ package operator
 import (
 	"context"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/cfzt/cfzt-runner/internal/promtext"
 )
 
 // serve runs the health and metrics endpoints on addr until ctx ends:
@@ -15,7 +19,7 @@ import (
 // sent on bound (useful with port 0).
 func serve(ctx context.Context, addr string, m *Metrics, ready func() bool, bound chan<- string) error {
 	routes := HealthRoutes(ready)
-	routes["/metrics"] = MetricsHandler(m)
+	routes["/metrics"] = MetricsHandler(m.Gatherer())
 	return Serve(ctx, addr, routes, bound)
 }
 
@@ -36,14 +40,16 @@ func HealthRoutes(ready func() bool) map[string]http.HandlerFunc {
 	}
 }
 
-// MetricsHandler serves the Prometheus text of every source, in order.
-func MetricsHandler(sources ...io.WriterTo) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		for _, s := range sources {
-			s.WriteTo(w)
-		}
-	}
+// MetricsHandler serves /metrics with client_golang's promhttp: the
+// families of every registry, merged with the go_*, process_* and
+// cfzt_build_info series (promtext.RuntimeGatherer), in name order, in the
+// format the scraper negotiates (the text format by default, protobuf when
+// Prometheus asks for it). A series that cannot be gathered, or that a
+// later source repeats, is left out rather than failing the scrape.
+func MetricsHandler(sources ...prometheus.Gatherer) http.HandlerFunc {
+	// The runtime's registry comes first, so that its series win a clash.
+	g := append(prometheus.Gatherers{promtext.RuntimeGatherer()}, sources...)
+	return promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP
 }
 
 // Serve runs an HTTP server with routes on addr until ctx ends. The bound

@@ -115,15 +115,31 @@ func TestMetricsText(t *testing.T) {
 		`cfzt_kubernetes_requests_total{code="200"} 1`,
 		`cfzt_http_requests_total{code="0"} 1`,
 		`cfzt_last_successful_cycle_timestamp_seconds 1.7e+09`,
+		`cfzt_leader 0`,
+		// The families keep their types since the port onto client_golang.
+		"# TYPE cfzt_cycles_total counter",
+		"# TYPE cfzt_cycle_duration_seconds histogram",
+		"# TYPE cfzt_task_results_total counter",
+		"# TYPE cfzt_kubernetes_requests_total counter",
+		"# TYPE cfzt_http_requests_total counter",
+		"# TYPE cfzt_leader gauge",
+		"# TYPE cfzt_last_successful_cycle_timestamp_seconds gauge",
 	} {
 		require.Contains(t, text, want+"\n")
 	}
 	checkExposition(t, text)
+	m.WatchEvent("HTTPRoute")
+	m.SetLeader(true)
+	b.Reset()
+	_, err = m.WriteTo(&b)
+	require.NoError(t, err)
+	require.Contains(t, b.String(), "\n# TYPE cfzt_watch_events_total counter\ncfzt_watch_events_total{kind=\"HTTPRoute\"} 1\n")
+	require.Contains(t, b.String(), "\ncfzt_leader 1\n")
 }
 
 var (
 	sampleLine = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*"(,[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*")*\})? ([-+0-9.eE]+|[-+]Inf|NaN)$`)
-	typeLine   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram)$`)
+	typeLine   = regexp.MustCompile(`^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$`)
 )
 
 // checkExposition checks every line against the text format's grammar and
@@ -145,7 +161,7 @@ func checkExposition(t *testing.T, text string) {
 		name := line[:strings.IndexAny(line, "{ ")]
 		base := name
 		for _, suf := range []string{"_bucket", "_sum", "_count"} {
-			if b, ok := strings.CutSuffix(name, suf); ok && families[b] == "histogram" {
+			if b, ok := strings.CutSuffix(name, suf); ok && (families[b] == "histogram" || families[b] == "summary") {
 				base = b
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -191,8 +192,16 @@ func runMemcached(t *testing.T, rt sdkRuntime, sample string) {
 		"sanity_counter 0", "sanity_gauge 0", "sanity_histogram_bucket", "# TYPE sanity_summary summary",
 		"counter_inc_test 1", "counter_add_test 2", "gauge_set_test 5", "gauge_add_test 7", "gauge_sub_test -7",
 		"gauge_time_test 1", "summary_test_sum 2", "histogram_test_sum 2",
+		// The Go and process collectors, as controller-runtime serves them.
+		"\ngo_goroutines ", "\ngo_memstats_heap_alloc_bytes ", "\nprocess_resident_memory_bytes ",
+		"\nprocess_cpu_seconds_total ",
 	} {
 		require.Contains(t, metrics, want)
+	}
+	if rt.name == "cfzt-runner" {
+		// cfzt-runner's build information (ansible-operator has its own
+		// ansible_operator_build_info only).
+		require.Regexp(t, `(?m)^cfzt_build_info\{goversion="go[^"]+",revision="[^"]+",version="`+regexp.QuoteMeta(version)+`"\} 1$`, metrics)
 	}
 
 	// Scale.

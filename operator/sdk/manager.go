@@ -3,10 +3,11 @@ package sdk
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/cfzt/cfzt-runner/internal/kdisco"
 	"github.com/cfzt/cfzt-runner/operator"
@@ -27,7 +28,7 @@ type Manager struct {
 	// "0": not served).
 	MetricsAddr, ProbeAddr string
 	// ExtraMetrics are written after the ansible-operator metrics.
-	ExtraMetrics []io.WriterTo
+	ExtraMetrics []prometheus.Gatherer
 	// MappingRetry is how often a kind the apiserver does not serve yet is
 	// looked up again (default 5s).
 	MappingRetry time.Duration
@@ -69,7 +70,7 @@ func (m *Manager) serve(ctx context.Context) {
 			}
 		}()
 	}
-	start(m.MetricsAddr, map[string]http.HandlerFunc{"/metrics": operator.MetricsHandler(append([]io.WriterTo{m.Env.Metrics}, m.ExtraMetrics...)...)})
+	start(m.MetricsAddr, map[string]http.HandlerFunc{"/metrics": operator.MetricsHandler(append([]prometheus.Gatherer{m.Env.Metrics.Gatherer()}, m.ExtraMetrics...)...)})
 	start(m.ProbeAddr, operator.HealthRoutes(func() bool { return true }))
 }
 

@@ -2,97 +2,78 @@ package sdk
 
 import (
 	"io"
-	"sort"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/cfzt/cfzt-runner/internal/promtext"
 )
 
 // defBuckets are the Prometheus client's default histogram buckets, which
 // ansible-operator's reconcile histogram and user histograms use.
-var defBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+var defBuckets = prometheus.DefBuckets
 
 // Metrics are ansible-operator's metrics under their names:
 // ansible_operator_build_info, ansible_operator_reconcile_result{GVK,
 // result} and the ansible_operator_reconciles{GVK} histogram, plus the
-// metrics roles define with operator_sdk.util.osdk_metric. It is safe for
-// concurrent use.
+// metrics roles define with operator_sdk.util.osdk_metric, kept in a
+// client_golang registry of their own. It is safe for concurrent use.
 type Metrics struct {
 	Version, Commit string
 	// Now is the clock of set_to_current_time gauges.
 	Now func() time.Time
 
-	mu         sync.Mutex
-	results    map[[2]string]float64
-	reconciles map[string]*promtext.Histogram
-	user       map[string]*userMetric
-	userOrder  []string
+	reg        *prometheus.Registry
+	results    *prometheus.GaugeVec
+	reconciles *prometheus.HistogramVec
+
+	mu   sync.Mutex
+	user map[string]*userMetric
 }
 
 // NewMetrics returns empty metrics for a binary version and commit.
 func NewMetrics(version, commit string) *Metrics {
-	return &Metrics{Version: version, Commit: commit, Now: time.Now, results: map[[2]string]float64{},
-		reconciles: map[string]*promtext.Histogram{}, user: map[string]*userMetric{}}
+	m := &Metrics{Version: version, Commit: commit, Now: time.Now, reg: prometheus.NewRegistry(), user: map[string]*userMetric{},
+		results: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ansible_operator_reconcile_result",
+			Help: "Gauge of reconciles and their results."}, []string{"GVK", "result"}),
+		reconciles: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ansible_operator_reconciles",
+			Help: "How long in seconds a reconcile takes.", Buckets: defBuckets}, []string{"GVK"}),
+	}
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ansible_operator_build_info",
+		Help: "Build information for the ansible-operator binary"}, []string{"commit", "version"})
+	build.WithLabelValues(commit, version).Set(1)
+	m.reg.MustRegister(build, m.results, m.reconciles)
+	return m
 }
 
 // ReconcileResult counts one reconcile of a kind (its GVK string) that
 // ended "succeeded" or "failed".
 func (m *Metrics) ReconcileResult(gvk, result string) {
-	m.mu.Lock()
-	m.results[[2]string{gvk, result}]++
-	m.mu.Unlock()
+	m.results.WithLabelValues(gvk, result).Inc()
 }
 
 // ReconcileDuration observes how long a run of a kind's role or playbook
 // took.
 func (m *Metrics) ReconcileDuration(gvk string, d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	h := m.reconciles[gvk]
-	if h == nil {
-		h = promtext.NewHistogram(defBuckets)
-		m.reconciles[gvk] = h
-	}
-	h.Observe(d.Seconds())
+	m.reconciles.WithLabelValues(gvk).Observe(d.Seconds())
 }
 
 // ResultCount returns the reconcile_result gauge of a kind and result.
 func (m *Metrics) ResultCount(gvk, result string) float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.results[[2]string{gvk, result}]
+	var out dto.Metric
+	if err := m.results.WithLabelValues(gvk, result).Write(&out); err != nil {
+		return 0
+	}
+	return out.GetGauge().GetValue()
 }
 
-// WriteTo writes the metrics in the Prometheus text format.
+// Gatherer is the registry of the metrics, which /metrics serves.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
+
+// WriteTo writes the metrics in the Prometheus text format, families in
+// name order.
 func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var b strings.Builder
-	promtext.Header(&b, "ansible_operator_build_info", "gauge", "Build information for the ansible-operator binary")
-	promtext.Sample(&b, "ansible_operator_build_info", promtext.L("commit", m.Commit, "version", m.Version), 1)
-	promtext.Header(&b, "ansible_operator_reconcile_result", "gauge", "Gauge of reconciles and their results.")
-	keys := make([][2]string, 0, len(m.results))
-	for k := range m.results {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+"\x00"+keys[i][1] < keys[j][0]+"\x00"+keys[j][1] })
-	for _, k := range keys {
-		promtext.Sample(&b, "ansible_operator_reconcile_result", promtext.L("GVK", k[0], "result", k[1]), m.results[k])
-	}
-	promtext.Header(&b, "ansible_operator_reconciles", "histogram", "How long in seconds a reconcile takes.")
-	gvks := make([]string, 0, len(m.reconciles))
-	for g := range m.reconciles {
-		gvks = append(gvks, g)
-	}
-	sort.Strings(gvks)
-	for _, g := range gvks {
-		m.reconciles[g].Write(&b, "ansible_operator_reconciles", promtext.L("GVK", g))
-	}
-	for _, name := range m.userOrder {
-		m.user[name].write(&b)
-	}
-	n, err := io.WriteString(w, b.String())
-	return int64(n), err
+	return promtext.WriteRegistry(w, m.reg)
 }

@@ -65,3 +65,32 @@ func TestParseLogLevel(t *testing.T) {
 	require.Error(t, err)
 	require.Equal(t, LogTasks, got)
 }
+
+// A role's osdk_metric cannot define a metric with an invalid name (which
+// would corrupt the exposition) nor take over a family /metrics already
+// serves: ansible-operator's own, the Go and process collectors' and the
+// build information. Each is refused with an error and nothing changes.
+func TestUserMetricCannotShadow(t *testing.T) {
+	m := NewMetrics("1.2.3", "abc")
+	for name, want := range map[string]string{
+		"bad name":                          `invalid metric name "bad name"`,
+		"x} 1\nansible_operator_build_info": "invalid metric name",
+		"":                                  "invalid metric name",
+		"go_goroutines":                     "metric go_goroutines is already registered",
+		"process_resident_memory_bytes":     "already registered",
+		"cfzt_build_info":                   "already registered",
+		"ansible_operator_build_info":       "metric ansible_operator_build_info:",
+		"ansible_operator_reconciles":       "metric ansible_operator_reconciles:",
+	} {
+		err := m.UserMetric(name, "help", value.DictOf("gauge", value.DictOf("set", 5)))
+		require.ErrorContains(t, err, want, "%q", name)
+	}
+	var b strings.Builder
+	_, err := m.WriteTo(&b)
+	require.NoError(t, err)
+	require.NotContains(t, b.String(), " 5\n")
+	require.Contains(t, b.String(), `ansible_operator_build_info{commit="abc",version="1.2.3"} 1`+"\n")
+	// The refused names stay refused, and a valid one still works.
+	require.Error(t, m.UserMetric("go_goroutines", "help", value.DictOf("counter", value.DictOf("increment", true))))
+	require.NoError(t, m.UserMetric("ok_metric", "help", value.DictOf("gauge", value.DictOf("set", 5))))
+}

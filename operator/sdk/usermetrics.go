@@ -3,27 +3,22 @@ package sdk
 import (
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/promtext"
 )
 
 // userMetric is a metric a role defined with osdk_metric: a counter, a
-// gauge, a histogram (default buckets) or a summary (sum and count).
+// gauge, a histogram (default buckets) or a summary (sum and count, no
+// quantiles).
 type userMetric struct {
-	name, help, kind string
-	val              float64
-	hist             *promtext.Histogram
-}
-
-func (u *userMetric) write(b *strings.Builder) {
-	promtext.Header(b, u.name, u.kind, u.help)
-	if u.hist != nil {
-		u.hist.Write(b, u.name, nil)
-		return
-	}
-	promtext.Sample(b, u.name, nil, u.val)
+	kind    string
+	counter prometheus.Counter
+	gauge   prometheus.Gauge
+	obs     prometheus.Observer
 }
 
 // metricKinds are osdk_metric's metric arguments, in the order the kind is
@@ -61,20 +56,49 @@ func (m *Metrics) UserMetric(name, description string, args *value.Dict) error {
 	defer m.mu.Unlock()
 	u := m.user[name]
 	if u == nil {
-		u = &userMetric{name: name, help: description, kind: kind}
-		switch kind {
-		case "histogram":
-			u.hist = promtext.NewHistogram(defBuckets)
-		case "summary":
-			u.hist = promtext.NewHistogram(nil)
+		var err error
+		if u, err = m.defineUser(name, description, kind); err != nil {
+			return err
 		}
 		m.user[name] = u
-		m.userOrder = append(m.userOrder, name)
 	}
 	if u.kind != kind {
 		return fmt.Errorf("cannot change metric type of %s, which is a %s", name, u.kind)
 	}
 	return m.applyUser(u, op)
+}
+
+// defineUser registers a role's metric. A name that is not a valid
+// Prometheus metric name, or that one of the families /metrics already
+// serves uses (ansible_operator_*, go_*, process_*, cfzt_build_info), is
+// refused, as ansible-operator's registry refuses it.
+func (m *Metrics) defineUser(name, help, kind string) (*userMetric, error) {
+	if !model.IsValidLegacyMetricName(name) {
+		return nil, fmt.Errorf("invalid metric name %q", name)
+	}
+	if promtext.RuntimeFamily(name) {
+		return nil, fmt.Errorf("metric %s is already registered", name)
+	}
+	u := &userMetric{kind: kind}
+	var c prometheus.Collector
+	switch kind {
+	case "counter":
+		u.counter = prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+		c = u.counter
+	case "gauge":
+		u.gauge = prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
+		c = u.gauge
+	case "histogram":
+		h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: defBuckets})
+		u.obs, c = h, h
+	default:
+		s := prometheus.NewSummary(prometheus.SummaryOpts{Name: name, Help: help})
+		u.obs, c = s, s
+	}
+	if err := m.reg.Register(c); err != nil {
+		return nil, fmt.Errorf("metric %s: %w", name, err)
+	}
+	return u, nil
 }
 
 func num(d *value.Dict, k string) float64 {
@@ -95,32 +119,32 @@ func (m *Metrics) applyUser(u *userMetric, op *value.Dict) error {
 	switch u.kind {
 	case "counter":
 		if flag(op, "increment") {
-			u.val++
+			u.counter.Inc()
 		} else if add := num(op, "add"); add != 0 {
 			if add < 0 {
 				return errors.New("counter metrics cannot decrease in value")
 			}
-			u.val += add
+			u.counter.Add(add)
 		}
 	case "gauge":
 		switch {
 		case flag(op, "increment"):
-			u.val++
+			u.gauge.Inc()
 		case flag(op, "decrement"):
-			u.val--
+			u.gauge.Dec()
 		case num(op, "add") != 0:
-			u.val += num(op, "add")
+			u.gauge.Add(num(op, "add"))
 		case num(op, "subtract") != 0:
-			u.val -= num(op, "subtract")
+			u.gauge.Sub(num(op, "subtract"))
 		case num(op, "set") != 0:
-			u.val = num(op, "set")
+			u.gauge.Set(num(op, "set"))
 		case flag(op, "set_to_current_time"):
-			u.val = float64(m.Now().UnixNano()) / 1e9
+			u.gauge.Set(float64(m.Now().UnixNano()) / 1e9)
 		}
 	default:
 		// Like the Prometheus client there, an observation without a
 		// value observes 0.
-		u.hist.Observe(num(op, "observe"))
+		u.obs.Observe(num(op, "observe"))
 	}
 	return nil
 }
