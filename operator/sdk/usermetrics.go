@@ -73,7 +73,7 @@ func (m *Metrics) UserMetric(name, description string, args *value.Dict) error {
 // serves uses (ansible_operator_*, go_*, process_*, cfzt_build_info), is
 // refused, as ansible-operator's registry refuses it.
 func (m *Metrics) defineUser(name, help, kind string) (*userMetric, error) {
-	if !model.IsValidLegacyMetricName(name) {
+	if !model.LegacyValidation.IsValidMetricName(name) {
 		return nil, fmt.Errorf("invalid metric name %q", name)
 	}
 	if promtext.RuntimeFamily(name) {
