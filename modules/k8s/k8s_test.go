@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 )
 
 // gadgetCRD has a status subresource and typed fields, like the
@@ -68,6 +70,23 @@ func TestCRDInstalledAndUsedInSameRun(t *testing.T) {
 	res := ok(t, call{mod: "k8s", shared: shared, args: "{wait: true, wait_condition: {type: Established}, wait_timeout: 30, wait_sleep: 1, definition: " + yamlFlow(sprocketCRD) + "}"})
 	require.True(t, changed(res))
 	require.Equal(t, "create", get(t, res, "method"))
+	// The apiserver publishes an Established CRD in discovery a moment
+	// later: wait until an independent discovery client lists it, so that
+	// what is tested is the run's own stale cache refreshing on the miss.
+	dc, err := discovery.NewDiscoveryClientForConfig(cluster.AdminConfig)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		list, err := dc.ServerResourcesForGroupVersion("test.cfzt.io/v1")
+		if err != nil {
+			return false
+		}
+		for _, r := range list.APIResources {
+			if r.Kind == "Sprocket" {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 100*time.Millisecond)
 
 	res = ok(t, call{mod: "k8s", shared: shared, args: `
 definition:
