@@ -255,8 +255,8 @@ func dictMethod(d *value.Dict, name string, a *Args) (any, *value.Dict, error) {
 	case "update":
 		out := d.Copy()
 		if v, ok := a.Get(0, ""); ok {
-			if o, ok := v.(*value.Dict); ok {
-				out.Update(o)
+			if err := updateFrom(out, v); err != nil {
+				return nil, nil, err
 			}
 		}
 		if a.Kw != nil {
@@ -371,4 +371,28 @@ func listMethod(l []any, name string, a *Args) (any, []any, error) {
 		return nil, out, nil
 	}
 	return nil, nil, Errorf("'list' object has no attribute '%s'", name)
+}
+
+// updateFrom is dict.update(v): from a dict, or from an iterable of
+// key, value pairs, failing with Python's TypeError or ValueError.
+func updateFrom(out *value.Dict, v any) error {
+	if o, ok := v.(*value.Dict); ok {
+		out.Update(o)
+		return nil
+	}
+	items, err := Iterate(v)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		pair, err := Iterate(it)
+		if err != nil {
+			return Errorf("cannot convert dictionary update sequence element #%d to a sequence", i)
+		}
+		if len(pair) != 2 {
+			return Errorf("dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
+		}
+		out.SetKey(pair[0], pair[1])
+	}
+	return nil
 }
