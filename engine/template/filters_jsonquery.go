@@ -273,13 +273,9 @@ func (q *jmesQuery) eval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		return jmesSlice(l, n.Value.([]*int))
 	case parsing.ASTFlatten:
-		left, err := q.eval(n.Children[0], cur)
-		if err != nil {
+		l, ok, err := q.evalList(n.Children[0], cur)
+		if !ok || err != nil {
 			return nil, err
-		}
-		l, ok := left.([]any)
-		if !ok {
-			return nil, nil
 		}
 		out := []any{}
 		for _, e := range l {
@@ -314,13 +310,9 @@ func (q *jmesQuery) eval(n parsing.ASTNode, cur any) (any, error) {
 		}
 		return q.project(items, n.Children[1], nil)
 	case parsing.ASTFilterProjection:
-		left, err := q.eval(n.Children[0], cur)
-		if err != nil {
+		l, ok, err := q.evalList(n.Children[0], cur)
+		if !ok || err != nil {
 			return nil, err
-		}
-		l, ok := left.([]any)
-		if !ok {
-			return nil, nil
 		}
 		cond := n.Children[2]
 		return q.project(l, n.Children[1], &cond)
@@ -899,4 +891,15 @@ func less(a, b any) bool {
 		return sa < sb
 	}
 	return toFloat(a) < toFloat(b)
+}
+
+// evalList evaluates node against cur; ok is false when the result is not
+// a list (a projection or flatten of anything else is null).
+func (q *jmesQuery) evalList(node parsing.ASTNode, cur any) (l []any, ok bool, err error) {
+	v, err := q.eval(node, cur)
+	if err != nil {
+		return nil, false, err
+	}
+	l, ok = v.([]any)
+	return l, ok, nil
 }
