@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cfzt/cfzt-runner/engine/run"
-	"github.com/cfzt/cfzt-runner/modules"
+	"github.com/cfzt/cfzt-runner/engine/urls"
 	"k8s.io/client-go/tools/metrics"
 )
 
@@ -38,13 +38,13 @@ var (
 // ObserveRequests makes m count the process's outbound requests: every
 // request made through client-go (the modules' and the runtime's own:
 // informers, Lease) by its HTTP status code, and what modules report through
-// modules.ObserveRequest.
+// urls.Observe and every request of engine/urls (uri, get_url, the url lookup).
 func ObserveRequests(m *Metrics) {
 	sink.Store(m)
 	installOnce.Do(func() {
 		metrics.Register(metrics.RegisterOpts{RequestResult: clientGoResults{}})
 	})
-	modules.SetRequestObserver(m.Request)
+	urls.SetObserver(m.Request)
 }
 
 type clientGoResults struct{}

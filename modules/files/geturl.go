@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/urls"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -218,8 +220,32 @@ func (g *getURL) checkDest() error {
 }
 
 // fetchToTemp downloads the URL into a temporary file (in tmp_dest or the
-// task's remote temporary directory) and returns it with fetch_url's info.
+// task's remote temporary directory) and returns it with fetch_url's
+// info, in url_get's order: the request, its status, then the file.
 func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict, error) {
+	method := "GET"
+	if g.check {
+		method = "HEAD"
+	}
+	req := fetchRequest{url: g.url, method: method, agent: g.p.Str("http_agent"), force: force, lastModified: lastMod,
+		username: g.p.Str("url_username"), password: g.p.Str("url_password"), forceBasic: g.p.Bool("force_basic_auth"),
+		useNetrc: g.p.Bool("use_netrc"), decompress: g.p.Bool("decompress"), headers: g.p.Map("headers"),
+		unredirected: g.p.Strs("unredirected_headers"), getenv: g.req.Getenv, gssapi: g.p.Bool("use_gssapi"), ciphers: g.p.Strs("ciphers"),
+		conn: urls.Conn{ValidateCerts: g.p.Bool("validate_certs"), UseProxy: g.p.Bool("use_proxy"),
+			ClientCert: g.p.Str("client_cert"), ClientKey: g.p.Str("client_key"),
+			Timeout: time.Duration(g.p.Int("timeout")) * time.Second}}
+	res := fetchURL(g.req.Ctx, req)
+	if res.fatal != "" {
+		failure := fail(res.fatal)
+		if !res.msgOnly {
+			failure.res.Update(res.info)
+		}
+		return "", nil, failure
+	}
+	if err := g.fetchOutcome(res); err != nil {
+		return "", nil, err
+	}
+	defer res.body.Close()
 	dir := g.p.Str("tmp_dest")
 	if dir != "" && !isDir(dir) {
 		if exists(dir) {
@@ -239,37 +265,39 @@ func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict
 		return "", nil, err
 	}
 	defer f.Close()
-	method := "GET"
-	if g.check {
-		method = "HEAD"
-	}
-	req := fetchRequest{url: g.url, method: method, agent: g.p.Str("http_agent"), force: force, lastModified: lastMod,
-		username: g.p.Str("url_username"), password: g.p.Str("url_password"), forceBasic: g.p.Bool("force_basic_auth"),
-		validateCerts: g.p.Bool("validate_certs"), proxy: g.p.Bool("use_proxy"),
-		timeout: time.Duration(g.p.Int("timeout")) * time.Second, headers: g.p.Map("headers"),
-		unredirected: g.p.Strs("unredirected_headers")}
-	res := fetchURL(g.req.Ctx, req, f)
-	if res.fatal != "" {
+	if err := copyBody(res, f); err != nil {
 		os.Remove(f.Name())
-		failure := fail(res.fatal)
-		failure.res.Update(res.info)
-		return "", nil, failure
+		return "", nil, fail(err.Error(), "elapsed", 0)
 	}
-	return f.Name(), res.info, g.fetchOutcome(f.Name(), res)
+	if err := g.checkLength(f, res.info); err != nil {
+		return "", nil, err
+	}
+	return f.Name(), res.info, nil
+}
+
+// checkLength is url_get's check that the whole body arrived.
+func (g *getURL) checkLength(f *os.File, info *value.Dict) error {
+	cl, ok := info.Get("content-length")
+	if g.check || !ok || (info.Default("content-encoding", "") == "gzip" && g.p.Bool("decompress")) {
+		return nil
+	}
+	want, err := strconv.Atoi(value.Str(cl))
+	st, serr := f.Stat()
+	if err != nil || serr != nil || st.Size() == int64(want) {
+		return nil
+	}
+	return fail(fmt.Sprintf("Incomplete read, (rsp.length=0, cl=%d, st.st_size=%d) failed to read remaining %d bytes", want, st.Size(), int64(want)-st.Size()))
 }
 
 // fetchOutcome turns fetch_url's status into url_get's exits.
-func (g *getURL) fetchOutcome(tmp string, res fetchResult) error {
+func (g *getURL) fetchOutcome(res fetchResult) error {
 	msg := value.Str(res.info.Default("msg", ""))
 	switch {
 	case res.status == 304:
-		os.Remove(tmp)
 		return earlyExit(value.DictOf("url", g.url, "dest", g.dest, "changed", false, "msg", msg, "status_code", 304, "elapsed", 0))
 	case res.status == -1:
-		os.Remove(tmp)
 		return fail(msg, "url", g.url, "dest", g.dest, "elapsed", 0)
 	case res.status != 200 && !strings.HasPrefix(g.url, "file:/"):
-		os.Remove(tmp)
 		return fail("Request failed", "status_code", res.status, "response", msg, "url", g.url, "dest", g.dest, "elapsed", 0)
 	}
 	return nil

@@ -6,8 +6,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/urls"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -129,14 +131,17 @@ func (u *unarchiveRun) download(url string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	res := fetchURL(u.req.Ctx, fetchRequest{url: url, method: "GET", agent: "ansible-httpget",
-		validateCerts: u.p.Bool("validate_certs"), proxy: true, timeout: 10e9}, f)
+	res := fetchURL(u.req.Ctx, fetchRequest{url: url, method: "GET", agent: "ansible-httpget", useNetrc: true, decompress: true,
+		getenv: u.req.Getenv, conn: urls.Conn{ValidateCerts: u.p.Bool("validate_certs"), UseProxy: true, Timeout: 10 * time.Second}})
 	if res.fatal != "" || res.status == -1 || res.status >= 400 {
 		msg := res.fatal
 		if msg == "" {
 			msg = value.Str(res.info.Default("msg", ""))
 		}
 		return "", fail("Failure downloading " + url + ", " + msg)
+	}
+	if err := copyBody(res, f); err != nil {
+		return "", fail("Failure downloading " + url + ", " + err.Error())
 	}
 	return f.Name(), nil
 }

@@ -4,10 +4,7 @@
 package uri
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"mime"
 	"net/url"
 	"os"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/urls"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -116,6 +114,12 @@ func newOptions(req *module.Request, p map[string]any) *options {
 		username:   str(p["url_username"]),
 		password:   str(p["url_password"]),
 		getenv:     req.Getenv,
+		gssapi:     p["use_gssapi"] == true,
+	}
+	if l, ok := p["ciphers"].([]any); ok {
+		for _, c := range l {
+			o.ciphers = append(o.ciphers, value.Str(c))
+		}
 	}
 	if o.password != "" {
 		o.secretsFromArgs = append(o.secretsFromArgs, o.password)
@@ -156,7 +160,7 @@ func prepareRequest(req *module.Request, p map[string]any, o *options) (*prepare
 		return nil, early
 	}
 	if v := o.header("Authorization"); v != "" {
-		o.secretsFromArgs = append(o.secretsFromArgs, authSecrets(v)...)
+		o.secretsFromArgs = append(o.secretsFromArgs, urls.AuthSecrets(v)...)
 	}
 	prep.dest = str(p["dest"])
 	if prep.dest != "" {
@@ -266,6 +270,12 @@ func uriResult(p map[string]any, o *options, f *fetched, dest string, elapsed in
 		if c.(int) == f.status {
 			statusOK = true
 		}
+	}
+	if f.crash != nil && f.crashMsg {
+		return module.Failed(f.crash.Error())
+	}
+	if f.crash != nil {
+		return module.Crashed(f.crash)
 	}
 	if f.fatal != "" {
 		// fetch_url's ConnectionError/ValueError path: fail_json with info only.
@@ -501,16 +511,6 @@ func decodeText(b []byte, charset string) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-// gunzip decodes a gzip body, as GzipDecodedReader does.
-func gunzip(b []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
-	return io.ReadAll(zr)
-}
-
 // writeAtomic writes dest through a temporary file in its directory.
 func writeAtomic(dest string, content []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(dest), ".cfzt-uri-*")
@@ -556,16 +556,6 @@ func addFileAttrs(res *value.Dict, path string) {
 	res.Set("mode", fmt.Sprintf("%04o", st.Mode().Perm()))
 	res.Set("state", "file")
 	res.Set("size", int(st.Size()))
-}
-
-// authSecrets returns the values to hide for an Authorization header: the
-// whole value and its credential part.
-func authSecrets(v string) []string {
-	out := []string{v}
-	if _, cred, ok := strings.Cut(v, " "); ok && len(strings.TrimSpace(cred)) >= 4 {
-		out = append(out, strings.TrimSpace(cred))
-	}
-	return out
 }
 
 // mask replaces every occurrence of a secret in the result's strings (and

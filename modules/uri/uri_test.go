@@ -13,8 +13,8 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
+	"github.com/cfzt/cfzt-runner/engine/urls"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/modules"
 	"github.com/cfzt/cfzt-runner/modules/uri"
 	"github.com/cfzt/cfzt-runner/modules/uri/uritest"
 )
@@ -183,14 +183,14 @@ func TestObserveRequest(t *testing.T) {
 	s := startServer(t)
 	var mu sync.Mutex
 	var codes []int
-	modules.SetRequestObserver(func(kind string, code int) {
+	urls.SetObserver(func(kind string, code int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if kind == "http" {
 			codes = append(codes, code)
 		}
 	})
-	defer modules.SetRequestObserver(nil)
+	defer urls.SetObserver(nil)
 	call(t, "uri", false, "url", s.HTTP+"/redirect")
 	call(t, "uri", false, "url", s.Refused)
 	mu.Lock()

@@ -1,4 +1,4 @@
-package uri
+package urls
 
 import (
 	"net"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// cookieJar keeps the cookies of one uri task's redirect chain. It orders
+// cookieJar keeps the cookies of one request's redirect chain. It orders
 // them as Python's CookieJar iterates: by domain, then path, then name, each
 // in order of first appearance.
 type cookieJar struct {
