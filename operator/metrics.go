@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/cfzt/cfzt-runner/internal/promtext"
+	"github.com/cfzt/cfzt-runner/operator/promtext"
 )
 
 // cycleBuckets are the upper bounds (seconds) of the cycle-duration

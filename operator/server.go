@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/cfzt/cfzt-runner/internal/promtext"
+	"github.com/cfzt/cfzt-runner/operator/promtext"
 )
 
 // serve runs the health and metrics endpoints on addr until ctx ends:

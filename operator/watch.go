@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/cfzt/cfzt-runner/internal/kdisco"
+	"github.com/cfzt/cfzt-runner/modules/k8s/kdisco"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"

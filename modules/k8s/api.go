@@ -10,7 +10,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/internal/kdisco"
+	"github.com/cfzt/cfzt-runner/modules/k8s/kdisco"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/cfzt/cfzt-runner/internal/kdisco"
+	"github.com/cfzt/cfzt-runner/modules/k8s/kdisco"
 	"github.com/cfzt/cfzt-runner/operator"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"

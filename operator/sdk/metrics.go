@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/cfzt/cfzt-runner/internal/promtext"
+	"github.com/cfzt/cfzt-runner/operator/promtext"
 )
 
 // defBuckets are the Prometheus client's default histogram buckets, which

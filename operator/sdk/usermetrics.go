@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
-	"github.com/cfzt/cfzt-runner/internal/promtext"
+	"github.com/cfzt/cfzt-runner/operator/promtext"
 )
 
 // userMetric is a metric a role defined with osdk_metric: a counter, a
