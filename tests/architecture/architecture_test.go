@@ -1,0 +1,125 @@
+// Package architecture checks that the code keeps the layering that
+// docs/architecture.md describes, and the import grouping goimports makes.
+package architecture
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cfzt/cfzt-runner/"
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// layers reads the package table of docs/architecture.md: each row's
+// package, in order.
+func layers(t *testing.T, root string) []string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(doc, []byte("| package | holds |"))
+	if start < 0 {
+		t.Fatal("docs/architecture.md has no package table")
+	}
+	row := regexp.MustCompile("^\\| `([^`]+)` \\|")
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(doc[start:]))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		if m := row.FindStringSubmatch(line); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	if len(out) < 10 {
+		t.Fatalf("the package table lists %d packages", len(out))
+	}
+	return out
+}
+
+// harness tells the test harnesses and tools, which may import anything.
+func harness(pkg string) bool {
+	for _, p := range []string{"internal/", "tests/", "e2e"} {
+		if strings.HasPrefix(pkg, p) {
+			return true
+		}
+	}
+	return strings.HasPrefix(pkg, "cmd/") && pkg != "cmd/cfzt-runner"
+}
+
+// rowOf is the index of pkg's row: its own, else its nearest listed
+// parent's; "modules/*" holds every package under modules/.
+func rowOf(rows []string, pkg string) int {
+	for p := pkg; p != "." && p != ""; p = filepath.Dir(p) {
+		for i, r := range rows {
+			if r == p || strings.HasSuffix(r, "/*") && strings.HasPrefix(p+"/", strings.TrimSuffix(r, "*")) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// TestLayering: every product package imports only packages of its own
+// row or above it in docs/architecture.md's table, and never internal/.
+func TestLayering(t *testing.T) {
+	root := repoRoot(t)
+	rows := layers(t, root)
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], module)
+		if harness(pkg) {
+			continue
+		}
+		own := rowOf(rows, pkg)
+		if own < 0 {
+			t.Errorf("%s has no row in docs/architecture.md's package table (nor a listed parent)", pkg)
+			continue
+		}
+		checked++
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			if strings.HasPrefix(dep, "internal/") {
+				t.Errorf("%s imports the test harness %s", pkg, dep)
+				continue
+			}
+			if r := rowOf(rows, dep); r > own {
+				t.Errorf("%s (row %q) imports %s (row %q), which sits below it in docs/architecture.md", pkg, rows[own], dep, rows[r])
+			}
+		}
+	}
+	if checked < 30 {
+		t.Errorf("only %d packages checked", checked)
+	}
+}
