@@ -60,7 +60,7 @@ func runAssembleModule(m *amod) (*value.Dict, error) {
 		return nil, fail("validate must contain %s: " + validate)
 	}
 	delimiter, _ := m.str("delimiter")
-	data, err := assembleFragments(src, delimiter, re, m.p.Bool("ignore_hidden"))
+	data, err := assembleFragments(src, delimiter, re, m.p.Bool("ignore_hidden"), os.ReadFile)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (m *amod) validateAssembled(res *value.Dict, validate, path string) error {
 // (assemble_from_fragments): a newline after a fragment that lacks one,
 // the delimiter (escape sequences decoded, newline-terminated) between
 // fragments.
-func assembleFragments(dir, delimiter string, re *py.Regexp, ignoreHidden bool) ([]byte, error) {
+func assembleFragments(dir, delimiter string, re *py.Regexp, ignoreHidden bool, read func(string) ([]byte, error)) ([]byte, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func assembleFragments(dir, delimiter string, re *py.Regexp, ignoreHidden bool) 
 		if !isFile(p) || (ignoreHidden && strings.HasPrefix(name, ".")) {
 			continue
 		}
-		content, err := os.ReadFile(p)
+		content, err := read(p)
 		if err != nil {
 			return nil, err
 		}
@@ -226,6 +226,7 @@ func pyEscapeDecode(s string) string {
 // runAssembleAction is the assemble action plugin.
 func runAssembleAction(req *module.Request) (*value.Dict, error) {
 	args := req.Args.Copy()
+	decrypt := argFlag(args, "decrypt", true)
 	args.Delete("decrypt")
 	src, dest := args.Default("src", nil), args.Default("dest", nil)
 	if src == nil || dest == nil {
@@ -237,12 +238,12 @@ func runAssembleAction(req *module.Request) (*value.Dict, error) {
 	}
 	a := &copyAction{req: req, args: args}
 	defer a.cleanup()
-	return a.assembleLocal(value.Str(src), expandUserHome(value.Str(dest)))
+	return a.assembleLocal(value.Str(src), expandUserHome(value.Str(dest)), decrypt)
 }
 
 // assembleLocal assembles fragments found on the controller and copies
 // the result to dest (or runs the file module when it is unchanged).
-func (a *copyAction) assembleLocal(src, dest string) (*value.Dict, error) {
+func (a *copyAction) assembleLocal(src, dest string, decrypt bool) (*value.Dict, error) {
 	found, err := a.findSource(src)
 	if err != nil {
 		return nil, err
@@ -257,7 +258,20 @@ func (a *copyAction) assembleLocal(src, dest string) (*value.Dict, error) {
 		}
 	}
 	delimiter, _ := a.arg("delimiter").(string)
-	data, err := assembleFragments(strings.TrimSuffix(found, "/"), delimiter, re, a.flag("ignore_hidden", false))
+	read := os.ReadFile
+	if decrypt {
+		// The action reads each fragment through get_real_file, which
+		// decrypts a vault-encrypted one.
+		read = func(p string) ([]byte, error) {
+			real, cleanup, err := module.DecryptedFile(a.req, p)
+			if err != nil {
+				return nil, err
+			}
+			defer cleanup()
+			return os.ReadFile(real)
+		}
+	}
+	data, err := assembleFragments(strings.TrimSuffix(found, "/"), delimiter, re, a.flag("ignore_hidden", false), read)
 	if err != nil {
 		return nil, err
 	}

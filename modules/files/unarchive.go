@@ -94,6 +94,15 @@ func runUnarchiveAction(req *module.Request) (*value.Dict, error) {
 	}
 	defer os.RemoveAll(tmp)
 	if !remoteSrc {
+		if argFlag(args, "decrypt", true) {
+			// get_real_file: a vault-encrypted archive is sent decrypted.
+			real, cleanup, err := module.DecryptedFile(req, srcPath)
+			if err != nil {
+				return nil, err
+			}
+			defer cleanup()
+			srcPath = real
+		}
 		transferred := filepath.Join(tmp, "source")
 		if err := copyFileContents(srcPath, transferred); err != nil {
 			return nil, module.ActionFail("Failed to transfer "+srcPath+": "+err.Error(), err)
