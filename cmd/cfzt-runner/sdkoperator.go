@@ -43,6 +43,9 @@ func runSubcommand(ctx context.Context, args []string, fallback func(context.Con
 		}
 		return 0
 	}
+	if len(args) > 0 && args[0] == "doc" {
+		return runDoc(args[1:], os.Stdout, os.Stderr)
+	}
 	if isVaultCommand(args) {
 		return runVaultCommand(args[1:], os.Stdout, os.Stderr)
 	}
