@@ -138,8 +138,8 @@ func (l *Logger) writeText(t time.Time, level, logger, msg string, kv []any) {
 		switch x := kv[i+1].(type) {
 		case string:
 			v = x
-			if v == "" || strings.ContainsAny(v, " \t\n\r\"=") {
-				v = strconv.Quote(v)
+			if q := strconv.Quote(v); v == "" || q[1:len(q)-1] != v || strings.ContainsAny(v, " =") {
+				v = q // a space, a quote, a line break or a control character
 			}
 		case int, int64, float64, bool:
 			v = fmt.Sprint(x)
