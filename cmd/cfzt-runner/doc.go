@@ -120,16 +120,16 @@ func (c *docCatalog) list(kind, prefix string) map[string]string {
 	}
 	for _, e := range c.entries {
 		if strings.HasPrefix(e.FQCN, prefix) {
-			out[e.FQCN] = entrySummary(e, c.specs[e.FQCN] != nil)
+			out[e.FQCN] = docEntrySummary(e, c.specs[e.FQCN] != nil)
 		}
 	}
 	return out
 }
 
-// entrySummary is a module's line in the list. cfzt-runner has no
+// docEntrySummary is a module's line in the list. cfzt-runner has no
 // descriptions of its own, so the line says how the module runs here and
 // whether `doc MODULE` can show its options.
-func entrySummary(e module.Entry, hasSpec bool) string {
+func docEntrySummary(e module.Entry, hasSpec bool) string {
 	var what string
 	switch {
 	case e.Kind != module.KindModule:
@@ -192,7 +192,7 @@ func (c *docCatalog) writeDoc(w io.Writer, kind, name string) error {
 		for _, n := range c.eng.PluginNames(kind) {
 			if n == name || strings.HasSuffix(n, "."+name) {
 				fmt.Fprintf(w, "> %s %s (built into cfzt-runner)\n\n", strings.ToUpper(kind), n)
-				writeWrapped(w, "  ", "cfzt-runner implements this "+kind+" natively. It carries no description of it and no description of its arguments: `ansible-doc -t "+kind+" "+n+"` has them.")
+				docWrap(w, "  ", "cfzt-runner implements this "+kind+" natively. It carries no description of it and no description of its arguments: `ansible-doc -t "+kind+" "+n+"` has them.")
 				return nil
 			}
 		}
@@ -205,10 +205,10 @@ func (c *docCatalog) writeDoc(w io.Writer, kind, name string) error {
 	fmt.Fprintf(w, "> MODULE %s (built into cfzt-runner)\n\n", e.FQCN)
 	spec := c.specs[e.FQCN]
 	if spec == nil {
-		writeWrapped(w, "  ", "cfzt-runner implements this module ("+entrySummary(e, false)+") and checks its arguments in its own code, without an argument spec to show here. cfzt-runner carries no descriptions: `ansible-doc "+e.FQCN+"` has them.")
+		docWrap(w, "  ", "cfzt-runner implements this module ("+docEntrySummary(e, false)+") and checks its arguments in its own code, without an argument spec to show here. cfzt-runner carries no descriptions: `ansible-doc "+e.FQCN+"` has them.")
 		return nil
 	}
-	writeWrapped(w, "  ", "cfzt-runner implements this module ("+entrySummary(e, false)+"). The options below are the argument spec it validates a task's arguments with; cfzt-runner carries no descriptions: `ansible-doc "+e.FQCN+"` has them.")
+	docWrap(w, "  ", "cfzt-runner implements this module ("+docEntrySummary(e, false)+"). The options below are the argument spec it validates a task's arguments with; cfzt-runner carries no descriptions: `ansible-doc "+e.FQCN+"` has them.")
 	fmt.Fprintf(w, "\nOPTIONS (= indicates it is required):\n")
 	var lines []string
 	docFields(&lines, spec.Options, "        ", "")
@@ -237,7 +237,7 @@ func docFields(lines *[]string, opts []argspec.Option, indent, base string) {
 		*lines = append(*lines, "", base+mark+" "+o.Name)
 		fields := value.NewDict(0)
 		if len(o.Aliases) > 0 {
-			fields.Set("aliases", stringsToAny(o.Aliases))
+			fields.Set("aliases", docAnyStrings(o.Aliases))
 		}
 		if len(o.Choices) > 0 {
 			fields.Set("choices", o.Choices)
@@ -280,7 +280,7 @@ func docYAML(k string, v any) string {
 	return strings.TrimRight(s, "\n")
 }
 
-func stringsToAny(ss []string) []any {
+func docAnyStrings(ss []string) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
 		out[i] = s
@@ -288,9 +288,9 @@ func stringsToAny(ss []string) []any {
 	return out
 }
 
-// writeWrapped fills text to ansible-doc's width (79 less a fifth, at
+// docWrap fills text to ansible-doc's width (79 less a fifth, at
 // least 70), each line starting with indent.
-func writeWrapped(w io.Writer, indent, text string) {
+func docWrap(w io.Writer, indent, text string) {
 	limit := max(docColumns-docColumns/5, 70) // int(79*0.20) is 15, as 79/5
 	line := indent
 	for _, word := range strings.Fields(text) {

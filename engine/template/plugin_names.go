@@ -14,11 +14,11 @@ func (e *Engine) PluginNames(kind string) []string {
 		var names []string
 		switch kind {
 		case "filter":
-			names = keys(f.filters)
+			names = pluginKeys(f.filters)
 		case "test":
-			names = keys(f.tests)
+			names = pluginKeys(f.tests)
 		case "lookup":
-			names = keys(f.lookups)
+			names = pluginKeys(f.lookups)
 		}
 		for _, n := range names {
 			seen[n] = true
@@ -28,11 +28,11 @@ func (e *Engine) PluginNames(kind string) []string {
 	var registered []string
 	switch kind {
 	case "filter":
-		registered = keys(e.filters)
+		registered = pluginKeys(e.filters)
 	case "test":
-		registered = keys(e.tests)
+		registered = pluginKeys(e.tests)
 	case "lookup":
-		registered = keys(e.lookups)
+		registered = pluginKeys(e.lookups)
 	}
 	for _, n := range registered {
 		if !seen[n] {
@@ -43,7 +43,7 @@ func (e *Engine) PluginNames(kind string) []string {
 	return out
 }
 
-func keys[V any](m map[string]V) []string {
+func pluginKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
