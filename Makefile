@@ -55,12 +55,20 @@ demo: kube-apiserver
 	CFZT_KUBE_APISERVER=$$(hack/build-apiserver.sh) bin/cfzt-demo $(DEMO_FLAGS)
 
 ## image: the operator image as an OCI layout tarball, without Docker
-## (container/Dockerfile is the Docker build of the same image).
+## (container/Dockerfile is the Docker build of the same image), for
+## GOARCH (amd64 or arm64; default: this machine's). Built for amd64, it
+## rewrites the size figures of docs/install.md.
+## image-multiarch: one OCI index holding the amd64 and arm64 images.
+## The packer always runs natively: GOARCH only chooses the image's binary.
 IMAGE ?= ghcr.io/cfzt/cfzt-operator:dev
 IMAGE_TAR ?= bin/cfzt-operator-image.tar
-.PHONY: image
+IMAGE_ARCH = $(or $(GOARCH),$(shell env -u GOARCH $(GO) env GOARCH))
+IMAGE_ARCHS ?= amd64,arm64
+.PHONY: image image-multiarch
 image:
-	$(GO) run ./internal/image/cmd/cfzt-image -o $(IMAGE_TAR) -name $(IMAGE)
+	env -u GOARCH $(GO) run ./internal/image/cmd/cfzt-image -o $(IMAGE_TAR) -name $(IMAGE) -arch $(IMAGE_ARCH) -docs docs/install.md
+image-multiarch:
+	env -u GOARCH $(GO) run ./internal/image/cmd/cfzt-image -o bin/cfzt-operator-image-multiarch.tar -name $(IMAGE) -arch $(IMAGE_ARCHS) -docs docs/install.md
 
 ## image-ansible-operator: the base image for operator-sdk Ansible operators
 ## (docs/ansible-operator.md), as an OCI layout tarball.

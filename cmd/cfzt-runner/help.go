@@ -214,6 +214,7 @@ func usageError(w io.Writer, msg string) {
 type helpSubcommand struct{ name, text string }
 
 var helpSubcommands = []helpSubcommand{
+	{"doc", "ansible-doc for what cfzt-runner implements: -l lists the modules (-t filter|lookup|test the template plugins), MODULE shows the options it validates"},
 	{"operator", "run as the operator-sdk Ansible operator, as `ansible-operator run` does: reconcile the kinds of watches.yaml with their roles or playbooks (docs/ansible-operator.md)"},
 	{"vault", "ansible-vault's view and encrypt_string"},
 }

@@ -64,7 +64,7 @@ func addOperatorFlags(fs *flag.FlagSet) *operatorFlags {
 	fs.DurationVar(&f.renew, "leader-elect-renew-deadline", 10*time.Second, "how long the leader retries renewing before it gives up")
 	fs.DurationVar(&f.retry, "leader-elect-retry-period", 2*time.Second, "interval between Lease attempts")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /healthz, /readyz and /metrics on this address (e.g. :8080)")
-	fs.StringVar(&f.logFormat, "log-format", "text", "text (Ansible's coloured output) or json (one event per line)")
+	fs.StringVar(&f.logFormat, "log-format", envOr(logFormatEnv, "text"), "text (Ansible's output, coloured on a terminal) or json (one object per line: level, ts, msg, ...); default $"+logFormatEnv+", else text")
 	fs.DurationVar(&f.backoffBase, "backoff-base", time.Second, "first retry delay after a failed cycle in watch mode")
 	fs.DurationVar(&f.backoffMax, "backoff-max", 5*time.Minute, "longest wait after repeated failed cycles")
 	fs.DurationVar(&f.debounce, "debounce", 300*time.Millisecond, "quiet window after a change before a cycle starts")

@@ -14,34 +14,78 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeRunMarker marks a shell block of the README or docs/*.md that
-// TestReadmeBlocks runs; it goes on the line before the block's opening
-// fence. Mark only blocks that are cheap and need nothing but the binary
-// (cfzt-runner on PATH) and sh.
-const readmeRunMarker = "<!-- test: run -->"
+// Every shell block (```sh or ```bash) of the README and docs/*.md is
+// marked, on the line before its opening fence, with one of:
+//
+//	<!-- test: run -->            TestReadmeBlocks runs it in a fresh empty
+//	                              directory, with cfzt-runner on PATH
+//	<!-- test: skip: REASON -->   too expensive or needs what a test does
+//	                              not have (a cluster, Docker, minutes of
+//	                              build); REASON says which, and where the
+//	                              same thing is tested instead
+//
+// An unmarked shell block fails the test, so that no command can be added
+// to the docs without being run or explicitly skipped.
+const (
+	readmeRunMarker  = "<!-- test: run -->"
+	readmeSkipPrefix = "<!-- test: skip: "
+)
 
-// readmeBlocks returns the shell blocks of the README marked to be run.
-// A marker that is not followed by a fenced block is an error, so that a
-// marker cannot silently stop guarding anything.
-func readmeBlocks(readme string) ([]string, error) {
-	lines := strings.Split(readme, "\n")
-	var blocks []string
+// docBlock is one shell block of a Markdown file.
+type docBlock struct {
+	line int // of the opening fence, 1-based
+	run  bool
+	// skip is the reason a block is not run.
+	skip string
+	body string
+}
+
+// docBlocks returns the shell blocks of a Markdown file with their
+// markers. An unmarked shell block, a marker not followed by a shell
+// block, a skip without a reason and an unterminated block are errors.
+func docBlocks(md string) ([]docBlock, error) {
+	lines := strings.Split(md, "\n")
+	var blocks []docBlock
+	isShell := func(l string) bool { return l == "```sh" || l == "```bash" }
 	for i := 0; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) != readmeRunMarker {
+		l := strings.TrimSpace(lines[i])
+		marked := l == readmeRunMarker || strings.HasPrefix(l, readmeSkipPrefix)
+		if marked && (i+1 >= len(lines) || !isShell(lines[i+1])) {
+			return nil, fmt.Errorf("line %d: %s must be followed by a ```sh block", i+1, l)
+		}
+		if !isShell(lines[i]) {
+			if strings.HasPrefix(lines[i], "```") { // another block: skip its body
+				for i++; i < len(lines) && lines[i] != "```"; i++ {
+				}
+			}
 			continue
 		}
-		if i+1 >= len(lines) || (lines[i+1] != "```sh" && lines[i+1] != "```bash") {
-			return nil, fmt.Errorf("README line %d: %s must be followed by a ```sh block", i+1, readmeRunMarker)
+		b := docBlock{line: i + 1}
+		prev := ""
+		if i > 0 {
+			prev = strings.TrimSpace(lines[i-1])
+		}
+		switch {
+		case prev == readmeRunMarker:
+			b.run = true
+		case strings.HasPrefix(prev, readmeSkipPrefix) && strings.HasSuffix(prev, "-->"):
+			b.skip = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(prev, readmeSkipPrefix), "-->"))
+			if b.skip == "" {
+				return nil, fmt.Errorf("line %d: a skipped block needs a reason", i)
+			}
+		default:
+			return nil, fmt.Errorf("line %d: shell block without %s or %sREASON -->", i+1, readmeRunMarker, readmeSkipPrefix)
 		}
 		var body []string
-		j := i + 2
+		j := i + 1
 		for ; j < len(lines) && lines[j] != "```"; j++ {
 			body = append(body, lines[j])
 		}
 		if j == len(lines) {
-			return nil, fmt.Errorf("README line %d: unterminated block", i+2)
+			return nil, fmt.Errorf("line %d: unterminated block", i+1)
 		}
-		blocks = append(blocks, strings.Join(body, "\n")+"\n")
+		b.body = strings.Join(body, "\n") + "\n"
+		blocks = append(blocks, b)
 		i = j
 	}
 	return blocks, nil
@@ -74,39 +118,57 @@ func readmeShell(t *testing.T, dir, script string) cliResult {
 	return cliResult{stdout: out.String(), stderr: errOut.String(), rc: rc}
 }
 
-// TestReadmeBlocks runs every shell block marked "test: run" in the
-// README and in docs/*.md, each in a fresh empty directory: each must
-// exit 0 (every command, as sh -e) and report no error. The README must
-// have at least one.
+// TestReadmeBlocks goes through every shell block of the README and
+// docs/*.md: a block marked "test: run" runs in a fresh empty directory
+// and must exit 0 (every command, as sh -e) and report no error; a block
+// marked "test: skip: REASON" is reported as a skipped subtest with its
+// reason, and must at least be valid sh (sh -n). An unmarked block fails.
 func TestReadmeBlocks(t *testing.T) {
 	docs, err := filepath.Glob("../../docs/*.md")
 	require.NoError(t, err)
+	runs := 0
 	for _, file := range append([]string{"../../README.md"}, docs...) {
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
-		blocks, err := readmeBlocks(string(data))
+		blocks, err := docBlocks(string(data))
 		require.NoError(t, err, file)
-		if filepath.Base(file) == "README.md" {
-			require.NotEmpty(t, blocks, "no README block is marked %s", readmeRunMarker)
-		}
-		for i, block := range blocks {
-			res := readmeShell(t, t.TempDir(), block)
-			require.Equal(t, 0, res.rc, "%s, block %d:\n%s\nstdout:\n%s\nstderr:\n%s", file, i+1, block, res.stdout, res.stderr)
-			require.NotContains(t, res.stdout+res.stderr, "[ERROR]", "%s, block %d", file, i+1)
+		name := strings.TrimPrefix(file, "../../")
+		for _, b := range blocks {
+			t.Run(fmt.Sprintf("%s:%d", name, b.line), func(t *testing.T) {
+				if !b.run {
+					syntax := exec.Command("sh", "-n", "-c", b.body)
+					out, err := syntax.CombinedOutput()
+					require.NoError(t, err, "%s line %d is not valid sh: %s", name, b.line, out)
+					t.Skip(b.skip)
+				}
+				res := readmeShell(t, t.TempDir(), b.body)
+				require.Equal(t, 0, res.rc, "%s, line %d:\n%s\nstdout:\n%s\nstderr:\n%s", name, b.line, b.body, res.stdout, res.stderr)
+				require.NotContains(t, res.stdout+res.stderr, "[ERROR]", "%s, line %d", name, b.line)
+			})
+			if b.run {
+				runs++
+			}
 		}
 	}
+	require.GreaterOrEqual(t, runs, 3, "the README and docs keep runnable examples")
 }
 
-// TestReadmeMarkersAreChecked checks that a stray marker fails instead of
-// guarding nothing.
+// TestReadmeMarkersAreChecked checks that a stray marker, an unmarked
+// shell block and a skip without a reason fail instead of guarding
+// nothing, and that other blocks (yaml, text) need no marker.
 func TestReadmeMarkersAreChecked(t *testing.T) {
-	ok, err := readmeBlocks("x\n" + readmeRunMarker + "\n```sh\necho a\necho b\n```\ny\n")
+	ok, err := docBlocks("x\n" + readmeRunMarker + "\n```sh\necho a\necho b\n```\ny\n```yaml\na: 1\n```\n" +
+		readmeSkipPrefix + "needs a cluster -->\n```bash\nkubectl get pods\n```\n")
 	require.NoError(t, err)
-	require.Equal(t, []string{"echo a\necho b\n"}, ok)
-	_, err = readmeBlocks("x\n" + readmeRunMarker + "\nplain text\n")
-	require.ErrorContains(t, err, "README line 2: ")
-	_, err = readmeBlocks(readmeRunMarker + "\n```sh\necho a\n")
+	require.Equal(t, []docBlock{{line: 3, run: true, body: "echo a\necho b\n"}, {line: 12, skip: "needs a cluster", body: "kubectl get pods\n"}}, ok)
+	_, err = docBlocks("x\n" + readmeRunMarker + "\nplain text\n")
+	require.ErrorContains(t, err, "line 2: ")
+	_, err = docBlocks(readmeRunMarker + "\n```sh\necho a\n")
 	require.ErrorContains(t, err, "unterminated")
+	_, err = docBlocks("text\n```sh\nrm -rf /\n```\n")
+	require.ErrorContains(t, err, "line 2: shell block without")
+	_, err = docBlocks(readmeSkipPrefix + " -->\n```sh\nmake\n```\n")
+	require.ErrorContains(t, err, "needs a reason")
 }
 
 // TestReadmeRoleCommand runs the README's one-cycle command from the

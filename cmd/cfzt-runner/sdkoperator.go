@@ -43,6 +43,9 @@ func runSubcommand(ctx context.Context, args []string, fallback func(context.Con
 		}
 		return 0
 	}
+	if len(args) > 0 && args[0] == "doc" {
+		return runDoc(args[1:], os.Stdout, os.Stderr)
+	}
 	if isVaultCommand(args) {
 		return runVaultCommand(args[1:], os.Stdout, os.Stderr)
 	}
@@ -59,6 +62,7 @@ func runSubcommand(ctx context.Context, args []string, fallback func(context.Con
 // sdkFlags are `ansible-operator run`'s flags, with its defaults.
 type sdkFlags struct {
 	watchesFile, rolesPath, collectionsPath, ansibleArgs, logEvents string
+	logFormat                                                       string
 	injectOwnerRef, leaderElect                                     bool
 	verbosity, maxConcurrent                                        int
 	reconcilePeriod, leaseDuration, renewDeadline, grace            time.Duration
@@ -95,6 +99,7 @@ func sdkFlagSet(out io.Writer) (*flag.FlagSet, *sdkFlags) {
 	fs.DurationVar(&f.grace, "graceful-shutdown-timeout", 30*time.Second, "how long running reconciles may take to finish on SIGTERM")
 	fs.StringVar(&f.logEvents, "ansible-log-events", "tasks", "task events to log: Nothing, Tasks or Everything")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default: in-cluster, then $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&f.logFormat, "log-format", envOr(logFormatEnv, "json"), "json (ansible-operator's zap lines: level, ts, logger, msg, ...) or text; default $"+logFormatEnv+", else json")
 	for _, n := range accepted {
 		fs.Var(ignoredFlag{}, n, "accepted for compatibility; no effect")
 	}
@@ -111,7 +116,11 @@ func runSDKOperator(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	log := &sdk.Logger{Out: stdout}
+	log := &sdk.Logger{Out: stdout, Text: f.logFormat == "text"}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		fmt.Fprintf(stderr, "[ERROR]: invalid --log-format %q: want json or text\n", f.logFormat)
+		return 2
+	}
 	level, err := sdk.ParseLogLevel(f.logEvents)
 	if err != nil {
 		log.Error("cmd", "unrecognized log level", err)

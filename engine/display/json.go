@@ -16,8 +16,12 @@ import (
 )
 
 // JSON is the `--log-format json` display: one JSON object per line for
-// log pipelines. Every object has "time" (RFC 3339, UTC) and "event"; a
-// task result is event "result". Results go through the same no_log
+// log pipelines. Every object starts with the operator log fields both
+// operator modes share (docs/install.md, "Logs"): "level" (info, warn or
+// error), "ts" (Unix seconds, as ansible-operator's zap logs write it) and
+// "msg", then "time" (RFC 3339, UTC) and "event"; a task result is event
+// "result", with its "task" and, when its loop item is a Kubernetes
+// object, the object's "key" (namespace/name). Results go through the same no_log
 // censoring and secret masking as the default display. JSON is safe for
 // concurrent use, so a runtime may write its own events (Event) beside
 // the executor's.
@@ -50,11 +54,18 @@ func (j *JSON) emit(name string, fields *value.Dict) {
 	if j.Now != nil {
 		now = j.Now
 	}
-	ev := value.NewDict(4)
-	ev.Set("time", now().UTC().Format(time.RFC3339Nano))
+	t := now()
+	ev := value.NewDict(8)
+	ev.Set("level", eventLevel(name, fields))
+	ev.Set("ts", LogTS(t))
+	ev.Set("msg", eventMsg(name, fields))
+	ev.Set("time", t.UTC().Format(time.RFC3339Nano))
 	ev.Set("event", name)
 	if fields != nil {
 		fields.Each(func(k string, v any) bool {
+			if k == "msg" { // already written, as text
+				return true
+			}
 			ev.Set(k, jsonSafe(v))
 			return true
 		})
@@ -119,6 +130,9 @@ func (j *JSON) Result(ev *run.Event) {
 	}
 	if ev.Item {
 		f.Set("item", itemLabel(ev))
+		if k := objectKey(ev); k != "" {
+			f.Set("key", k)
+		}
 	}
 	res := (&Default{}).cleanResult(ev)
 	if m, ok := res.Get("msg"); ok {
@@ -258,4 +272,74 @@ func jsonSafe(v any) any {
 		return out
 	}
 	return v
+}
+
+// LogTS is a log line's "ts": Unix seconds with microseconds, as zap's
+// epoch time encoder (ansible-operator's default) writes it.
+func LogTS(t time.Time) float64 {
+	return math.Round(float64(t.UnixNano())/1e3) / 1e6
+}
+
+// eventLevel is an event's log level: error for an error event, a failed
+// (not ignored) or unreachable result and a runtime event that carries an
+// error; warn for a warning; info otherwise.
+func eventLevel(name string, f *value.Dict) string {
+	switch name {
+	case "error":
+		return "error"
+	case "warning":
+		return "warn"
+	case "result":
+		st := f.Default("status", "")
+		if st == "unreachable" || (st == "failed" && !value.Truthy(f.Default("ignored", false))) {
+			return "error"
+		}
+		return "info"
+	}
+	if f != nil && f.Has("error") {
+		return "error"
+	}
+	return "info"
+}
+
+// eventMsg is an event's "msg": its own msg field (as text), else for a
+// result its status and task, else the event's name.
+func eventMsg(name string, f *value.Dict) string {
+	if f != nil {
+		if m, ok := f.Get("msg"); ok {
+			if s, ok := m.(string); ok {
+				return s
+			}
+			return value.Str(m)
+		}
+	}
+	if name == "result" {
+		return value.Str(f.Default("status", "")) + ": " + value.Str(f.Default("task", ""))
+	}
+	return name
+}
+
+// objectKey is "namespace/name" (or "name") of a loop item that is a
+// Kubernetes object (it has apiVersion, kind and metadata.name): the
+// object a result is about. A no_log result names nothing.
+func objectKey(ev *run.Event) string {
+	if ev.NoLog || ev.Result == nil {
+		return ""
+	}
+	item, _ := ev.Result.Default("item", nil).(*value.Dict)
+	if item == nil || !item.Has("kind") || !item.Has("apiVersion") {
+		return ""
+	}
+	md, _ := item.Default("metadata", nil).(*value.Dict)
+	if md == nil {
+		return ""
+	}
+	name, _ := md.Default("name", "").(string)
+	if name == "" {
+		return ""
+	}
+	if ns, _ := md.Default("namespace", "").(string); ns != "" {
+		return ns + "/" + name
+	}
+	return name
 }

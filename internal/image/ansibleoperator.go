@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"time"
 )
 
@@ -53,6 +52,9 @@ type SDKOptions struct {
 	Name, Version string
 	// Created is the image's creation time (zero: the Unix epoch).
 	Created time.Time
+	// Arch is the CPU architecture (empty: the build machine's); Binary
+	// must be built for it.
+	Arch string
 }
 
 // AnsibleOperator returns the base image: system files, cfzt-runner, an
@@ -62,13 +64,17 @@ func AnsibleOperator(opts SDKOptions) (*Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", err)
 	}
+	arch, err := binaryArch(opts.Binary, bin, opts.Arch)
+	if err != nil {
+		return nil, err
+	}
 	ca, err := readCABundle(opts.CABundle)
 	if err != nil {
 		return nil, err
 	}
 	name, created, version := identity(opts.Name, SDKDefaultName, opts.Created, opts.Version)
 	return &Image{
-		Name: name, Platform: Platform{Architecture: runtime.GOARCH, OS: "linux"}, Created: created,
+		Name: name, Platform: Platform{Architecture: arch, OS: "linux"}, Created: created,
 		Config: RuntimeConfig{
 			User: fmt.Sprint(SDKUID), Env: append([]string(nil), SDKEnv...), Entrypoint: append([]string(nil), SDKEntrypoint...),
 			WorkingDir: SDKHome,

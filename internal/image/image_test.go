@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -55,6 +56,26 @@ func TestOperatorImageLayout(t *testing.T) {
 	t.Logf("image: %d layers, %.1f MB compressed, %.1f MB uncompressed",
 		len(l.Manifest.Layers), float64(l.CompressedSize)/(1<<20), float64(l.UncompressedSize)/(1<<20))
 	require.Less(t, l.CompressedSize, int64(maxCompressedSize), "compressed image size")
+
+	t.Run("docs size figures", func(t *testing.T) {
+		// docs/install.md's figures are written by `make image`; they must
+		// describe the image this tree builds (within 15%: they are
+		// rounded, and other changes move them a little).
+		if runtime.GOARCH != "amd64" {
+			t.Skip("the figures are linux/amd64's")
+		}
+		doc, err := ReadSizeFigures(filepath.Join(root, "docs", "install.md"))
+		require.NoError(t, err)
+		got := SizesOf(l)
+		require.Equal(t, "amd64", doc.Arch)
+		for _, c := range []struct {
+			what      string
+			doc, real int64
+		}{{"compressed", doc.Compressed, got.Compressed}, {"unpacked", doc.Unpacked, got.Unpacked}, {"binary", doc.Binary, got.Binary}} {
+			require.InDelta(t, c.real, c.doc, 0.15*float64(c.real),
+				"docs/install.md's %s size (%.1f MB) drifted from the image's (%.1f MB): run `make image` to rewrite it", c.what, float64(c.doc)/(1<<20), float64(c.real)/(1<<20))
+		}
+	})
 
 	t.Run("index", func(t *testing.T) {
 		m := l.Index.Manifests[0]

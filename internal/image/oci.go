@@ -155,6 +155,69 @@ func digest(data []byte) string {
 // manifest's descriptor. The output is byte-for-byte reproducible for the
 // same Image.
 func (img *Image) WriteLayout(w io.Writer) (Descriptor, error) {
+	mDesc, blobs, err := img.blobs()
+	if err != nil {
+		return Descriptor{}, err
+	}
+	if img.Name != "" {
+		mDesc.Annotations = nameAnnotations(img.Name)
+	}
+	idx, err := json.Marshal(Index{SchemaVersion: 2, MediaType: MediaTypeIndex, Manifests: []Descriptor{mDesc}})
+	if err != nil {
+		return Descriptor{}, err
+	}
+	return mDesc, writeTar(w, img.Created, idx, blobs)
+}
+
+// WriteMultiLayout writes one image for several platforms as an OCI image
+// layout tarball: index.json names (with the image name's annotations) one
+// image index, which lists each platform's manifest, as `docker buildx`'s
+// OCI exporter lays a multi-platform image out. Every image must have a
+// different platform; the name and creation time are the first image's.
+// It returns the descriptor of the image index.
+func WriteMultiLayout(w io.Writer, imgs []*Image) (Descriptor, error) {
+	if len(imgs) == 0 {
+		return Descriptor{}, fmt.Errorf("image: no platform to write")
+	}
+	seen := map[Platform]bool{}
+	var all []blob
+	inner := Index{SchemaVersion: 2, MediaType: MediaTypeIndex}
+	for _, img := range imgs {
+		if seen[img.Platform] {
+			return Descriptor{}, fmt.Errorf("image: platform %s/%s given twice", img.Platform.OS, img.Platform.Architecture)
+		}
+		seen[img.Platform] = true
+		mDesc, blobs, err := img.blobs()
+		if err != nil {
+			return Descriptor{}, err
+		}
+		inner.Manifests = append(inner.Manifests, mDesc)
+		all = append(all, blobs...)
+	}
+	innerJSON, err := json.Marshal(inner)
+	if err != nil {
+		return Descriptor{}, err
+	}
+	iBlob := blob{MediaTypeIndex, innerJSON}
+	iDesc := iBlob.descriptor()
+	if imgs[0].Name != "" {
+		iDesc.Annotations = nameAnnotations(imgs[0].Name)
+	}
+	idx, err := json.Marshal(Index{SchemaVersion: 2, MediaType: MediaTypeIndex, Manifests: []Descriptor{iDesc}})
+	if err != nil {
+		return Descriptor{}, err
+	}
+	return iDesc, writeTar(w, imgs[0].Created, idx, append([]blob{iBlob}, all...))
+}
+
+func nameAnnotations(name string) map[string]string {
+	return map[string]string{AnnotationImageName: name, AnnotationRefName: refName(name)}
+}
+
+// blobs makes img's layers, configuration and manifest, and returns the
+// manifest's descriptor (with its platform) and every blob, the manifest
+// first.
+func (img *Image) blobs() (Descriptor, []blob, error) {
 	var layers []blob
 	cfg := ConfigFile{
 		Architecture: img.Platform.Architecture,
@@ -168,11 +231,11 @@ func (img *Image) WriteLayout(w io.Writer) (Descriptor, error) {
 	for i, l := range img.Layers {
 		raw, err := layerTar(l.Entries, img.Created)
 		if err != nil {
-			return Descriptor{}, fmt.Errorf("image: layer %d: %w", i, err)
+			return Descriptor{}, nil, fmt.Errorf("image: layer %d: %w", i, err)
 		}
 		gz, err := gzipBytes(raw)
 		if err != nil {
-			return Descriptor{}, err
+			return Descriptor{}, nil, err
 		}
 		layers = append(layers, blob{MediaTypeLayer, gz})
 		cfg.RootFS.DiffIDs = append(cfg.RootFS.DiffIDs, digest(raw))
@@ -180,7 +243,7 @@ func (img *Image) WriteLayout(w io.Writer) (Descriptor, error) {
 	}
 	cfgJSON, err := json.Marshal(cfg)
 	if err != nil {
-		return Descriptor{}, err
+		return Descriptor{}, nil, err
 	}
 	cfgBlob := blob{MediaTypeConfig, cfgJSON}
 	m := Manifest{SchemaVersion: 2, MediaType: MediaTypeManifest, Config: cfgBlob.descriptor()}
@@ -189,22 +252,20 @@ func (img *Image) WriteLayout(w io.Writer) (Descriptor, error) {
 	}
 	mJSON, err := json.Marshal(m)
 	if err != nil {
-		return Descriptor{}, err
+		return Descriptor{}, nil, err
 	}
 	mBlob := blob{MediaTypeManifest, mJSON}
 	mDesc := mBlob.descriptor()
 	mDesc.Platform = &Platform{Architecture: img.Platform.Architecture, OS: img.Platform.OS}
-	if img.Name != "" {
-		mDesc.Annotations = map[string]string{AnnotationImageName: img.Name, AnnotationRefName: refName(img.Name)}
-	}
-	idx, err := json.Marshal(Index{SchemaVersion: 2, MediaType: MediaTypeIndex, Manifests: []Descriptor{mDesc}})
-	if err != nil {
-		return Descriptor{}, err
-	}
+	return mDesc, append([]blob{mBlob, cfgBlob}, layers...), nil
+}
 
+// writeTar writes the layout tarball: oci-layout, index.json, then each
+// blob once under blobs/sha256/.
+func writeTar(w io.Writer, created time.Time, idx []byte, blobs []blob) error {
 	tw := tar.NewWriter(w)
 	put := func(name string, data []byte) error {
-		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), ModTime: img.Created, Format: tar.FormatPAX}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data)), ModTime: created, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err
 		}
@@ -212,26 +273,32 @@ func (img *Image) WriteLayout(w io.Writer) (Descriptor, error) {
 		return err
 	}
 	dir := func(name string) error {
-		return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name, Mode: 0o755, ModTime: img.Created, Format: tar.FormatPAX})
+		return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name, Mode: 0o755, ModTime: created, Format: tar.FormatPAX})
 	}
 	if err := put("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`)); err != nil {
-		return Descriptor{}, err
+		return err
 	}
 	if err := put("index.json", idx); err != nil {
-		return Descriptor{}, err
+		return err
 	}
 	if err := dir("blobs/"); err != nil {
-		return Descriptor{}, err
+		return err
 	}
 	if err := dir("blobs/sha256/"); err != nil {
-		return Descriptor{}, err
+		return err
 	}
-	for _, b := range append([]blob{mBlob, cfgBlob}, layers...) {
-		if err := put("blobs/sha256/"+strings.TrimPrefix(digest(b.data), "sha256:"), b.data); err != nil {
-			return Descriptor{}, err
+	written := map[string]bool{}
+	for _, b := range blobs {
+		d := digest(b.data)
+		if written[d] { // a layer two platforms share (the Ansible content)
+			continue
+		}
+		written[d] = true
+		if err := put("blobs/sha256/"+strings.TrimPrefix(d, "sha256:"), b.data); err != nil {
+			return err
 		}
 	}
-	return mDesc, tw.Close()
+	return tw.Close()
 }
 
 // refName is the tag of an image reference; "latest" when it has none.

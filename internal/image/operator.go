@@ -1,7 +1,9 @@
 package image
 
 import (
+	"bytes"
 	"context"
+	"debug/elf"
 	"fmt"
 	"io/fs"
 	"os"
@@ -68,6 +70,9 @@ type Options struct {
 	// Created is the image's creation time; zero means the Unix epoch,
 	// which keeps the tarball reproducible.
 	Created time.Time
+	// Arch is the image's CPU architecture (GOARCH: amd64, arm64); empty
+	// means the build machine's. Binary must be built for it.
+	Arch string
 }
 
 // Operator returns the operator image: one layer with the system files and
@@ -76,6 +81,10 @@ func Operator(opts Options) (*Image, error) {
 	bin, err := os.ReadFile(opts.Binary)
 	if err != nil {
 		return nil, fmt.Errorf("image: %w", err)
+	}
+	arch, err := binaryArch(opts.Binary, bin, opts.Arch)
+	if err != nil {
+		return nil, err
 	}
 	ca, err := readCABundle(opts.CABundle)
 	if err != nil {
@@ -88,7 +97,7 @@ func Operator(opts Options) (*Image, error) {
 	name, created, version := identity(opts.Name, DefaultName, opts.Created, opts.Version)
 	return &Image{
 		Name:     name,
-		Platform: Platform{Architecture: runtime.GOARCH, OS: "linux"},
+		Platform: Platform{Architecture: arch, OS: "linux"},
 		Created:  created,
 		Config: RuntimeConfig{
 			User:       fmt.Sprintf("%d:%d", UID, GID),
@@ -217,6 +226,13 @@ var BuildFlags = []string{"-trimpath", "-ldflags", "-s -w"}
 // (CGO_ENABLED=0, -trimpath, -ldflags "-s -w"). It uses the normal Go build
 // cache, so a rebuild with unchanged sources takes seconds.
 func BuildBinary(ctx context.Context, repoRoot, out, version string) error {
+	return BuildBinaryFor(ctx, repoRoot, out, version, "")
+}
+
+// BuildBinaryFor is BuildBinary for the CPU architecture goarch (amd64,
+// arm64: Go cross-compiles, no emulator is needed); empty means $GOARCH,
+// else the build machine's.
+func BuildBinaryFor(ctx context.Context, repoRoot, out, version, goarch string) error {
 	flags := append([]string(nil), BuildFlags...)
 	if version != "" {
 		flags[len(flags)-1] += " -X main.version=" + version
@@ -226,8 +242,38 @@ func BuildBinary(ctx context.Context, repoRoot, out, version string) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if goarch != "" {
+		cmd.Env = append(cmd.Env, "GOARCH="+goarch)
+	}
 	if output, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("image: go %s: %w\n%s", strings.Join(args, " "), err, output)
 	}
 	return nil
+}
+
+// elfMachines are the ELF machine types of the architectures images are
+// built for.
+var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+
+// binaryArch returns want after checking that the binary data (read from
+// file) is an ELF executable for it: an image whose platform does not
+// match its binary would fail only when a node of that platform starts
+// it. An empty want is the build machine's GOARCH, unchecked (tests pack
+// stand-in binaries).
+func binaryArch(file string, data []byte, want string) (string, error) {
+	if want == "" {
+		return runtime.GOARCH, nil
+	}
+	m, ok := elfMachines[want]
+	if !ok {
+		return "", fmt.Errorf("image: unsupported architecture %q (want amd64 or arm64)", want)
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return "", fmt.Errorf("image: %s is not an ELF executable: %w", file, err)
+	}
+	if f.Machine != m {
+		return "", fmt.Errorf("image: %s is built for %s, not %s", file, f.Machine, want)
+	}
+	return want, nil
 }

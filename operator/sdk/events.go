@@ -78,7 +78,7 @@ func (d *jobDisplay) Async(run.AsyncEvent)               {}
 func (d *jobDisplay) Verbosity() int                     { return d.verbosity }
 func (d *jobDisplay) TaskStart(name string, t *playbook.Task, _ bool) {
 	if d.level == LogEverything {
-		d.log.Info("logging_event_handler", "", append(d.fields("playbook_on_task_start"), "EventData.Name", name)...)
+		d.log.Info("logging_event_handler", "", append(d.fields("playbook_on_task_start"), "task", name, "EventData.Name", name)...)
 	}
 }
 
@@ -177,7 +177,7 @@ func (d *jobDisplay) logResult(ev *run.Event, failed bool) {
 	if ev.Item {
 		event = "runner_item_on_" + statusNames[ev.Status]
 	}
-	kv := append(d.fields(event), "EventData.Task", ev.Name, "EventData.TaskAction", module)
+	kv := append(d.fields(event), "task", ev.Name, "EventData.Task", ev.Name, "EventData.TaskAction", module)
 	if d.level == LogEverything {
 		res := any("the output has been hidden due to the fact that 'no_log: true' was specified for this result")
 		if !ev.NoLog {

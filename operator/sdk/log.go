@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,11 +15,17 @@ import (
 
 // Logger writes one JSON object per line in the shape of
 // ansible-operator's (zap) logs: level, ts (Unix seconds), logger, msg,
-// then the key/value pairs in order. It is safe for concurrent use.
+// then the key/value pairs in order. A reconcile's lines carry the
+// object's "key" (namespace/name) and a task's its "task", the fields the
+// --watch operator's JSON lines share (docs/install.md, "Logs"). With
+// Text, each line is text instead: time, level, logger, msg, then the
+// pairs as key=value. It is safe for concurrent use.
 type Logger struct {
 	Out io.Writer
 	// Now is the clock of ts (nil: time.Now).
 	Now func() time.Time
+	// Text writes text lines rather than JSON (--log-format text).
+	Text bool
 
 	mu sync.Mutex
 }
@@ -41,6 +48,10 @@ func (l *Logger) write(level, logger, msg string, kv []any) {
 	now := time.Now
 	if l.Now != nil {
 		now = l.Now
+	}
+	if l.Text {
+		l.writeText(now(), level, logger, msg, kv)
+		return
 	}
 	var b strings.Builder
 	b.WriteString(`{"level":"` + level + `","ts":`)
@@ -108,4 +119,50 @@ func withReconcileLog(ctx context.Context, controller, namespace, name string) c
 	uuid := h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 	return context.WithValue(ctx, reconcileLogKey{}, []any{"controller", controller, "object", object,
 		"namespace", namespace, "name", name, "reconcileID", uuid})
+}
+
+// writeText writes one text line: "TIME LEVEL LOGGER MSG key=value ...",
+// a value quoted when it holds a space, a quote or a line break, and any
+// value that is not a string or a number as JSON.
+func (l *Logger) writeText(t time.Time, level, logger, msg string, kv []any) {
+	var b strings.Builder
+	b.WriteString(t.UTC().Format(time.RFC3339) + " " + strings.ToUpper(level))
+	if logger != "" {
+		b.WriteString(" " + logger)
+	}
+	if msg != "" {
+		b.WriteString(" " + strconv.Quote(msg))
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		var v string
+		switch x := kv[i+1].(type) {
+		case string:
+			v = x
+			if q := strconv.Quote(v); v == "" || q[1:len(q)-1] != v || strings.ContainsAny(v, " =") {
+				v = q // a space, a quote, a line break or a control character
+			}
+		case int, int64, float64, bool:
+			v = fmt.Sprint(x)
+		default:
+			j, err := json.Marshal(x)
+			if err != nil {
+				j, _ = json.Marshal(fmt.Sprint(x))
+			}
+			v = string(j)
+		}
+		fmt.Fprintf(&b, " %v=%s", kv[i], v)
+	}
+	b.WriteString("\n")
+	l.mu.Lock()
+	io.WriteString(l.Out, b.String())
+	l.mu.Unlock()
+}
+
+// objectKey is an object's key as a workqueue writes it: namespace/name,
+// or the name of a cluster-scoped object.
+func objectKey(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
 }

@@ -45,7 +45,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) (time.Duration, error
 	}
 	obj = obj.DeepCopy()
 	job := strconv.Itoa(rand.Int())
-	kv := []any{"name", obj.GetName(), "namespace", obj.GetNamespace(), "gvk", c.Watch.GVK.String(), "job", job}
+	kv := []any{"key", objectKey(obj.GetNamespace(), obj.GetName()), "name", obj.GetName(), "namespace", obj.GetNamespace(), "gvk", c.Watch.GVK.String(), "job", job}
 	period := c.Watch.ReconcilePeriod
 	if period == 0 {
 		period = c.Env.ReconcilePeriod

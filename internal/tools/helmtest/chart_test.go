@@ -85,7 +85,7 @@ func customValues() map[string]any {
 		"watchNamespaces":  []any{"apps", "team-a"},
 		"pollInterval":     15,
 		"logLevel":         "DEBUG",
-		"logFormat":        "json",
+		"logFormat":        "text",
 		"metrics":          map[string]any{"enabled": true, "port": 9090, "service": map[string]any{"type": "ClusterIP", "annotations": map[string]any{"prometheus.io/scrape": "true"}}},
 		"resources":        map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "128Mi"}, "limits": map[string]any{"memory": "512Mi"}},
 		"extraEnv":         []any{map[string]any{"name": "EXTRA", "value": "1"}},
@@ -188,7 +188,7 @@ func TestRenderDefault(t *testing.T) {
 	require.Equal(t, "RuntimeDefault", nested(t, psc, "seccompProfile", "type"))
 	c := pod["containers"].([]any)[0].(map[string]any)
 	require.Equal(t, "ghcr.io/cfzt/cfzt-operator:0.1.0", c["image"])
-	require.Equal(t, []any{"/usr/local/bin/cfzt-runner", "--watch", "--interval=$(POLL_INTERVAL_SECONDS)", "--log-format=text", "--metrics-addr=:8080", "/ansible/playbooks/reconcile.yml"}, c["command"])
+	require.Equal(t, []any{"/usr/local/bin/cfzt-runner", "--watch", "--interval=$(POLL_INTERVAL_SECONDS)", "--log-format=json", "--metrics-addr=:8080", "/ansible/playbooks/reconcile.yml"}, c["command"])
 	sc := c["securityContext"].(map[string]any)
 	require.Equal(t, true, sc["readOnlyRootFilesystem"])
 	require.Equal(t, false, sc["allowPrivilegeEscalation"])
@@ -245,7 +245,7 @@ func TestRenderCustom(t *testing.T) {
 	require.Equal(t, "registry.example.test/cfzt/operator:1.2.3", c["image"])
 	require.Equal(t, "Always", c["imagePullPolicy"])
 	require.Contains(t, c["command"], "--metrics-addr=:9090")
-	require.Contains(t, c["command"], "--log-format=json")
+	require.Contains(t, c["command"], "--log-format=text")
 	env := envMap(c)
 	require.Equal(t, "apps,team-a", env["WATCH_NAMESPACES"])
 	require.Equal(t, "15", env["POLL_INTERVAL_SECONDS"])

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -27,8 +28,14 @@ func main() {
 	version := flag.String("version", "", "version stamped into the binary and the image label (default: the tag of -name)")
 	caBundle := flag.String("ca-bundle", "", "PEM trust store to install (default: the build machine's)")
 	base := flag.String("image", "operator", "operator (the Cloudflare Zero Trust operator) or ansible-operator (the base image for operator-sdk Ansible operators)")
+	arch := flag.String("arch", runtime.GOARCH, "CPU architectures, comma-separated (amd64, arm64); more than one writes a multi-platform image: an OCI index of one image per platform")
+	docs := flag.String("docs", "", "comma-separated Markdown files whose image size figures (between the image-size markers) are rewritten from the linux/amd64 image built")
 	flag.Parse()
 	sdkBase = *base == "ansible-operator"
+	archs = strings.Split(*arch, ",")
+	if *docs != "" {
+		docFiles = strings.Split(*docs, ",")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *out, *name, *version, *caBundle); err != nil {
@@ -50,19 +57,23 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 	if version == "" {
 		version = tag(name)
 	}
-	bin := filepath.Join(tmp, "cfzt-runner")
-	if err := image.BuildBinary(ctx, root, bin, version); err != nil {
-		return err
-	}
-	var img *image.Image
-	if sdkBase {
-		img, err = image.AnsibleOperator(image.SDKOptions{Name: name, Version: version, CABundle: caBundle, Binary: bin})
-	} else {
-		img, err = image.Operator(image.Options{Name: name, Version: version, CABundle: caBundle,
-			Binary: bin, AnsibleDir: filepath.Join(root, "ansible")})
-	}
-	if err != nil {
-		return err
+	var imgs []*image.Image
+	for _, a := range archs {
+		bin := filepath.Join(tmp, "cfzt-runner-"+a)
+		if err := image.BuildBinaryFor(ctx, root, bin, version, a); err != nil {
+			return err
+		}
+		var img *image.Image
+		if sdkBase {
+			img, err = image.AnsibleOperator(image.SDKOptions{Name: name, Version: version, CABundle: caBundle, Binary: bin, Arch: a})
+		} else {
+			img, err = image.Operator(image.Options{Name: name, Version: version, CABundle: caBundle,
+				Binary: bin, AnsibleDir: filepath.Join(root, "ansible"), Arch: a})
+		}
+		if err != nil {
+			return err
+		}
+		imgs = append(imgs, img)
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
@@ -71,7 +82,12 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 	if err != nil {
 		return err
 	}
-	desc, err := img.WriteLayout(f)
+	var desc image.Descriptor
+	if len(imgs) == 1 {
+		desc, err = imgs[0].WriteLayout(f)
+	} else {
+		desc, err = image.WriteMultiLayout(f, imgs)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -83,14 +99,43 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 		return err
 	}
 	defer f.Close()
-	l, err := image.ReadLayout(f)
-	if err != nil {
-		return err
+	var layouts []*image.Layout
+	if len(imgs) == 1 {
+		l, err := image.ReadLayout(f)
+		if err != nil {
+			return err
+		}
+		layouts = append(layouts, l)
+	} else {
+		ml, err := image.ReadMultiLayout(f)
+		if err != nil {
+			return err
+		}
+		layouts = ml.Images
 	}
-	fmt.Printf("%s: %s %s, %d layers, %.1f MB compressed (%.1f MB unpacked)\n", out, name, desc.Digest,
-		len(l.Manifest.Layers), float64(l.CompressedSize)/(1<<20), float64(l.UncompressedSize)/(1<<20))
+	fmt.Printf("%s: %s %s\n", out, name, desc.Digest)
+	for _, l := range layouts {
+		s := image.SizesOf(l)
+		fmt.Printf("  linux/%s: %d layers, %.1f MB compressed (%.1f MB unpacked; the binary %.1f MB)\n", s.Arch,
+			len(l.Manifest.Layers), float64(s.Compressed)/(1<<20), float64(s.Unpacked)/(1<<20), float64(s.Binary)/(1<<20))
+		if s.Arch != "amd64" || sdkBase {
+			continue
+		}
+		for _, d := range docFiles {
+			if err := image.WriteSizeFigures(filepath.Join(root, d), s); err != nil {
+				return err
+			}
+			fmt.Printf("  size figures written to %s\n", d)
+		}
+	}
 	return nil
 }
+
+// archs are the -arch platforms; docFiles the -docs files.
+var (
+	archs    []string
+	docFiles []string
+)
 
 // sdkBase selects the ansible-operator base image (-image ansible-operator).
 var sdkBase bool

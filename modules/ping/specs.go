@@ -1,0 +1,12 @@
+package ping
+
+import "github.com/cfzt/cfzt-runner/engine/module/argspec"
+
+// Specs returns the argument specs this package's modules validate with,
+// by fully qualified name, for `cfzt-runner doc`. A module absent here
+// checks its arguments in its own code.
+func Specs() map[string]*argspec.Spec {
+	return map[string]*argspec.Spec{
+		"ansible.builtin.ping": &spec,
+	}
+}
