@@ -205,10 +205,11 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 	if c.verbose == 0 && !cfg.VerbositySet {
 		c.verbose = logLevelVerbosity(os.Getenv("LOG_LEVEL"))
 	}
-	// k8s_info calls are recorded: watch mode watches what they read.
+	// Kubernetes reads (k8s_info) are recorded: watch mode watches what
+	// they read.
 	reads := operator.NewReadRecorder()
 	reg, err := newRegistry(func(e module.Entry) module.Module {
-		if e.FQCN == "kubernetes.core.k8s_info" {
+		if e.Flags&module.KubeRead != 0 {
 			return reads.Wrap(e.Module)
 		}
 		return e.Module

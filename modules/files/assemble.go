@@ -36,7 +36,7 @@ func assembleModuleDef() *moduleDef {
 // module; otherwise it assembles fragments found on the controller and
 // copies the result.
 func assembleEntry() module.Entry {
-	return module.Entry{FQCN: "ansible.builtin.assemble", Module: module.Func(runAssembleAction)}
+	return module.Entry{FQCN: "ansible.builtin.assemble", Flags: module.NoAsync, Module: module.Func(runAssembleAction)}
 }
 
 func runAssembleModule(m *amod) (*value.Dict, error) {

@@ -19,7 +19,7 @@ import (
 // (plugins/action/unarchive.py), which copies a controller archive to the
 // target's temporary directory unless remote_src, then runs the module.
 func unarchiveEntry() module.Entry {
-	return module.Entry{FQCN: "ansible.builtin.unarchive", Module: module.Func(runUnarchiveAction)}
+	return module.Entry{FQCN: "ansible.builtin.unarchive", Flags: module.NoAsync, Module: module.Func(runUnarchiveAction)}
 }
 
 // unarchiveDef is the unarchive module (modules/unarchive.py): it picks a

@@ -19,15 +19,18 @@ import (
 
 // Entries registers the Kubernetes modules.
 func Entries() []module.Entry {
+	// group is kubernetes.core's module_defaults group k8s; none of
+	// these action plugins supports async.
+	group, noAsync := []string{"kubernetes.core.k8s"}, module.NoAsync
 	return []module.Entry{
-		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Module: module.Func(runK8s)},
-		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Module: module.Func(runInfo)},
-		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Module: module.Func(runClusterInfo)},
-		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Module: module.Func(runJSONPatch)},
-		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Module: module.Func(runScale)},
+		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Flags: noAsync, Groups: group, Module: module.Func(runK8s)},
+		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Flags: noAsync | module.KubeRead, Groups: group, Module: module.Func(runInfo)},
+		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Flags: noAsync, Module: module.Func(runClusterInfo)},
+		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Flags: noAsync, Module: module.Func(runJSONPatch)},
+		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Flags: noAsync, Groups: group, Module: module.Func(runScale)},
 		{FQCN: "kubernetes.core.k8s_taint", Aliases: []string{"community.kubernetes.k8s_taint"}, Module: module.Func(runTaint)},
-		{FQCN: "kubernetes.core.k8s_drain", Aliases: []string{"community.kubernetes.k8s_drain"}, Module: module.Func(runDrain)},
-		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Module: module.Func(runRollback)},
+		{FQCN: "kubernetes.core.k8s_drain", Aliases: []string{"community.kubernetes.k8s_drain"}, Flags: noAsync, Groups: group, Module: module.Func(runDrain)},
+		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Flags: noAsync, Module: module.Func(runRollback)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
