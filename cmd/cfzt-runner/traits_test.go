@@ -141,8 +141,8 @@ var nameLiteralsAllowed = map[string][]string{
 	// registry to run it, never compared.
 	"engine/run/facts.go": {"ansible.builtin.gather_facts"},
 	// stdout_callback names, not modules.
-	"cmd/cfzt-runner/run.go":      {"ansible.builtin.minimal", "ansible.builtin.oneline", "community.general.yaml"},
-	"cmd/cfzt-runner/operator.go": {"community.general.yaml"},
+	"cmd/cfzt-runner/run.go":     {"ansible.builtin.minimal", "ansible.builtin.oneline"},
+	"cmd/cfzt-runner/compose.go": {"community.general.yaml"},
 	// The operator-sdk modules' own entries.
 	"operator/sdk/modules.go": {"operator_sdk.util.osdk_metric", "operator_sdk.util.requeue_after"},
 }
