@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -126,10 +127,10 @@ func isHex(s string) bool {
 
 // failWith is fail_json with the result so far as the extra keys.
 func (g *getURL) failWith(msg string) error {
-	f := fail(msg)
+	f := module.Fail(msg)
 	g.res.Each(func(k string, v any) bool {
-		if !f.res.Has(k) {
-			f.res.Set(k, v)
+		if !f.Result.Has(k) {
+			f.Result.Set(k, v)
 		}
 		return true
 	})
@@ -223,9 +224,9 @@ func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict
 	dir := g.p.Str("tmp_dest")
 	if dir != "" && !isDir(dir) {
 		if exists(dir) {
-			return "", nil, fail(dir+" is a file but should be a directory.", "elapsed", 0)
+			return "", nil, module.Fail(dir+" is a file but should be a directory.", "elapsed", 0)
 		}
-		return "", nil, fail(dir+" directory does not exist.", "elapsed", 0)
+		return "", nil, module.Fail(dir+" directory does not exist.", "elapsed", 0)
 	}
 	if dir == "" {
 		var err error
@@ -251,8 +252,8 @@ func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict
 	res := fetchURL(g.req.Ctx, req, f)
 	if res.fatal != "" {
 		os.Remove(f.Name())
-		failure := fail(res.fatal)
-		failure.res.Update(res.info)
+		failure := module.Fail(res.fatal)
+		failure.Result.Update(res.info)
 		return "", nil, failure
 	}
 	return f.Name(), res.info, g.fetchOutcome(f.Name(), res)
@@ -267,10 +268,10 @@ func (g *getURL) fetchOutcome(tmp string, res fetchResult) error {
 		return earlyExit(value.DictOf("url", g.url, "dest", g.dest, "changed", false, "msg", msg, "status_code", 304, "elapsed", 0))
 	case res.status == -1:
 		os.Remove(tmp)
-		return fail(msg, "url", g.url, "dest", g.dest, "elapsed", 0)
+		return module.Fail(msg, "url", g.url, "dest", g.dest, "elapsed", 0)
 	case res.status != 200 && !strings.HasPrefix(g.url, "file:/"):
 		os.Remove(tmp)
-		return fail("Request failed", "status_code", res.status, "response", msg, "url", g.url, "dest", g.dest, "elapsed", 0)
+		return module.Fail("Request failed", "status_code", res.status, "response", msg, "url", g.url, "dest", g.dest, "elapsed", 0)
 	}
 	return nil
 }

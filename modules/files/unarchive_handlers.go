@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -63,7 +64,7 @@ func pickArchiveHandler(u *unarchiveRun) (archiveHandler, error) {
 		return th, nil
 	}
 	reasons := append([]string{zipReason}, tarReasons...)
-	return nil, fail(`Failed to find handler for "` + u.src + `". Make sure the required command to extract the file is installed.` +
+	return nil, module.Fail(`Failed to find handler for "` + u.src + `". Make sure the required command to extract the file is installed.` +
 		"\n" + strings.Join(dedupe(reasons), "\n"))
 }
 
@@ -136,7 +137,7 @@ func (u *unarchiveRun) download(url string) (string, error) {
 		if msg == "" {
 			msg = value.Str(res.info.Default("msg", ""))
 		}
-		return "", fail("Failure downloading " + url + ", " + msg)
+		return "", module.Fail("Failure downloading " + url + ", " + msg)
 	}
 	return f.Name(), nil
 }
