@@ -25,6 +25,7 @@ func Entries() []module.Entry {
 		{FQCN: "ansible.builtin.package_facts", Module: module.Func(PackageFacts)},
 		{FQCN: "ansible.builtin.group", Module: module.Func(Group)},
 		{FQCN: "ansible.builtin.user", Module: module.Func(User)},
+		{FQCN: "ansible.builtin.dpkg_selections", Module: module.Func(DpkgSelections)},
 	}
 }
 
