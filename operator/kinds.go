@@ -126,7 +126,7 @@ func arg(args *value.Dict, names ...string) (any, bool) {
 
 func (s *kindScan) task(t *playbook.Task) {
 	switch {
-	case t.Info.FQCN == "kubernetes.core.k8s_info":
+	case t.Info.Flags&module.KubeRead != 0:
 		apiVersion := "v1"
 		if v, ok := arg(t.Args, "api_version", "api", "version"); ok {
 			if apiVersion, ok = literal(v); !ok {

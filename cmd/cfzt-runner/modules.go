@@ -38,10 +38,12 @@ func registerPlugins(eng *template.Engine, shared *module.Shared) {
 	k8s.RegisterLookups(eng, shared)
 }
 
-// newRegistry builds the module registry; wrap, when not nil, may replace
-// an entry's module (the operator loop records what k8s_info reads).
-func newRegistry(wrap func(module.Entry) module.Module) (*module.Registry, error) {
-	sets := moduleSets()
+// newRegistry builds the module registry of every module package and the
+// mode's own modules (own), with the runner of module files; wrap, when
+// not nil, may replace an entry's module (the operator loop records what
+// Kubernetes reads read).
+func newRegistry(wrap func(module.Entry) module.Module, own ...[]module.Entry) (*module.Registry, error) {
+	sets := append(moduleSets(), own...)
 	if wrap != nil {
 		for _, set := range sets {
 			for i := range set {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/config"
 	"github.com/cfzt/cfzt-runner/engine/display"
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/session"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -205,38 +204,33 @@ func runOperator(ctx context.Context, c *cli, cfg *config.Config, books []string
 	if c.verbose == 0 && !cfg.VerbositySet {
 		c.verbose = logLevelVerbosity(os.Getenv("LOG_LEVEL"))
 	}
-	// k8s_info calls are recorded: watch mode watches what they read.
-	reads := operator.NewReadRecorder()
-	reg, err := newRegistry(func(e module.Entry) module.Module {
-		if e.FQCN == "kubernetes.core.k8s_info" {
-			return reads.Wrap(e.Module)
-		}
-		return e.Module
-	})
-	if err != nil {
-		return startupError(err)
-	}
-	extra, err := parseExtraVars(c.extra, nil)
-	if err != nil {
-		return startupError(err)
-	}
-	metrics := operator.NewMetrics()
-	operator.ObserveRequests(metrics)
-	var disp run.Display
-	var log operator.Logger
 	// Modules' direct output (pause's "Pausing for") goes to stdout with
 	// the text display and to stderr with JSON, which keeps stdout JSON.
 	direct := io.Writer(os.Stdout)
 	if f.logFormat == "json" {
+		direct = os.Stderr
+	}
+	// Kubernetes reads (k8s_info) are recorded: watch mode watches what
+	// they read.
+	comp, err := compose(composeOptions{Mode: modeOperator, Config: cfg, Inventory: c.inventory, Direct: direct})
+	if err != nil {
+		return startupError(err)
+	}
+	reads, metrics := comp.Reads, comp.Metrics
+	extra, err := parseExtraVars(c.extra, nil)
+	if err != nil {
+		return startupError(err)
+	}
+	var disp run.Display
+	var log operator.Logger
+	if f.logFormat == "json" {
 		j := &display.JSON{Out: os.Stdout, Verbose: c.verbose}
-		disp, log, direct = j, jsonLogger(j), os.Stderr
+		disp, log = j, jsonLogger(j)
 	} else {
-		disp = &display.Default{Out: os.Stdout, Err: os.Stderr, Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
-			HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
-			CommunityYAML: cfg.StdoutCallback == "community.general.yaml"}
+		disp = textDisplay(cfg, c.verbose, os.Stdout, os.Stderr)
 		log = textLogger(os.Stderr)
 	}
-	sess := newSession(cfg, reg, c.inventory, direct)
+	sess := comp.Session
 	opts := c.runOptions(extra)
 	cycle := func(ctx context.Context, stop <-chan struct{}) operator.CycleResult {
 		res := runCycle(ctx, stop, sess, books, opts, disp, metrics)

@@ -271,7 +271,7 @@ func runCLI(ctx context.Context, args []string) int {
 // runPlain is a one-shot run of books, stopped by it on SIGINT or SIGTERM.
 func runPlain(it *interrupt, c *cli, cfg *config.Config, books []string) int {
 	ctx := it.ctx
-	reg, err := newRegistry(nil)
+	comp, err := compose(composeOptions{Mode: modeRun, Config: cfg, Inventory: c.inventory, Direct: os.Stdout})
 	if err != nil {
 		return startupError(err)
 	}
@@ -281,9 +281,8 @@ func runPlain(it *interrupt, c *cli, cfg *config.Config, books []string) int {
 		logFile = display.OpenLog(cfg.LogPath, os.Stderr)
 		defer logFile.Close()
 	}
-	disp := &display.Default{Out: it.gated(logFile.Tee(os.Stdout, false)), Err: it.gated(logFile.Tee(os.Stderr, true)), Verbose: c.verbose, Color: useColor(cfg), ConfigMsg: cfg.Message(), ConfigFile: cfg.File,
-		HideSkipped: !cfg.DisplaySkippedHosts, HideOK: !cfg.DisplayOKHosts, ResultYAML: cfg.ResultFormat == "yaml",
-		CommunityYAML: cfg.StdoutCallback == "community.general.yaml", Style: stdoutStyle(cfg)}
+	disp := textDisplay(cfg, c.verbose, it.gated(logFile.Tee(os.Stdout, false)), it.gated(logFile.Tee(os.Stderr, true)))
+	disp.Style = stdoutStyle(cfg)
 	disp.VersionBlock = versionBlock(cfg)
 	for _, w := range cfg.Warnings {
 		disp.Warn(diag.Warn(w, nil))
@@ -331,7 +330,7 @@ func runPlain(it *interrupt, c *cli, cfg *config.Config, books []string) int {
 	if c.step {
 		opts.Step = newStepper(os.Stdin, os.Stdout).Step
 	}
-	sess := newSession(cfg, reg, c.inventory, os.Stdout)
+	sess := comp.Session
 	sess.Vault = keyring
 	r, err := sess.Load(books, opts, rdisp)
 	if err != nil {

@@ -7,13 +7,11 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/asyncjob"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/config"
-	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/external"
@@ -125,9 +123,11 @@ func runSDKOperator(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		log.Error("cmd", "unrecognized log level", err)
 	}
-	setEnv("ANSIBLE_ROLES_PATH", f.rolesPath)
-	setEnv("ANSIBLE_COLLECTIONS_PATH", f.collectionsPath)
-	watches, warnings, err := sdk.Load(f.watchesFile, sdk.LoadOptions{MaxConcurrentReconciles: f.maxConcurrent, AnsibleVerbosity: f.verbosity})
+	// --ansible-roles-path and --ansible-collections-path stand for
+	// ANSIBLE_ROLES_PATH and ANSIBLE_COLLECTIONS_PATH wherever the
+	// configuration and watches.yaml read them.
+	penv := withSettings(config.Process(), map[string]string{"ANSIBLE_ROLES_PATH": f.rolesPath, "ANSIBLE_COLLECTIONS_PATH": f.collectionsPath})
+	watches, warnings, err := sdk.Load(f.watchesFile, sdk.LoadOptions{MaxConcurrentReconciles: f.maxConcurrent, AnsibleVerbosity: f.verbosity, Getenv: penv.Lookup})
 	for _, w := range warnings {
 		log.Info("watches", w)
 	}
@@ -135,7 +135,7 @@ func runSDKOperator(ctx context.Context, args []string, stdout, stderr io.Writer
 		log.Error("cmd", "Failed to load watches.", err)
 		return 1
 	}
-	env, runner, err := sdkEnv(f, log, level)
+	env, runner, err := sdkEnv(f, penv, log, level)
 	if err != nil {
 		log.Error("cmd", "Failed to set up the runner.", err)
 		return 1
@@ -166,49 +166,40 @@ func runSDKOperator(ctx context.Context, args []string, stdout, stderr io.Writer
 	return 0
 }
 
-// sdkEnv composes the engine as the command line does (newSession: the
-// configuration, the module registry with the operator_sdk.util modules
-// and their plugins), with one template engine shared by every reconcile
-// and the generated localhost inventory, and the controllers' shared
-// environment.
-func sdkEnv(f *sdkFlags, log *sdk.Logger, level sdk.LogLevel) (*sdk.Env, *sdk.EngineRunner, error) {
-	metrics := sdk.NewMetrics(version, "unknown")
-	reg, err := module.NewRegistry(append(moduleSets(), sdk.ModuleEntries(metrics))...)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Module files of roles and collections (library/), as the command
-	// line runs them.
-	reg = reg.WithExternal(external.Module{})
-	cfg := config.Load(config.Process())
-	if cfg.Err != nil {
-		return nil, nil, cfg.Err
-	}
-	// roles/ beside the working directory, as the base image's ansible.cfg
-	// (roles_path = /opt/ansible/roles) has it.
-	cwd, _ := os.Getwd()
-	cfg.RolesPath = append(cfg.RolesPath, filepath.Join(cwd, "roles"))
+// sdkEnv composes the engine in the drop-in's mode (compose), with the
+// generated localhost inventory as the fallback, and the controllers'
+// shared environment.
+func sdkEnv(f *sdkFlags, penv config.Environment, log *sdk.Logger, level sdk.LogLevel) (*sdk.Env, *sdk.EngineRunner, error) {
 	work, err := os.MkdirTemp("", "cfzt-operator-")
 	if err != nil {
 		return nil, nil, err
 	}
+	runner, comp, err := sdkRunner(penv, work)
+	if err != nil {
+		os.RemoveAll(work)
+		return nil, nil, err
+	}
+	if err := applyAnsibleArgs(runner, f.ansibleArgs); err != nil {
+		os.RemoveAll(work)
+		return nil, nil, err
+	}
+	env := &sdk.Env{Runner: runner, Namespaces: splitList(os.Getenv("WATCH_NAMESPACE")), ReconcilePeriod: f.reconcilePeriod,
+		InjectOwner: f.injectOwnerRef, Metrics: comp.SDKMetrics, Log: log, Level: level}
+	return env, runner, nil
+}
+
+// sdkRunner is the drop-in's runner of reconciles, its generated files in
+// work.
+func sdkRunner(penv config.Environment, work string) (*sdk.EngineRunner, *composition, error) {
 	local, err := sdk.LocalInventory(work)
 	if err != nil {
 		return nil, nil, err
 	}
-	// One template engine and one module state for every reconcile: the
-	// clients and their discovery caches are shared.
-	sess := newSession(cfg, reg, nil, os.Stderr)
-	sess.Fallback, sess.Shared = []string{local}, module.NewShared()
-	sess.Engine = sess.NewEngine(sess.Shared)
-	runner := &sdk.EngineRunner{Session: sess, WorkDir: work, GatherFacts: cfg.Gathering != "explicit"}
-	if err := applyAnsibleArgs(runner, f.ansibleArgs); err != nil {
+	comp, err := compose(composeOptions{Mode: modeSDK, Env: penv, Fallback: []string{local}, Direct: os.Stderr})
+	if err != nil {
 		return nil, nil, err
 	}
-	env := &sdk.Env{Runner: runner, Namespaces: splitList(os.Getenv("WATCH_NAMESPACE")), ReconcilePeriod: f.reconcilePeriod,
-		InjectOwner: f.injectOwnerRef, Metrics: metrics, Log: log, Level: level}
-	operator.ObserveRequests(operator.NewMetrics())
-	return env, runner, nil
+	return &sdk.EngineRunner{Session: comp.Session, WorkDir: work, GatherFacts: comp.Config.Gathering != "explicit"}, comp, nil
 }
 
 // applyAnsibleArgs honours the ansible-playbook options of --ansible-args
@@ -267,12 +258,6 @@ func runGracefully(ctx context.Context, grace time.Duration, fn func(context.Con
 		return err
 	case <-time.After(grace):
 		return fmt.Errorf("reconciles still running after %s", grace)
-	}
-}
-
-func setEnv(name, v string) {
-	if v != "" {
-		os.Setenv(name, v)
 	}
 }
 

@@ -27,8 +27,9 @@ const (
 	KindIncludeVars
 )
 
-// Flags are per-module behaviours the executor honours.
-type Flags uint8
+// Flags are per-module traits the executor and the operator honour. A
+// module declares its own in its Entry; nothing else compares module names.
+type Flags uint32
 
 const (
 	// SetsFacts marks set_fact: the facts it returns keep their origin for
@@ -60,6 +61,30 @@ const (
 	// catalog) but cfzt-runner does not implement: the playbook loads, as
 	// it does under ansible-playbook, and only a task that runs it fails.
 	Unimplemented
+	// NoAsync marks actions whose ansible-core action plugin does not
+	// support async: with `async:` set the task fails with "This action
+	// (X) does not support async." Every other module runs as a
+	// background job.
+	NoAsync
+	// Connectionless marks controller-only action plugins that never use
+	// the host's connection, so a host cfzt-runner cannot reach (or
+	// become on) still runs them, as under ansible-core.
+	Connectionless
+	// ConditionsArg marks assert: its `that` argument is left as written
+	// when the task's arguments are finalized, each condition being
+	// evaluated (and warned about) as a conditional by the action.
+	ConditionsArg
+	// ExpressionVar marks debug: its `var` argument is an expression the
+	// action evaluates, and one that a template computed is untrusted.
+	ExpressionVar
+	// KubeRead marks k8s_info: a task of it reads the Kubernetes objects
+	// its api_version, kind and namespace arguments name, which the
+	// operator records and watches.
+	KubeRead
+	// Requeues marks operator_sdk.util.requeue_after: its result's
+	// `period` asks the operator-sdk runtime to reconcile the object
+	// again after that long.
+	Requeues
 )
 
 // Entry registers one module under its fully qualified name.
@@ -71,7 +96,13 @@ type Entry struct {
 	Aliases []string
 	Kind    Kind
 	Flags   Flags
-	Module  Module
+	// Groups are the module_defaults action groups (group/NAME) that
+	// hold the module, fully qualified as its collection's
+	// meta/runtime.yml declares them ("kubernetes.core.k8s"). ansible-core's
+	// own groups that extend a collection's (k8s) are the catalog's
+	// (catalog.GroupExtends), not the module's.
+	Groups []string
+	Module Module
 }
 
 // Info is what the loader records about a task's action.
@@ -80,6 +111,9 @@ type Info struct {
 	Name, FQCN string
 	Kind       Kind
 	Flags      Flags
+	// Groups are the module_defaults action groups of the module (see
+	// Entry.Groups); InGroup answers for a group as a task names it.
+	Groups []string
 	// Path is the file of a module found on the module search path
 	// (library/ directories, ANSIBLE_LIBRARY) rather than built in: the
 	// registry's External module runs it.
@@ -170,7 +204,16 @@ func (r *Registry) Lookup(name string) (Info, bool) {
 	if !ok {
 		return Info{}, false
 	}
-	return Info{Name: e.Short(), FQCN: e.FQCN, Kind: e.Kind, Flags: e.Flags}, true
+	return Info{Name: e.Short(), FQCN: e.FQCN, Kind: e.Kind, Flags: e.Flags, Groups: e.Groups}, true
+}
+
+// Entries returns the registered entries, in registration order.
+func (r *Registry) Entries() []Entry {
+	out := make([]Entry, len(r.entries))
+	for i, e := range r.entries {
+		out[i] = *e
+	}
+	return out
 }
 
 // Module returns the module registered under a name (short or FQCN).

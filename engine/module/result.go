@@ -1,6 +1,8 @@
 package module
 
 import (
+	"errors"
+
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -86,4 +88,52 @@ func MarkWarningsShown(res *value.Dict) { res.Set(warningsShownKey, true) }
 func WarningsShown(res *value.Dict) bool {
 	b, _ := res.Default(warningsShownKey, false).(bool)
 	return b
+}
+
+// Failure is a module's fail_json raised from deep inside its body, as
+// AnsibleModule.fail_json ends a Python module: helpers return it as an
+// error, so that the body reads like the Python it mirrors, and the
+// module's entry point turns it into its result with FailedResult. It is
+// the one failure type of the module packages.
+type Failure struct {
+	// Result is the failed result: the module's keys, then failed and msg.
+	Result *value.Dict
+}
+
+func (f *Failure) Error() string { return value.Str(f.Result.Default("msg", "")) }
+
+// Fail is fail_json(msg=msg, **kv): the key, value pairs of kv, then
+// failed and msg.
+func Fail(msg string, kv ...any) *Failure {
+	res := value.DictOf(kv...)
+	res.Set("failed", true)
+	res.Set("msg", msg)
+	return &Failure{Result: res}
+}
+
+// FailDict is Fail with the keys of extra (which is not changed) in
+// place of pairs.
+func FailDict(extra *value.Dict, msg string) *Failure {
+	f := Fail(msg)
+	if extra != nil {
+		res := extra.Copy()
+		res.Update(f.Result)
+		f.Result = res
+	}
+	return f
+}
+
+// FailedResult is the result of a module that ended with err: a
+// Failure's result, or a result with err's text as msg for any other
+// error. changed is false unless the module set it, and comes last, as
+// ansible-core's modules report it.
+func FailedResult(err error) *value.Dict {
+	var f *Failure
+	if !errors.As(err, &f) {
+		f = Fail(err.Error())
+	}
+	if !f.Result.Has("changed") {
+		f.Result.Set("changed", false)
+	}
+	return f.Result
 }

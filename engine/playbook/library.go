@@ -158,7 +158,7 @@ func (l *Loader) findCollectionModule(name string, searchList []string) (module.
 		for _, root := range l.collectionRoots() {
 			dir := filepath.Join(root, "ansible_collections", ns, cn, "plugins", "modules")
 			if p, ok := l.moduleFileIn(dir, short); ok {
-				return module.Info{Name: short, FQCN: coll + "." + short, Kind: module.KindModule, Path: p}, true
+				return module.WithCatalogTraits(module.Info{Name: short, FQCN: coll + "." + short, Kind: module.KindModule, Path: p}), true
 			}
 		}
 	}
@@ -217,7 +217,9 @@ func (l *Loader) findInSearchList(name string, searchList []string) (module.Info
 			return info, true
 		}
 		if fqcn, known := catalog.Resolve(coll+"."+name, nil); known {
-			return module.Info{Name: name, FQCN: fqcn, Kind: module.KindModule, Flags: module.Unimplemented}, true
+			info := module.UnimplementedInfo(fqcn)
+			info.Name = name
+			return info, true
 		}
 	}
 	return module.Info{}, false

@@ -322,7 +322,7 @@ func (l *Loader) setAction(t *Task, file string, k, v *yaml.Node) error {
 		// A module ansible-core has but cfzt-runner lacks loads; only a
 		// task that runs it fails (catalog).
 		if fqcn, known := catalog.Resolve(name, l.collectionSearchList(t)); known {
-			info, ok = module.Info{Name: fqcn[strings.LastIndexByte(fqcn, '.')+1:], FQCN: fqcn, Kind: module.KindModule, Flags: module.Unimplemented}, true
+			info, ok = module.UnimplementedInfo(fqcn), true
 		}
 	}
 	if !ok && strings.Contains(name, "{{") && (k.Value == "action" || k.Value == "local_action") {

@@ -16,25 +16,6 @@ import (
 // sets no `poll` (ansible-core's DEFAULT_POLL_INTERVAL).
 const defaultPoll = 15
 
-// noAsyncActions are the actions whose ansible-core action plugin does not
-// support async: with `async:` set they fail with "This action (X) does not
-// support async." Every other module runs as a background job.
-var noAsyncActions = map[string]bool{
-	"ansible.builtin.add_host": true, "ansible.builtin.assemble": true, "ansible.builtin.assert": true,
-	"ansible.builtin.async_status": true, "ansible.builtin.copy": true, "ansible.builtin.debug": true,
-	"ansible.builtin.fail": true, "ansible.builtin.fetch": true, "ansible.builtin.gather_facts": true, "ansible.builtin.group_by": true,
-	"ansible.builtin.include_vars": true, "ansible.builtin.pause": true, "ansible.builtin.raw": true,
-	"ansible.builtin.reboot": true, "ansible.builtin.script": true, "ansible.builtin.set_fact": true,
-	"ansible.builtin.set_stats": true, "ansible.builtin.template": true, "ansible.builtin.unarchive": true,
-	"ansible.builtin.validate_argument_spec": true, "ansible.builtin.wait_for_connection": true,
-	"kubernetes.core.helm": true, "kubernetes.core.helm_info": true, "kubernetes.core.helm_plugin": true,
-	"kubernetes.core.helm_plugin_info": true, "kubernetes.core.helm_repository": true,
-	"kubernetes.core.k8s": true, "kubernetes.core.k8s_cluster_info": true, "kubernetes.core.k8s_cp": true,
-	"kubernetes.core.k8s_drain": true, "kubernetes.core.k8s_exec": true, "kubernetes.core.k8s_info": true,
-	"kubernetes.core.k8s_json_patch": true, "kubernetes.core.k8s_log": true, "kubernetes.core.k8s_rollback": true,
-	"kubernetes.core.k8s_scale": true, "kubernetes.core.k8s_service": true,
-}
-
 // AsyncKind is what an AsyncEvent reports.
 type AsyncKind int
 
@@ -124,7 +105,7 @@ func (tr *taskRun) runAsync(req *module.Request, seconds, poll int, sc *scope) (
 // asyncRefused is the error of an action that does not support async
 // when the task sets it, nil otherwise.
 func (tr *taskRun) asyncRefused(seconds int) error {
-	if seconds > 0 && noAsyncActions[tr.t.Info.FQCN] {
+	if seconds > 0 && tr.t.Info.Flags&module.NoAsync != 0 {
 		return module.ActionFail(fmt.Sprintf("This action (%s) does not support async.", tr.t.Action), nil)
 	}
 	return nil

@@ -18,21 +18,13 @@ import (
 // is UNREACHABLE for it, with a message naming the setting that asked for
 // more (see README, deliberate differences).
 
-// connectionlessActions run on the controller under ansible-core too:
-// their action plugins never use the host's connection, so a host that
-// cfzt-runner cannot reach still runs them. Includes, include_vars and
-// meta are the executor's own and never reach the check.
-var connectionlessActions = map[string]bool{
-	"ansible.builtin.debug": true, "ansible.builtin.set_fact": true, "ansible.builtin.assert": true,
-	"ansible.builtin.fail": true, "ansible.builtin.pause": true, "ansible.builtin.set_stats": true,
-	"ansible.builtin.validate_argument_spec": true, "ansible.builtin.add_host": true,
-	"ansible.builtin.group_by": true,
-}
-
 // connectionlessTask reports a task that never uses the host's
-// connection: an executor action or a controller-only action plugin.
+// connection: an executor action or a controller-only action plugin
+// (module.Connectionless), which run on the controller under ansible-core
+// too, so a host cfzt-runner cannot reach still runs them. Includes,
+// include_vars and meta are the executor's own.
 func connectionlessTask(tr *taskRun) bool {
-	return tr.t.Info.Kind != module.KindModule || connectionlessActions[tr.t.Info.FQCN]
+	return tr.t.Info.Kind != module.KindModule || tr.t.Info.Flags&module.Connectionless != 0
 }
 
 // localAddresses are the names of the controller that need no connection

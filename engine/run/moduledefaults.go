@@ -1,30 +1,16 @@
 package run
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// actionGroups are the module_defaults groups (group/NAME) of the
-// collections cfzt-runner ships modules for, by fully qualified group
-// name, as the collections' meta/runtime.yml declare them. ansible-core's
-// own legacy group k8s extends kubernetes.core's.
-var actionGroups = map[string][]string{
-	"kubernetes.core.k8s": {"kubernetes.core.k8s", "kubernetes.core.k8s_exec", "kubernetes.core.k8s_info",
-		"kubernetes.core.k8s_log", "kubernetes.core.k8s_scale", "kubernetes.core.k8s_service",
-		"kubernetes.core.k8s_cp", "kubernetes.core.k8s_drain"},
-	"kubernetes.core.helm": {"kubernetes.core.helm", "kubernetes.core.helm_info", "kubernetes.core.helm_repository"},
-	"ansible.builtin.k8s": {"kubernetes.core.k8s", "kubernetes.core.k8s_exec", "kubernetes.core.k8s_info",
-		"kubernetes.core.k8s_log", "kubernetes.core.k8s_scale", "kubernetes.core.k8s_service",
-		"kubernetes.core.k8s_cp", "kubernetes.core.k8s_drain"},
-}
-
 // withModuleDefaults adds to a task's arguments the module_defaults of
 // the play, blocks and task that name its module, or a group holding
-// it, as ansible-core does: inner levels override outer ones, group
+// it (the groups are the module's entry's, module.Info.InGroup), as
+// ansible-core does: inner levels override outer ones, group
 // defaults come before the module's own, and an argument the task gives
 // wins over both. A default given as a template is rendered to its
 // mapping first; the values are rendered with the task's own.
@@ -33,11 +19,12 @@ func (tr *taskRun) withModuleDefaults(args *value.Dict, sc *scope) (*value.Dict,
 	if merged.Len() == 0 {
 		return args, nil
 	}
-	fqcn := tr.t.Info.FQCN
+	info := tr.t.Info
+	fqcn := info.FQCN
 	var groups, own []any
 	merged.Each(func(k string, v any) bool {
 		if name, ok := strings.CutPrefix(k, "group/"); ok {
-			if groupHolds(name, fqcn) {
+			if info.InGroup(name) {
 				groups = append(groups, v)
 			}
 		} else if k == fqcn {
@@ -118,13 +105,4 @@ func (tr *taskRun) moduleDefaultsDict(v any, sc *scope) (*value.Dict, error) {
 		return d, nil
 	}
 	return value.NewDict(0), nil
-}
-
-// groupHolds reports whether the action group name (short names are
-// ansible.builtin's) holds the module fqcn.
-func groupHolds(name, fqcn string) bool {
-	if strings.Count(name, ".") < 2 {
-		name = "ansible.builtin." + name
-	}
-	return slices.Contains(actionGroups[name], fqcn)
 }

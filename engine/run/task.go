@@ -689,9 +689,9 @@ func (tr *taskRun) renderArgs(sc *scope) (*value.Dict, error) {
 		}
 		var rv any
 		var err error
-		if k == "that" && t.Info.FQCN == "ansible.builtin.assert" {
+		if k == "that" && t.Info.Flags&module.ConditionsArg != 0 {
 			rv = tr.assertConditions(v, sc, tr.optAt(pos))
-		} else if src, isStr := v.(string); isStr && k == "var" && t.Info.FQCN == "ansible.builtin.debug" && template.HasMarkers(src) {
+		} else if src, isStr := v.(string); isStr && k == "var" && t.Info.Flags&module.ExpressionVar != 0 && template.HasMarkers(src) {
 			// debug evaluates `var` as an expression: one that a
 			// template computed or took from data is untrusted.
 			var trusted bool

@@ -29,21 +29,24 @@ func Entries() []module.Entry {
 		return module.Entry{FQCN: "ansible.builtin." + name, Kind: kind, Flags: flags, Module: m}
 	}
 	ctl := module.ControllerAction
+	// local are the action plugins that run on the controller alone:
+	// no connection, no async.
+	local := ctl | module.Connectionless | module.NoAsync
 	return []module.Entry{
-		b("debug", module.KindModule, module.IgnoresFacts|ctl, module.Func(debugModule)),
-		b("set_fact", module.KindModule, module.SetsFacts|ctl, module.Func(setFactModule)),
-		b("fail", module.KindModule, ctl, module.Func(failModule)),
-		b("assert", module.KindModule, ctl, module.Func(assertModule)),
-		b("pause", module.KindModule, ctl, module.Func(pauseModule)),
-		b("set_stats", module.KindModule, ctl, module.Func(setStatsModule)),
-		b("validate_argument_spec", module.KindModule, ctl, module.Func(validateArgumentSpecModule)),
-		b("async_status", module.KindModule, 0, module.Func(asyncStatusModule)),
+		b("debug", module.KindModule, module.IgnoresFacts|module.ExpressionVar|local, module.Func(debugModule)),
+		b("set_fact", module.KindModule, module.SetsFacts|local, module.Func(setFactModule)),
+		b("fail", module.KindModule, local, module.Func(failModule)),
+		b("assert", module.KindModule, module.ConditionsArg|local, module.Func(assertModule)),
+		b("pause", module.KindModule, local, module.Func(pauseModule)),
+		b("set_stats", module.KindModule, local, module.Func(setStatsModule)),
+		b("validate_argument_spec", module.KindModule, local, module.Func(validateArgumentSpecModule)),
+		b("async_status", module.KindModule, module.NoAsync, module.Func(asyncStatusModule)),
 		b("meta", module.KindMeta, module.FreeForm|ctl, executorAction),
 		b("include_tasks", module.KindIncludeTasks, module.FreeForm|ctl, executorAction),
 		b("import_tasks", module.KindImportTasks, module.FreeForm|ctl, executorAction),
 		b("include_role", module.KindIncludeRole, ctl, executorAction),
 		b("import_role", module.KindImportRole, ctl, executorAction),
-		b("include_vars", module.KindIncludeVars, module.FreeForm|ctl, executorAction),
+		b("include_vars", module.KindIncludeVars, module.FreeForm|ctl|module.NoAsync, executorAction),
 	}
 }
 

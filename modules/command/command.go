@@ -28,8 +28,8 @@ func Entries() []module.Entry {
 	return []module.Entry{
 		{FQCN: "ansible.builtin.command", Flags: line, Module: module.Func(commandAction)},
 		{FQCN: "ansible.builtin.shell", Flags: line, Module: module.Func(shellAction)},
-		{FQCN: "ansible.builtin.raw", Flags: actionPlugin, Module: module.Func(rawAction)},
-		{FQCN: "ansible.builtin.script", Flags: actionPlugin, Module: module.Func(scriptAction)},
+		{FQCN: "ansible.builtin.raw", Flags: actionPlugin | module.NoAsync, Module: module.Func(rawAction)},
+		{FQCN: "ansible.builtin.script", Flags: actionPlugin | module.NoAsync, Module: module.Func(scriptAction)},
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 func Entries() []module.Entry {
 	return []module.Entry{
 		{FQCN: "ansible.builtin.setup", Module: module.Func(Setup)},
-		{FQCN: "ansible.builtin.gather_facts", Flags: module.ControllerAction, Module: module.Func(GatherFacts)},
+		{FQCN: "ansible.builtin.gather_facts", Flags: module.ControllerAction | module.NoAsync, Module: module.Func(GatherFacts)},
 	}
 }
 

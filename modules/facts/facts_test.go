@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -190,13 +191,13 @@ func TestParseINI(t *testing.T) {
 	require.Equal(t, `{"one": {"a": "1", "path": "/b/x", "pct": "100%", "long": "first\nsecond", "base": "/b"}}`, value.JSON(d, value.JSONOptions{}))
 	for _, bad := range []string{"key = before any section", "[a]\nnovalue", "[a]\n[a]\n", "[a]\nk=1\nk=2"} {
 		_, err := parseINI(bad)
-		var ie *iniError
+		var ie *py.ConfigError
 		require.ErrorAs(t, err, &ie, bad)
 	}
 	_, err = parseINI("[a]\nk = 5%\n")
-	var interp *interpolationError
+	var interp *py.InterpolationError
 	require.ErrorAs(t, err, &interp)
-	require.Equal(t, "'%' must be followed by '%' or '(', found: '%'", interp.msg)
+	require.Equal(t, "'%' must be followed by '%' or '(', found: '%'", interp.Msg)
 }
 
 func TestBytesToHuman(t *testing.T) {

@@ -71,10 +71,10 @@ func localFact(s *system, fn string) (fact any, warning string) {
 		return v, ""
 	}
 	d, err := parseINI(out)
-	var interp *interpolationError
+	var interp *py.InterpolationError
 	switch {
 	case errors.As(err, &interp):
-		msg := fmt.Sprintf("error loading facts as ini - please check content: %s (%s)", fn, interp.msg)
+		msg := fmt.Sprintf("error loading facts as ini - please check content: %s (%s)", fn, interp.Msg)
 		return msg, msg
 	case err != nil:
 		msg := "error loading facts as JSON or ini - please check content: " + fn
@@ -93,24 +93,16 @@ func pyOSError(err error, path string) string {
 	return fmt.Sprintf("[Errno %d] %s: '%s'", int(errno), py.Strerror(errno), path)
 }
 
-// iniError is a configparser error: the file is not INI.
-type iniError struct{ msg string }
-
-func (e *iniError) Error() string { return e.msg }
-
-// interpolationError is a configparser error in a value's %-references,
-// which ansible-core reports with its detail.
-type interpolationError struct{ msg string }
-
-func (e *interpolationError) Error() string { return e.msg }
-
 // parseINI reads text as Python's ConfigParser does with its defaults
 // (engine/py's ConfigParser) and returns section → option → value, the
-// DEFAULT values in every section and %(name)s interpolated.
+// DEFAULT values in every section and %(name)s interpolated. Its errors
+// are configparser's: *py.ConfigError for text that is not INI,
+// *py.InterpolationError for a value's bad %-reference, which
+// ansible-core reports with its detail.
 func parseINI(text string) (*value.Dict, error) {
 	cp, err := py.ParseConfig(text, false, false)
 	if err != nil {
-		return nil, &iniError{err.Error()}
+		return nil, err
 	}
 	out := value.NewDict(len(cp.Sections))
 	for _, sec := range cp.Sections {
@@ -118,7 +110,7 @@ func parseINI(text string) (*value.Dict, error) {
 		for _, k := range sec.Items() {
 			v, err := sec.Get(k, true)
 			if err != nil {
-				return nil, &interpolationError{err.Error()}
+				return nil, err
 			}
 			opts.Set(k, v)
 		}

@@ -36,28 +36,28 @@ func assembleModuleDef() *moduleDef {
 // module; otherwise it assembles fragments found on the controller and
 // copies the result.
 func assembleEntry() module.Entry {
-	return module.Entry{FQCN: "ansible.builtin.assemble", Module: module.Func(runAssembleAction)}
+	return module.Entry{FQCN: "ansible.builtin.assemble", Flags: module.NoAsync, Module: module.Func(runAssembleAction)}
 }
 
 func runAssembleModule(m *amod) (*value.Dict, error) {
 	src, dest := m.p.Str("src"), m.p.Str("dest")
 	res := value.DictOf("src", src, "dest", dest)
 	if !exists(src) {
-		return nil, fail("Source (" + src + ") does not exist")
+		return nil, module.Fail("Source (" + src + ") does not exist")
 	}
 	if !isDir(src) {
-		return nil, fail("Source (" + src + ") is not a directory")
+		return nil, module.Fail("Source (" + src + ") is not a directory")
 	}
 	var re *py.Regexp
 	if p, ok := m.str("regexp"); ok {
 		var err error
 		if re, err = pyre.Compile(p, pyre.Text); err != nil {
-			return nil, fail("Invalid Regexp (" + err.Error() + ") in \"" + p + "\"")
+			return nil, module.Fail("Invalid Regexp (" + err.Error() + ") in \"" + p + "\"")
 		}
 	}
 	validate, hasValidate := m.str("validate")
 	if hasValidate && validate != "" && !strings.Contains(validate, "%s") {
-		return nil, fail("validate must contain %s: " + validate)
+		return nil, module.Fail("validate must contain %s: " + validate)
 	}
 	delimiter, _ := m.str("delimiter")
 	data, err := assembleFragments(src, delimiter, re, m.p.Bool("ignore_hidden"), os.ReadFile)
@@ -111,7 +111,7 @@ func (m *amod) validateAssembled(res *value.Dict, validate, path string) error {
 	}
 	res.Set("validation", value.DictOf("rc", out.rc, "stdout", out.stdout, "stderr", out.stderr))
 	if out.rc != 0 {
-		return fail("failed to validate: rc:" + strconv.Itoa(out.rc) + " error:" + out.stderr)
+		return module.Fail("failed to validate: rc:" + strconv.Itoa(out.rc) + " error:" + out.stderr)
 	}
 	return nil
 }

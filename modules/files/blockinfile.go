@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/files/pyre"
@@ -37,18 +38,18 @@ func blockinfileDef() *moduleDef {
 func runBlockinfile(m *amod) (*value.Dict, error) {
 	path := m.p.Str("path")
 	if isDir(path) {
-		return nil, fail("Path "+path+" is a directory !", "rc", 256)
+		return nil, module.Fail("Path "+path+" is a directory !", "rc", 256)
 	}
 	pathExists := exists(path)
 	var original []byte
 	var lines [][]byte
 	if !pathExists {
 		if !m.p.Bool("create") {
-			return nil, fail("Path "+path+" does not exist !", "rc", 257)
+			return nil, module.Fail("Path "+path+" does not exist !", "rc", 257)
 		}
 		if dir := filepath.Dir(path); dir != "" && !exists(dir) && !m.check {
 			if err := os.MkdirAll(dir, 0o777); err != nil {
-				return nil, fail(fmt.Sprintf("Error creating %s Error code: %d Error description: %s", dir, errnoOf(err), strerrorOf(err)))
+				return nil, module.Fail(fmt.Sprintf("Error creating %s Error code: %d Error description: %s", dir, errnoOf(err), strerrorOf(err)))
 			}
 		}
 	} else {

@@ -9,6 +9,8 @@ import (
 	"hash"
 	"io"
 	"os"
+
+	"github.com/cfzt/cfzt-runner/engine/module"
 )
 
 // newHash returns the digest named as Python's hashlib names it.
@@ -38,11 +40,11 @@ func fileDigest(path, algorithm string) (any, error) {
 		return nil, nil
 	}
 	if st.IsDir() {
-		return nil, fail("attempted to take checksum of directory: " + path)
+		return nil, module.Fail("attempted to take checksum of directory: " + path)
 	}
 	h := newHash(algorithm)
 	if h == nil {
-		return nil, fail("Could not hash file '" + path + "' with algorithm '" + algorithm + "'. Available algorithms: md5, sha1, sha224, sha256, sha384, sha512")
+		return nil, module.Fail("Could not hash file '" + path + "' with algorithm '" + algorithm + "'. Available algorithms: md5, sha1, sha224, sha256, sha384, sha512")
 	}
 	if err := hashFile(path, h); err != nil {
 		return nil, err

@@ -23,10 +23,10 @@ type commandOutput struct {
 func runCommand(req *module.Request, line string) (commandOutput, error) {
 	words, err := shlexSplit(line)
 	if err != nil {
-		return commandOutput{}, fail(err.Error())
+		return commandOutput{}, module.Fail(err.Error())
 	}
 	if len(words) == 0 {
-		return commandOutput{}, fail("no command given", "rc", 256)
+		return commandOutput{}, module.Fail("no command given", "rc", 256)
 	}
 	for i, w := range words {
 		words[i] = argspec.ExpandPath(w)
@@ -41,7 +41,7 @@ func runCommand(req *module.Request, line string) (commandOutput, error) {
 	case errors.As(err, &ee):
 		return commandOutput{rc: ee.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}, nil
 	case err != nil:
-		return commandOutput{}, fail("[Errno 2] No such file or directory: b"+value.Repr(words[0]),
+		return commandOutput{}, module.Fail("[Errno 2] No such file or directory: b"+value.Repr(words[0]),
 			"rc", 2, "stdout", "", "stderr", "", "cmd", strings.Join(words, " "))
 	}
 	return commandOutput{stdout: stdout.String(), stderr: stderr.String()}, nil

@@ -16,7 +16,7 @@ import (
 // (plugins/action/copy.py), which finds the source on the controller,
 // compares it with the destination and runs the copy or file module.
 func copyActionEntry() module.Entry {
-	return module.Entry{FQCN: "ansible.builtin.copy", Module: module.Func(RunCopy)}
+	return module.Entry{FQCN: "ansible.builtin.copy", Flags: module.NoAsync, Module: module.Func(RunCopy)}
 }
 
 // RunCopy runs the copy action for req with req.Args as the task's

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -43,10 +44,10 @@ func runCopyModule(m *amod) (*value.Dict, error) {
 		c.dest = "./" + c.dest
 	}
 	if !exists(c.src) {
-		return nil, fail("Source " + c.src + " not found")
+		return nil, module.Fail("Source " + c.src + " not found")
 	}
 	if syscall.Access(c.src, 4) != nil {
-		return nil, fail("Source " + c.src + " not readable")
+		return nil, module.Fail("Source " + c.src + " not readable")
 	}
 	if mode, _ := m.p.Get("mode"); mode == "preserve" {
 		st, _ := os.Stat(c.src)
@@ -57,10 +58,10 @@ func runCopyModule(m *amod) (*value.Dict, error) {
 		checksumSrc, _ = fileDigest(c.src, "sha1")
 		md5Src, _ = fileDigest(c.src, "md5")
 	} else if c.remoteSrc && !isDir(c.src) {
-		return nil, fail("Cannot copy invalid source '" + c.src + "': not a file")
+		return nil, module.Fail("Cannot copy invalid source '" + c.src + "': not a file")
 	}
 	if want, ok := m.str("checksum"); ok && want != "" && checksumSrc != want {
-		return nil, fail("Copied file does not match the expected checksum. Transfer failed.",
+		return nil, module.Fail("Copied file does not match the expected checksum. Transfer failed.",
 			"checksum", checksumSrc, "expected_checksum", want)
 	}
 	changed, early, err := c.prepareDest()
@@ -115,12 +116,12 @@ func (c *copyRun) prepareDest() (changed bool, early *value.Dict, err error) {
 		}
 	} else if dir := filepath.Dir(c.dest); !exists(dir) {
 		if _, err := os.Stat(dir); err != nil && strings.Contains(strings.ToLower(pyOSError(err)), "permission denied") {
-			return changed, nil, fail("Destination directory " + dir + " is not accessible")
+			return changed, nil, module.Fail("Destination directory " + dir + " is not accessible")
 		}
-		return changed, nil, fail("Destination directory " + dir + " does not exist")
+		return changed, nil, module.Fail("Destination directory " + dir + " does not exist")
 	}
 	if syscall.Access(filepath.Dir(c.dest), 2) != nil && !c.p.Bool("unsafe_writes") {
-		return changed, nil, fail("Destination " + filepath.Dir(c.dest) + " not writable")
+		return changed, nil, module.Fail("Destination " + filepath.Dir(c.dest) + " not writable")
 	}
 	return changed, nil, nil
 }
@@ -130,7 +131,7 @@ func (c *copyRun) prepareDest() (changed bool, early *value.Dict, err error) {
 func (c *copyRun) makeDestDirs(dir string) (bool, error) {
 	existing, created := splitPreExistingDir(dir)
 	if existing == "" {
-		return false, fail("The '/' directory doesn't exist on this machine.")
+		return false, module.Fail("The '/' directory doesn't exist on this machine.")
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return false, err
@@ -253,14 +254,14 @@ func (c *copyRun) validateSource(validate string) error {
 		return err
 	}
 	if !strings.Contains(validate, "%s") {
-		return fail("validate must contain %s: " + validate)
+		return module.Fail("validate must contain %s: " + validate)
 	}
 	out, err := runCommand(c.req, pyPercentS(validate, c.src))
 	if err != nil {
 		return err
 	}
 	if out.rc != 0 {
-		return fail("failed to validate", "exit_status", out.rc, "stdout", out.stdout, "stderr", out.stderr)
+		return module.Fail("failed to validate", "exit_status", out.rc, "stdout", out.stdout, "stderr", out.stderr)
 	}
 	return nil
 }

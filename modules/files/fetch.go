@@ -19,7 +19,7 @@ import (
 // copies a local file to dest/<inventory_hostname>/<src>, or to dest
 // itself with flat.
 func fetchEntry() module.Entry {
-	return module.Entry{FQCN: "ansible.builtin.fetch", Module: module.Func(runFetch)}
+	return module.Entry{FQCN: "ansible.builtin.fetch", Flags: module.NoAsync, Module: module.Func(runFetch)}
 }
 
 // fetchRun is one run of the fetch action.

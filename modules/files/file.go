@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -122,10 +123,10 @@ func (r *fileRun) handleParameters() error {
 	}
 	r.state = state
 	if r.recurse && state != "directory" {
-		return fail("recurse option requires state to be 'directory'", "path", r.path)
+		return module.Fail("recurse option requires state to be 'directory'", "path", r.path)
 	}
 	if r.src != nil && *r.src != "" && state != "link" && state != "hard" {
-		return fail("src option requires state to be 'link' or 'hard'", "path", r.path)
+		return module.Fail("src option requires state to be 'link' or 'hard'", "path", r.path)
 	}
 	return nil
 }
@@ -177,7 +178,7 @@ func (r *fileRun) timestamp(key string) (stamp, error) {
 	format := r.p.Str(key + "_format")
 	parsed, err := py.Strptime(v, format)
 	if err != nil {
-		return stamp{}, fail("Error while obtaining timestamp for time " + v + " using format " + format + ": " + err.Error())
+		return stamp{}, module.Fail("Error while obtaining timestamp for time " + v + " using format " + format + ": " + err.Error())
 	}
 	// time.mktime reads the fields as local time.
 	t := parsed.(*py.Datetime).Time
@@ -193,7 +194,7 @@ func (r *fileRun) updateTimestamps(path string, diff *value.Dict) (bool, error) 
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return false, fail("Error while updating modification or access time: "+pyOSError(err), "path", path)
+		return false, module.Fail("Error while updating modification or access time: "+pyOSError(err), "path", path)
 	}
 	prevM, prevA := unixSeconds(st.ModTime()), unixSeconds(atime(st))
 	nowF := unixSeconds(time.Now())
@@ -213,7 +214,7 @@ func (r *fileRun) updateTimestamps(path string, diff *value.Dict) (bool, error) 
 	}
 	if !r.check {
 		if err := os.Chtimes(path, floatTime(a), floatTime(m)); err != nil {
-			return false, fail("Error while updating modification or access time: "+pyOSError(err), "path", path)
+			return false, module.Fail("Error while updating modification or access time: "+pyOSError(err), "path", path)
 		}
 	}
 	if diff != nil {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -27,7 +28,7 @@ func (r *fileRun) ensureSymlink() (*value.Dict, error) {
 	if src != nil && !r.force {
 		absrc := py.Join([]string{relDir, *src})
 		if !exists(absrc) {
-			return nil, fail("src file does not exist, use 'force=yes' if you really want to create the link: "+absrc,
+			return nil, module.Fail("src file does not exist, use 'force=yes' if you really want to create the link: "+absrc,
 				"path", path, "src", *src)
 		}
 	}
@@ -39,7 +40,7 @@ func (r *fileRun) ensureSymlink() (*value.Dict, error) {
 	switch prev {
 	case "hard", "file", "directory", "absent":
 		if src == nil {
-			return nil, fail("src is required for creating new symlinks")
+			return nil, module.Fail("src is required for creating new symlinks")
 		}
 		changed = true
 	case "link":
@@ -72,13 +73,13 @@ func (r *fileRun) ensureSymlink() (*value.Dict, error) {
 func (r *fileRun) symlinkAllowed(path, prev string) error {
 	switch {
 	case prev == "directory" && !r.force:
-		return fail(fmt.Sprintf("refusing to convert from %s to symlink for %s", prev, path), "path", path)
+		return module.Fail(fmt.Sprintf("refusing to convert from %s to symlink for %s", prev, path), "path", path)
 	case prev == "directory":
 		if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
-			return fail(fmt.Sprintf("the directory %s is not empty, refusing to convert it", path), "path", path)
+			return module.Fail(fmt.Sprintf("the directory %s is not empty, refusing to convert it", path), "path", path)
 		}
 	case (prev == "file" || prev == "hard") && !r.force:
-		return fail(fmt.Sprintf("refusing to convert from %s to symlink for %s", prev, path), "path", path)
+		return module.Fail(fmt.Sprintf("refusing to convert from %s to symlink for %s", prev, path), "path", path)
 	}
 	return nil
 }
@@ -99,7 +100,7 @@ func (r *fileRun) finishLink(res *value.Dict, fa fileArgs, changed bool, diff *v
 func replaceWithLink(path, prev string, mk func(at string) error) error {
 	if prev == "absent" {
 		if err := mk(path); err != nil {
-			return fail("Error while linking: "+pyOSError(err), "path", path)
+			return module.Fail("Error while linking: "+pyOSError(err), "path", path)
 		}
 		return nil
 	}
@@ -119,7 +120,7 @@ func replaceWithLink(path, prev string, mk func(at string) error) error {
 		if lexists(tmp) {
 			os.Remove(tmp)
 		}
-		return fail("Error while replacing: "+pyOSError(err), "path", path)
+		return module.Fail("Error while replacing: "+pyOSError(err), "path", path)
 	}
 	return nil
 }
@@ -131,10 +132,10 @@ func (r *fileRun) ensureHardlink() (*value.Dict, error) {
 	fa := r.fileArgs("")
 	src := r.src
 	if prev != "hard" && src == nil {
-		return nil, fail("src is required for creating new hardlinks")
+		return nil, module.Fail("src is required for creating new hardlinks")
 	}
 	if src != nil && !exists(*src) {
-		return nil, fail("src does not exist", "dest", path, "src", *src)
+		return nil, module.Fail("src does not exist", "dest", path, "src", *src)
 	}
 	diff := initialDiff(path, "hard", prev)
 	changed, err := r.hardlinkChange(path, prev, src, diff)
@@ -176,14 +177,14 @@ func (r *fileRun) hardlinkChange(path, prev string, src *string, diff *value.Dic
 	case "hard":
 		if src != nil && !sameInode(path, *src) {
 			if !r.force {
-				return nil, fail("Cannot link, different hard link exists at destination", "dest", path, "src", *src)
+				return nil, module.Fail("Cannot link, different hard link exists at destination", "dest", path, "src", *src)
 			}
 			return &yes, nil
 		}
 		return &no, nil
 	case "file":
 		if !r.force {
-			return nil, fail("Cannot link, file exists at destination", "dest", path, "src", ptrValue(src))
+			return nil, module.Fail("Cannot link, file exists at destination", "dest", path, "src", ptrValue(src))
 		}
 		return &yes, nil
 	}
@@ -192,7 +193,7 @@ func (r *fileRun) hardlinkChange(path, prev string, src *string, diff *value.Dic
 		return nil, nil
 	}
 	if !r.force {
-		return nil, fail("Cannot link: different hard link exists at destination", "dest", path, "src", ptrValue(src))
+		return nil, module.Fail("Cannot link: different hard link exists at destination", "dest", path, "src", ptrValue(src))
 	}
 	return &yes, nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -20,7 +21,7 @@ func (r *fileRun) ensureAbsent() (*value.Dict, error) {
 	if !r.check {
 		if prev == "directory" {
 			if err := os.RemoveAll(r.path); err != nil {
-				return nil, fail("rmtree failed: " + pyOSError(err))
+				return nil, module.Fail("rmtree failed: " + pyOSError(err))
 			}
 		} else if err := os.Remove(r.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, failCause("Unlinking failed.", pyOSErrorBytes(err), "path", r.path)
@@ -72,7 +73,7 @@ func (r *fileRun) ensureFile() (*value.Dict, error) {
 		fa.path = path
 	}
 	if prev != "file" && prev != "hard" {
-		return nil, fail("file ("+path+") is "+prev+", cannot continue", "path", path, "state", prev)
+		return nil, module.Fail("file ("+path+") is "+prev+", cannot continue", "path", path, "state", prev)
 	}
 	diff := initialDiff(path, "file", prev)
 	changed, err := r.applyAttributes(fa, false, diff)
@@ -106,7 +107,7 @@ func (r *fileRun) ensureDirectory() (*value.Dict, error) {
 		return value.DictOf("path", path, "changed", changed, "diff", diff), nil
 	}
 	if prev != "directory" {
-		return nil, fail(path+" already exists as a "+prev, "path", path)
+		return nil, module.Fail(path+" already exists as a "+prev, "path", path)
 	}
 	changed, err := r.applyAttributes(fa, false, diff)
 	if err != nil {
@@ -136,7 +137,7 @@ func (r *fileRun) makeDirectories(path string, fa fileArgs, diff *value.Dict) (b
 			continue
 		}
 		if err := os.Mkdir(cur, 0o777); err != nil && !(errors.Is(err, os.ErrExist) && isDir(cur)) {
-			return changed, fail("There was an issue creating "+cur+" as requested: "+pyOSError(err), "path", path)
+			return changed, module.Fail("There was an issue creating "+cur+" as requested: "+pyOSError(err), "path", path)
 		}
 		changed = true
 		sub := fa

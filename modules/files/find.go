@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/py"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,7 +14,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/files/pyre"
 )
@@ -90,7 +91,7 @@ func runFind(m *amod) (*value.Dict, error) {
 func (f *finder) parseFilters() error {
 	if mode, ok := f.p.Get("mode"); ok && mode != nil {
 		if _, isStr := mode.(string); !isStr {
-			return fail(fmt.Sprintf("argument 'mode' is not a string and conversion is not allowed, value is of type %s", value.TypeName(mode)))
+			return module.Fail(fmt.Sprintf("argument 'mode' is not a string and conversion is not allowed, value is of type %s", value.TypeName(mode)))
 		}
 	}
 	f.patterns = f.p.Strs("patterns")
@@ -117,19 +118,19 @@ func (f *finder) parseFilters() error {
 	if s, ok := f.str("age"); ok {
 		n, ok := parseUnits(s, `^(-?\d+)(s|m|h|d|w)?$`, map[string]int64{"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800})
 		if !ok {
-			return fail("failed to process age", "age", s)
+			return module.Fail("failed to process age", "age", s)
 		}
 		f.age = &n
 	}
 	if s, ok := f.str("size"); ok {
 		n, ok := parseUnits(s, `^(-?\d+)(b|k|m|g|t)?$`, map[string]int64{"b": 1, "k": 1024, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40})
 		if !ok {
-			return fail("failed to process size", "size", s)
+			return module.Fail("failed to process size", "size", s)
 		}
 		f.size = &n
 	}
 	if limit := f.p.Int("limit"); f.p.IsSet("limit") && limit <= 0 {
-		return fail(fmt.Sprintf("limit cannot be %d (use None for unlimited)", limit))
+		return module.Fail(fmt.Sprintf("limit cannot be %d (use None for unlimited)", limit))
 	}
 	if s, ok := f.str("mode"); ok && s != "" {
 		n, ok := pyIntBase8(s)
@@ -145,7 +146,7 @@ func (f *finder) parseFilters() error {
 	if s, ok := f.str("contains"); ok {
 		re, err := pyre.Compile(s, pyre.Text)
 		if err != nil {
-			return fail(err.Error())
+			return module.Fail(err.Error())
 		}
 		f.contains = re
 	}
@@ -158,7 +159,7 @@ func compileAll(patterns []string, translate func(string) string) ([]*py.Regexp,
 	for _, p := range patterns {
 		re, err := pyre.Compile(translate(p), pyre.Text)
 		if err != nil {
-			return nil, fail(err.Error())
+			return nil, module.Fail(err.Error())
 		}
 		out = append(out, re)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -153,7 +154,7 @@ func (m *amod) setOwnership(o ownership, path string, want *string, changed bool
 	orig := o.current(uid, gid)
 	id, ok := o.lookup(*want)
 	if !ok {
-		return changed, fail(o.command+" failed: failed to look up "+o.kind+" "+*want, "path", path)
+		return changed, module.Fail(o.command+" failed: failed to look up "+o.kind+" "+*want, "path", path)
 	}
 	if orig == id {
 		return changed, nil
@@ -168,7 +169,7 @@ func (m *amod) setOwnership(o ownership, path string, want *string, changed bool
 			// setter does not.
 			return changed, failCause(o.command+" failed", pyOSErrorBytes(err), "path", path)
 		}
-		return changed, fail(o.command+" failed", "path", path)
+		return changed, module.Fail(o.command+" failed", "path", path)
 	}
 	return true, nil
 }
@@ -197,7 +198,7 @@ func (m *amod) setMode(path string, mode any, changed bool, diff *value.Dict) (b
 		return true, nil
 	}
 	if err := chmodNoFollow(path, st, want); err != nil {
-		return changed, fail("chmod failed", "path", path, "details", pyOSError(err))
+		return changed, module.Fail("chmod failed", "path", path, "details", pyOSError(err))
 	}
 	if st, err = os.Lstat(path); err == nil && permOf(st) != prev {
 		changed = true
@@ -245,7 +246,7 @@ func (m *amod) setAttributes(path string, attrs *string, changed bool, diff *val
 	recordDiff(diff, "attributes", before, op+want)
 	if !m.check {
 		if err := setAttributes(path, op+want); err != nil {
-			return true, fail("chattr failed", "path", path, "details", err.Error())
+			return true, module.Fail("chattr failed", "path", path, "details", err.Error())
 		}
 	}
 	return true, nil

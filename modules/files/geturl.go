@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/urls"
@@ -128,10 +129,10 @@ func isHex(s string) bool {
 
 // failWith is fail_json with the result so far as the extra keys.
 func (g *getURL) failWith(msg string) error {
-	f := fail(msg)
+	f := module.Fail(msg)
 	g.res.Each(func(k string, v any) bool {
-		if !f.res.Has(k) {
-			f.res.Set(k, v)
+		if !f.Result.Has(k) {
+			f.Result.Set(k, v)
 		}
 		return true
 	})
@@ -236,9 +237,9 @@ func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict
 			Timeout: time.Duration(g.p.Int("timeout")) * time.Second}}
 	res := fetchURL(g.req.Ctx, req)
 	if res.fatal != "" {
-		failure := fail(res.fatal)
+		failure := module.Fail(res.fatal)
 		if !res.msgOnly {
-			failure.res.Update(res.info)
+			failure.Result.Update(res.info)
 		}
 		return "", nil, failure
 	}
@@ -249,9 +250,9 @@ func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict
 	dir := g.p.Str("tmp_dest")
 	if dir != "" && !isDir(dir) {
 		if exists(dir) {
-			return "", nil, fail(dir+" is a file but should be a directory.", "elapsed", 0)
+			return "", nil, module.Fail(dir+" is a file but should be a directory.", "elapsed", 0)
 		}
-		return "", nil, fail(dir+" directory does not exist.", "elapsed", 0)
+		return "", nil, module.Fail(dir+" directory does not exist.", "elapsed", 0)
 	}
 	if dir == "" {
 		var err error
@@ -267,7 +268,7 @@ func (g *getURL) fetchToTemp(force bool, lastMod time.Time) (string, *value.Dict
 	defer f.Close()
 	if err := copyBody(res, f); err != nil {
 		os.Remove(f.Name())
-		return "", nil, fail(err.Error(), "elapsed", 0)
+		return "", nil, module.Fail(err.Error(), "elapsed", 0)
 	}
 	if err := g.checkLength(f, res.info); err != nil {
 		return "", nil, err
@@ -286,7 +287,7 @@ func (g *getURL) checkLength(f *os.File, info *value.Dict) error {
 	if err != nil || serr != nil || st.Size() == int64(want) {
 		return nil
 	}
-	return fail(fmt.Sprintf("Incomplete read, (rsp.length=0, cl=%d, st.st_size=%d) failed to read remaining %d bytes", want, st.Size(), int64(want)-st.Size()))
+	return module.Fail(fmt.Sprintf("Incomplete read, (rsp.length=0, cl=%d, st.st_size=%d) failed to read remaining %d bytes", want, st.Size(), int64(want)-st.Size()))
 }
 
 // fetchOutcome turns fetch_url's status into url_get's exits.
@@ -296,9 +297,9 @@ func (g *getURL) fetchOutcome(res fetchResult) error {
 	case res.status == 304:
 		return earlyExit(value.DictOf("url", g.url, "dest", g.dest, "changed", false, "msg", msg, "status_code", 304, "elapsed", 0))
 	case res.status == -1:
-		return fail(msg, "url", g.url, "dest", g.dest, "elapsed", 0)
+		return module.Fail(msg, "url", g.url, "dest", g.dest, "elapsed", 0)
 	case res.status != 200 && !strings.HasPrefix(g.url, "file:/"):
-		return fail("Request failed", "status_code", res.status, "response", msg, "url", g.url, "dest", g.dest, "elapsed", 0)
+		return module.Fail("Request failed", "status_code", res.status, "response", msg, "url", g.url, "dest", g.dest, "elapsed", 0)
 	}
 	return nil
 }

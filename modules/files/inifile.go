@@ -83,7 +83,7 @@ type iniEdit struct {
 func runIniFile(m *amod) (*value.Dict, error) {
 	e := newIniEdit(m)
 	if e.present && !e.allowNoValue && len(e.values) == 0 {
-		return nil, fail("Parameter 'value(s)' must be defined if state=present and allow_no_value=False.")
+		return nil, module.Fail("Parameter 'value(s)' must be defined if state=present and allow_no_value=False.")
 	}
 	path := m.p.Str("path")
 	target := path
@@ -176,7 +176,7 @@ func newIniEdit(m *amod) *iniEdit {
 func readIniLines(m *amod, target string) ([]string, error) {
 	if !exists(target) {
 		if !m.p.Bool("create") {
-			return nil, fail("Destination "+target+" does not exist!", "rc", 257)
+			return nil, module.Fail("Destination "+target+" does not exist!", "rc", 257)
 		}
 		if dir := filepath.Dir(target); dir != "" && !exists(dir) && !m.check {
 			if err := os.MkdirAll(dir, 0o777); err != nil {

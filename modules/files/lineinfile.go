@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -49,19 +50,19 @@ func runLineinfile(m *amod) (*value.Dict, error) {
 	}
 	path := m.p.Str("path")
 	if isDir(path) {
-		return nil, fail("Path "+path+" is a directory !", "rc", 256)
+		return nil, module.Fail("Path "+path+" is a directory !", "rc", 256)
 	}
 	if m.p.Str("state") == "present" {
 		if m.p.Bool("backrefs") && !hasRegexp {
-			return nil, fail("regexp is required with backrefs=true")
+			return nil, module.Fail("regexp is required with backrefs=true")
 		}
 		if _, ok := m.str("line"); !ok {
-			return nil, fail("line is required with state=present")
+			return nil, module.Fail("line is required with state=present")
 		}
 		return lineinfilePresent(m, path)
 	}
 	if _, ok := m.str("line"); !ok && !hasRegexp && !hasSearch {
-		return nil, fail("one of line, search_string, or regexp is required with state=absent")
+		return nil, module.Fail("one of line, search_string, or regexp is required with state=absent")
 	}
 	return lineinfileAbsent(m, path)
 }
@@ -110,11 +111,11 @@ func lineinfilePresent(m *amod, path string) (*value.Dict, error) {
 	var lines [][]byte
 	if !exists(path) {
 		if !m.p.Bool("create") {
-			return nil, fail("Destination "+path+" does not exist !", "rc", 257)
+			return nil, module.Fail("Destination "+path+" does not exist !", "rc", 257)
 		}
 		if dir := filepath.Dir(path); dir != "" && !exists(dir) && !m.check {
 			if err := os.MkdirAll(dir, 0o777); err != nil {
-				return nil, fail(fmt.Sprintf("Error creating %s (%s)", dir, pyOSError(err)))
+				return nil, module.Fail(fmt.Sprintf("Error creating %s (%s)", dir, pyOSError(err)))
 			}
 		}
 	} else {
@@ -141,7 +142,7 @@ func lineinfilePresent(m *amod, path string) (*value.Dict, error) {
 func compileBytes(p string) (*py.Regexp, error) {
 	re, err := pyre.Compile(p, pyre.Bytes)
 	if err != nil {
-		return nil, fail(err.Error())
+		return nil, module.Fail(err.Error())
 	}
 	return re, nil
 }
@@ -372,14 +373,14 @@ func writeChanges(m *amod, content []byte, path string, resolve bool) error {
 	defer os.Remove(tmp)
 	if validate, ok := m.str("validate"); ok {
 		if !bytesContainsPercentS(validate) {
-			return fail("validate must contain %s: " + validate)
+			return module.Fail("validate must contain %s: " + validate)
 		}
 		out, err := runCommand(m.req, pyPercentS(validate, tmp))
 		if err != nil {
 			return err
 		}
 		if out.rc != 0 {
-			return fail(fmt.Sprintf("failed to validate: rc:%d error:%s", out.rc, out.stderr))
+			return module.Fail(fmt.Sprintf("failed to validate: rc:%d error:%s", out.rc, out.stderr))
 		}
 	}
 	return atomicMove(tmp, path, m.p.Bool("unsafe_writes"), true)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -42,21 +43,21 @@ func resolveMode(mode any, st fs.FileInfo, path string) (int64, error) {
 		if x.IsInt64() {
 			return x.Int64(), nil
 		}
-		return 0, fail("chmod failed", "path", path, "details", "Python int too large to convert to C int")
+		return 0, module.Fail("chmod failed", "path", path, "details", "Python int too large to convert to C int")
 	case string:
 		if n, ok := pyIntBase8(x); ok {
 			return n, nil
 		}
 		n, err := symbolicMode(st, x)
 		if err != nil {
-			return 0, fail("mode must be in octal or symbolic form", "path", path, "details", err.Error())
+			return 0, module.Fail("mode must be in octal or symbolic form", "path", path, "details", err.Error())
 		}
 		if n != n&permBits {
-			return 0, fail("Invalid mode supplied, only permission info is allowed", "path", path, "details", n)
+			return 0, module.Fail("Invalid mode supplied, only permission info is allowed", "path", path, "details", n)
 		}
 		return n, nil
 	}
-	return 0, fail("mode must be in octal or symbolic form", "path", path,
+	return 0, module.Fail("mode must be in octal or symbolic form", "path", path,
 		"details", fmt.Sprintf("'%s' object has no attribute 'split'", value.TypeName(mode)))
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -30,21 +31,21 @@ func runReplace(m *amod) (*value.Dict, error) {
 	path := m.p.Str("path")
 	res := value.DictOf("rc", 0)
 	if isDir(path) {
-		return nil, fail("Path "+path+" is a directory !", "rc", 256)
+		return nil, module.Fail("Path "+path+" is a directory !", "rc", 256)
 	}
 	if !exists(path) {
-		return nil, fail("Path "+path+" does not exist !", "rc", 257)
+		return nil, module.Fail("Path "+path+" does not exist !", "rc", 257)
 	}
 	enc := strings.ToLower(strings.ReplaceAll(m.p.Str("encoding"), "_", "-"))
 	if enc != "utf-8" && enc != "utf8" && enc != "ascii" {
-		return nil, fail("encoding " + m.p.Str("encoding") + " is not supported by cfzt-runner (utf-8 and ascii are)")
+		return nil, module.Fail("encoding " + m.p.Str("encoding") + " is not supported by cfzt-runner (utf-8 and ascii are)")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("Unable to read the contents of %s.", value.Repr(path))
 	}
 	if !utf8.Valid(data) {
-		return nil, fail(fmt.Sprintf("'utf-8' codec can't decode the contents of %s", value.Repr(path)))
+		return nil, module.Fail(fmt.Sprintf("'utf-8' codec can't decode the contents of %s", value.Repr(path)))
 	}
 	contents := string(data)
 	section, start, end, pattern, ok, err := replaceSection(m, contents)
@@ -58,15 +59,15 @@ func runReplace(m *amod) (*value.Dict, error) {
 	}
 	re, err := pyre.Compile(m.p.Str("regexp"), pyre.Text|pyre.Multiline)
 	if err != nil {
-		return nil, fail("Unable to process replace due to error: " + err.Error())
+		return nil, module.Fail("Unable to process replace due to error: " + err.Error())
 	}
 	tmpl, err := py.ParseReplacement(m.p.Str("replace"), re)
 	if err != nil {
-		return nil, fail("Unable to process replace due to error: " + err.Error())
+		return nil, module.Fail("Unable to process replace due to error: " + err.Error())
 	}
 	replaced, count, err := pyre.Sub(re, tmpl, section)
 	if err != nil {
-		return nil, fail("Unable to process replace due to error: " + err.Error())
+		return nil, module.Fail("Unable to process replace due to error: " + err.Error())
 	}
 	msg, changed := "", false
 	if count > 0 && replaced != section {
@@ -114,11 +115,11 @@ func replaceSection(m *amod, contents string) (section string, start, end int, p
 	}
 	re, cerr := pyre.Compile(pattern, pyre.Text|pyre.DotAll)
 	if cerr != nil {
-		return "", 0, 0, pattern, false, fail("Unable to process replace due to error: " + cerr.Error())
+		return "", 0, 0, pattern, false, module.Fail("Unable to process replace due to error: " + cerr.Error())
 	}
 	loc, merr := re.FindStringSubmatchIndex(contents)
 	if merr != nil {
-		return "", 0, 0, pattern, false, fail("Unable to process replace due to error: " + merr.Error())
+		return "", 0, 0, pattern, false, module.Fail("Unable to process replace due to error: " + merr.Error())
 	}
 	if loc == nil {
 		return "", 0, 0, pattern, false, nil

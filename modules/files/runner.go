@@ -13,7 +13,7 @@ import (
 
 // moduleDef is one AnsibleModule-based module: its argument_spec, whether
 // it supports check mode, and its body. The body returns the result that
-// exit_json would print, or a *failure for fail_json.
+// exit_json would print, or a *module.Failure for fail_json.
 type moduleDef struct {
 	name      string
 	spec      *argspec.Spec
@@ -30,33 +30,23 @@ type amod struct {
 	diff  bool
 }
 
-// failure is a module's fail_json: the run stops and the result is msg
-// with the extra keys. Helpers deep in a module return it as an error so
-// that the module body reads like the Python it mirrors.
-type failure struct{ res *value.Dict }
-
-func (f *failure) Error() string { return value.Str(f.res.Default("msg", "")) }
-
-// fail builds a fail_json result from msg and key, value pairs.
-func fail(msg string, kv ...any) *failure {
-	res := value.DictOf(kv...)
-	res.Set("failed", true)
-	res.Set("msg", msg)
-	return &failure{res: res}
-}
-
 // failCause is fail_json(msg, exception=cause): the result's msg is msg,
 // while the task's error reads msg (without its final period) and then
 // the cause, as ansible-core chains them.
-func failCause(msg, cause string, kv ...any) *failure {
-	f := fail(msg, kv...)
-	f.res.Set("exception", errors.New(strings.TrimSuffix(msg, ".")+": "+cause))
+func failCause(msg, cause string, kv ...any) *module.Failure {
+	f := module.Fail(msg, kv...)
+	f.Result.Set("exception", errors.New(strings.TrimSuffix(msg, ".")+": "+cause))
 	return f
 }
 
-// earlyExit is an exit_json from deep inside a module: the run stops and
-// res is its (successful) result.
-func earlyExit(res *value.Dict) error { return &failure{res: res} }
+// exit is an exit_json from deep inside a module: the run stops and res
+// is its (successful) result.
+type exit struct{ res *value.Dict }
+
+func (e *exit) Error() string { return value.Str(e.res.Default("msg", "")) }
+
+// earlyExit stops the module with res as its result.
+func earlyExit(res *value.Dict) error { return &exit{res: res} }
 
 // entry registers a module under ansible.builtin.<name>.
 func (d *moduleDef) entry() module.Entry {
@@ -112,10 +102,13 @@ func (d *moduleDef) invoke(req *module.Request, args *value.Dict, loadName strin
 // plugin's own failure comes back as an error.
 func (d *moduleDef) finish(m *amod) (*value.Dict, error) {
 	res, err := d.run(m)
-	var f *failure
+	var f *module.Failure
+	var early *exit
 	switch {
 	case errors.As(err, &f):
-		res = f.res
+		res = module.FailedResult(f)
+	case errors.As(err, &early):
+		res = early.res
 	case err != nil:
 		var af *diag.Diagnostic
 		if errors.As(err, &af) && af.AsResult {

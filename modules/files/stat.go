@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -36,7 +37,7 @@ func runStat(m *amod) (*value.Dict, error) {
 		return value.DictOf("changed", false, "stat", value.DictOf("exists", false)), nil
 	}
 	if err != nil {
-		return nil, fail(strerrorOf(err))
+		return nil, module.Fail(strerrorOf(err))
 	}
 	out := statOutput(path, st)
 	if value.Truthy(out.Default("isreg", false)) && value.Truthy(out.Default("readable", false)) && m.p.Bool("get_checksum") {

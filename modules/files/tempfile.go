@@ -3,6 +3,7 @@ package files
 import (
 	"os"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -36,7 +37,7 @@ func runTempfile(m *amod) (*value.Dict, error) {
 		path, err = mkdtemp(dir, prefix, suffix)
 	}
 	if err != nil {
-		return nil, fail(pyOSError(err))
+		return nil, module.Fail(pyOSError(err))
 	}
 	return value.DictOf("changed", true, "path", path), nil
 }

@@ -19,7 +19,7 @@ import (
 // (plugins/action/unarchive.py), which copies a controller archive to the
 // target's temporary directory unless remote_src, then runs the module.
 func unarchiveEntry() module.Entry {
-	return module.Entry{FQCN: "ansible.builtin.unarchive", Module: module.Func(runUnarchiveAction)}
+	return module.Entry{FQCN: "ansible.builtin.unarchive", Flags: module.NoAsync, Module: module.Func(runUnarchiveAction)}
 }
 
 // unarchiveDef is the unarchive module (modules/unarchive.py): it picks a
@@ -145,7 +145,7 @@ func (u *unarchiveRun) run() (*value.Dict, error) {
 		return nil, err
 	}
 	if !isDir(u.absDest) {
-		return nil, fail("Destination '" + u.dest + "' is not a directory")
+		return nil, module.Fail("Destination '" + u.dest + "' is not a directory")
 	}
 	h, err := pickArchiveHandler(u)
 	if err != nil {
@@ -167,8 +167,8 @@ func (u *unarchiveRun) run() (*value.Dict, error) {
 		out := h.unarchive()
 		res.Set("extract_results", out.dict())
 		if out.rc != 0 {
-			f := fail(fmt.Sprintf("failed to unpack %s to %s", u.src, u.dest))
-			f.res.Update(res)
+			f := module.Fail(fmt.Sprintf("failed to unpack %s to %s", u.src, u.dest))
+			f.Result.Update(res)
 			return nil, f
 		}
 		changed = true
@@ -195,7 +195,7 @@ func (u *unarchiveRun) resolveSource() error {
 	if !exists(u.src) {
 		switch {
 		case !u.p.Bool("remote_src"):
-			return fail("Source '" + u.src + "' failed to transfer")
+			return module.Fail("Source '" + u.src + "' failed to transfer")
 		case strings.Contains(u.src, "://"):
 			path, err := u.download(u.src)
 			if err != nil {
@@ -203,19 +203,19 @@ func (u *unarchiveRun) resolveSource() error {
 			}
 			u.src = path
 		default:
-			return fail("Source '" + u.src + "' does not exist")
+			return module.Fail("Source '" + u.src + "' does not exist")
 		}
 	}
 	if !accessOK(u.src, 4) {
-		return fail("Source '" + u.src + "' not readable")
+		return module.Fail("Source '" + u.src + "' not readable")
 	}
 	u.src, _ = filepath.Abs(u.src)
 	st, err := os.Stat(u.src)
 	if err != nil {
-		return fail("Source '" + u.src + "' not readable, " + pyOSError(err))
+		return module.Fail("Source '" + u.src + "' not readable, " + pyOSError(err))
 	}
 	if st.Size() == 0 {
-		return fail("Invalid archive '" + u.src + "', the file is 0 bytes")
+		return module.Fail("Invalid archive '" + u.src + "', the file is 0 bytes")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/urls"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -65,7 +66,7 @@ func pickArchiveHandler(u *unarchiveRun) (archiveHandler, error) {
 		return th, nil
 	}
 	reasons := append([]string{zipReason}, tarReasons...)
-	return nil, fail(`Failed to find handler for "` + u.src + `". Make sure the required command to extract the file is installed.` +
+	return nil, module.Fail(`Failed to find handler for "` + u.src + `". Make sure the required command to extract the file is installed.` +
 		"\n" + strings.Join(dedupe(reasons), "\n"))
 }
 
@@ -138,10 +139,10 @@ func (u *unarchiveRun) download(url string) (string, error) {
 		if msg == "" {
 			msg = value.Str(res.info.Default("msg", ""))
 		}
-		return "", fail("Failure downloading " + url + ", " + msg)
+		return "", module.Fail("Failure downloading " + url + ", " + msg)
 	}
 	if err := copyBody(res, f); err != nil {
-		return "", fail("Failure downloading " + url + ", " + err.Error())
+		return "", module.Fail("Failure downloading " + url + ", " + err.Error())
 	}
 	return f.Name(), nil
 }

@@ -27,11 +27,11 @@ func runClusterInfo(req *module.Request) (*value.Dict, error) {
 	}
 	apis, err := clusterAPIs(c)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	ver, err := serverVersion(ctx, c)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	return value.DictOf("changed", false, "apis", apis, "connection", connectionInfo(c),
 		"version", value.DictOf("client", clientVersion(), "server", ver)), nil

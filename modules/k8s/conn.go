@@ -510,7 +510,7 @@ func connect(req *module.Request, name string, spec *argspec.Spec, o connectOpts
 			if s, isStr := src.(string); isStr && s != "" && !isURL(s) {
 				found, tried, ok := findFile(req, "files", s)
 				if !ok {
-					return nil, nil, nil, failedResult(errors.New(search.NotFoundMessage(s, tried)))
+					return nil, nil, nil, module.FailedResult(errors.New(search.NotFoundMessage(s, tried)))
 				}
 				args = args.Copy()
 				args.Set("src", found)
@@ -519,11 +519,11 @@ func connect(req *module.Request, name string, spec *argspec.Spec, o connectOpts
 	}
 	p, msg := validate(name, spec, args)
 	if msg != "" {
-		return nil, nil, nil, failedResult(errors.New(msg))
+		return nil, nil, nil, module.FailedResult(errors.New(msg))
 	}
 	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
 	if err != nil {
-		return nil, nil, nil, failedResult(err)
+		return nil, nil, nil, module.FailedResult(err)
 	}
 	ctx = req.Ctx
 	if ctx == nil {

@@ -30,7 +30,7 @@ func (s *service) definitions(req *module.Request) ([]*value.Dict, error) {
 		docs = []any{value.NewDict(0)}
 	}
 	if err != nil {
-		var f *failure
+		var f *module.Failure
 		if asFailure(err, &f) {
 			return nil, f
 		}
@@ -70,8 +70,8 @@ func (s *service) definitions(req *module.Request) ([]*value.Dict, error) {
 	return defs, nil
 }
 
-func asFailure(err error, f **failure) bool {
-	x, ok := err.(*failure)
+func asFailure(err error, f **module.Failure) bool {
+	x, ok := err.(*module.Failure)
 	if ok {
 		*f = x
 	}

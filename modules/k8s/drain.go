@@ -43,7 +43,7 @@ func runDrain(req *module.Request) (*value.Dict, error) {
 	}
 	p, msg := validate("kubernetes.core.k8s_drain", drainSpec, args)
 	if msg != "" {
-		return failedResult(errors.New(msg)), nil
+		return module.FailedResult(errors.New(msg)), nil
 	}
 	if req.Check {
 		return value.DictOf("changed", false, "skipped", true,
@@ -51,7 +51,7 @@ func runDrain(req *module.Request) (*value.Dict, error) {
 	}
 	c, err := ClientsFor(req.Host.Shared(), req.Getenv, args)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	ctx := req.Ctx
 	if ctx == nil {
@@ -81,7 +81,7 @@ func (d *drainer) optBool(k string) bool { b, _ := d.opt(k).(bool); return b }
 func (d *drainer) run(state string) *value.Dict {
 	res, err := d.c.findResource("Node", "v1")
 	if err != nil || res == nil {
-		return failedResult(failf("Failed to retrieve node '%s' due to: %v", d.name, err))
+		return module.FailedResult(failf("Failed to retrieve node '%s' due to: %v", d.name, err))
 	}
 	d.nodePath = res.path(d.name, "")
 	got, err := d.c.do(d.ctx, request{verb: "GET", path: d.nodePath})
@@ -89,11 +89,11 @@ func (d *drainer) run(state string) *value.Dict {
 		var ae *apiError
 		if errors.As(err, &ae) && ae.code != 0 {
 			if ae.Reason() == "Not Found" {
-				return failedResult(failf("Node %s not found.", d.name))
+				return module.FailedResult(failf("Node %s not found.", d.name))
 			}
-			return failedResult(&failure{msg: fmt.Sprintf("Failed to retrieve node '%s' due to: %s", d.name, ae.Reason()), extra: value.DictOf("status", ae.code)})
+			return module.FailedResult(module.FailDict(value.DictOf("status", ae.code), fmt.Sprintf("Failed to retrieve node '%s' due to: %s", d.name, ae.Reason())))
 		}
-		return failedResult(failf("Failed to retrieve node '%s' due to: %s", d.name, err))
+		return module.FailedResult(failf("Failed to retrieve node '%s' due to: %s", d.name, err))
 	}
 	unschedulable := value.Truthy(field(got.obj, "spec", "unschedulable"))
 	switch state {
@@ -121,7 +121,7 @@ func (d *drainer) patchNode(unschedulable bool) *value.Dict {
 	_, err := d.c.do(d.ctx, request{verb: "PATCH", path: d.nodePath, contentType: "application/strategic-merge-patch+json",
 		body: value.DictOf("spec", value.DictOf("unschedulable", unschedulable))})
 	if err != nil {
-		return failedResult(failf("Failed to patch node due to: %s", typedAPIException(err)))
+		return module.FailedResult(failf("Failed to patch node due to: %s", typedAPIException(err)))
 	}
 	return nil
 }
@@ -240,13 +240,13 @@ func (d *drainer) drain(unschedulable bool) *value.Dict {
 			if f := revert(); f != nil {
 				return f
 			}
-			return failedResult(failf("Failed to list pod from node %s due to: %s", d.name, err))
+			return module.FailedResult(failf("Failed to list pod from node %s due to: %s", d.name, err))
 		}
 		if ae.Reason() != "Not Found" {
 			if f := revert(); f != nil {
 				return f
 			}
-			return failedResult(&failure{msg: fmt.Sprintf("Failed to list pod from node %s due to: %s", d.name, ae.Reason()), extra: value.DictOf("status", ae.code)})
+			return module.FailedResult(module.FailDict(value.DictOf("status", ae.code), fmt.Sprintf("Failed to list pod from node %s due to: %s", d.name, ae.Reason())))
 		}
 	} else {
 		items, _ := field(list.obj, "items").([]any)
@@ -256,7 +256,7 @@ func (d *drainer) drain(unschedulable bool) *value.Dict {
 			if f := revert(); f != nil {
 				return f
 			}
-			return failedResult(failf("Pod deletion errors: %s", strings.Join(errs, " ")))
+			return module.FailedResult(failf("Pod deletion errors: %s", strings.Join(errs, " ")))
 		}
 	}
 	if len(pods) > 0 {
@@ -329,7 +329,7 @@ func (d *drainer) evict(pods []podRef) *value.Dict {
 			if errors.As(err, &ae) && ae.code == 404 {
 				continue
 			}
-			return failedResult(failf("Failed to delete pod %s/%s due to: %s", p.ns, p.name, apiExcMessage(err)))
+			return module.FailedResult(failf("Failed to delete pod %s/%s due to: %s", p.ns, p.name, apiExcMessage(err)))
 		}
 		d.changed = true
 	}
@@ -369,19 +369,19 @@ func (d *drainer) waitDeleted(pods []podRef, timeout, sleep int) (string, *value
 			var ae *apiError
 			if errors.As(err, &ae) && ae.code != 0 {
 				if ae.Reason() != "Not Found" {
-					return "", failedResult(failf("Exception raised: %s", ae.Reason()))
+					return "", module.FailedResult(failf("Exception raised: %s", ae.Reason()))
 				}
 				pods = pods[:len(pods)-1]
 				continue
 			}
-			return "", failedResult(failf("Exception raised: %s", err))
+			return "", module.FailedResult(failf("Exception raised: %s", err))
 		}
 		if field(got.obj, "spec", "nodeName") != d.name {
 			pods = pods[:len(pods)-1]
 		}
 		select {
 		case <-d.ctx.Done():
-			return "", failedResult(failf("Exception raised: %s", d.ctx.Err()))
+			return "", module.FailedResult(failf("Exception raised: %s", d.ctx.Err()))
 		case <-time.After(time.Duration(sleep) * time.Second):
 		}
 	}

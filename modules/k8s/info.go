@@ -30,7 +30,7 @@ func runInfo(req *module.Request) (*value.Dict, error) {
 	}
 	res, err := find(ctx, c, p)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	out := value.DictOf("changed", false)
 	res.Each(func(k string, v any) bool { out.Set(k, v); return true })

@@ -60,7 +60,7 @@ func jsonPatch(ctx context.Context, c *Clients, p params, check, diff bool) *val
 	hidden := p.strs("hidden_fields")
 	res, err := c.findResource(kind, apiVersion)
 	if err != nil {
-		return failedResult(failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err))
+		return module.FailedResult(failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err))
 	}
 	if res == nil {
 		return resourceNotFound(kind, apiVersion)
@@ -94,7 +94,7 @@ func jsonPatch(ctx context.Context, c *Clients, p params, check, diff bool) *val
 		pred := waiterFor(res.Kind, "present", p.dict("wait_condition"))
 		ok, waited, duration, err := c.wait(ctx, res, query{name: name, namespace: namespace}, pred, p.int("wait_timeout"), p.int("wait_sleep"))
 		if err != nil {
-			return failedResult(&failure{msg: err.Error()})
+			return module.FailedResult(module.Fail(err.Error()))
 		}
 		success = ok
 		if waited == nil {
@@ -111,7 +111,7 @@ func jsonPatch(ctx context.Context, c *Clients, p params, check, diff bool) *val
 		result.Set("diff", diffs)
 	}
 	if !success {
-		return failedResult(&failure{msg: "Resource update timed out", extra: result})
+		return module.FailedResult(module.FailDict(result, "Resource update timed out"))
 	}
 	return result
 }

@@ -19,57 +19,33 @@ import (
 
 // Entries registers the Kubernetes modules.
 func Entries() []module.Entry {
+	// group is kubernetes.core's module_defaults group k8s; none of
+	// these action plugins supports async.
+	group, noAsync := []string{"kubernetes.core.k8s"}, module.NoAsync
 	return []module.Entry{
-		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Module: module.Func(runK8s)},
-		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Module: module.Func(runInfo)},
-		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Module: module.Func(runClusterInfo)},
-		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Module: module.Func(runJSONPatch)},
-		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Module: module.Func(runScale)},
+		{FQCN: "kubernetes.core.k8s", Aliases: []string{"community.kubernetes.k8s"}, Flags: noAsync, Groups: group, Module: module.Func(runK8s)},
+		{FQCN: "kubernetes.core.k8s_info", Aliases: []string{"community.kubernetes.k8s_info"}, Flags: noAsync | module.KubeRead, Groups: group, Module: module.Func(runInfo)},
+		{FQCN: "kubernetes.core.k8s_cluster_info", Aliases: []string{"community.kubernetes.k8s_cluster_info"}, Flags: noAsync, Module: module.Func(runClusterInfo)},
+		{FQCN: "kubernetes.core.k8s_json_patch", Aliases: []string{"community.kubernetes.k8s_json_patch"}, Flags: noAsync, Module: module.Func(runJSONPatch)},
+		{FQCN: "kubernetes.core.k8s_scale", Aliases: []string{"community.kubernetes.k8s_scale"}, Flags: noAsync, Groups: group, Module: module.Func(runScale)},
 		{FQCN: "kubernetes.core.k8s_taint", Aliases: []string{"community.kubernetes.k8s_taint"}, Module: module.Func(runTaint)},
-		{FQCN: "kubernetes.core.k8s_drain", Aliases: []string{"community.kubernetes.k8s_drain"}, Module: module.Func(runDrain)},
-		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Module: module.Func(runRollback)},
+		{FQCN: "kubernetes.core.k8s_drain", Aliases: []string{"community.kubernetes.k8s_drain"}, Flags: noAsync, Groups: group, Module: module.Func(runDrain)},
+		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Flags: noAsync, Module: module.Func(runRollback)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
 
-// failure is a module failure with extra result keys.
-type failure struct {
-	msg    string
-	extra  *value.Dict
-	reason string
-}
+// failf is module.Fail with a formatted message.
+func failf(format string, a ...any) *module.Failure { return module.Fail(fmt.Sprintf(format, a...)) }
 
-func (f *failure) Error() string { return f.msg }
-
-func failf(format string, a ...any) *failure { return &failure{msg: fmt.Sprintf(format, a...)} }
-
-// failWith wraps an API error into kubernetes.core's "<what>: <body>".
-func failWith(what string, err error) *failure {
-	f := &failure{msg: what + ": " + err.Error()}
+// failWith wraps an API error into kubernetes.core's "<what>: <body>",
+// with the API's reason as the result's `reason`.
+func failWith(what string, err error) *module.Failure {
 	var ae *apiError
-	if errors.As(err, &ae) {
-		f.reason = ae.Reason()
+	if errors.As(err, &ae) && ae.Reason() != "" {
+		return module.Fail(what+": "+err.Error(), "reason", ae.Reason())
 	}
-	return f
-}
-
-// failedResult renders an error as a failed task result. The executor
-// adds `exception` to failed results, as ansible-core does.
-func failedResult(err error) *value.Dict {
-	res := value.NewDict(6)
-	var f *failure
-	if errors.As(err, &f) && f.extra != nil {
-		f.extra.Each(func(k string, v any) bool { res.Set(k, v); return true })
-	}
-	if f != nil && f.reason != "" {
-		res.Set("reason", f.reason)
-	}
-	res.Set("failed", true)
-	res.Set("msg", err.Error())
-	if !res.Has("changed") {
-		res.Set("changed", false)
-	}
-	return res
+	return module.Fail(what + ": " + err.Error())
 }
 
 // listDictStr is kubernetes.core's list_dict_str type.
@@ -165,12 +141,12 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 		return failed, nil
 	}
 	if p.bool("append_hash") {
-		return failedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
+		return module.FailedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
 	}
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	var results []*value.Dict
 	changed := false
@@ -178,10 +154,10 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 		res, err := svc.perform(def)
 		if err != nil {
 			if !p.bool("continue_on_error") {
-				return failedResult(err), nil
+				return module.FailedResult(err), nil
 			}
 			res = value.DictOf("changed", false, "result", value.NewDict(0))
-			errRes := failedResult(err)
+			errRes := module.FailedResult(err)
 			errRes.Delete("failed")
 			errRes.Delete("changed")
 			res.Set("error", errRes)
@@ -324,7 +300,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		pred := waiterFor(res.Kind, state, s.p.dict("wait_condition"))
 		ok, obj, duration, err := s.c.wait(s.ctx, res, q, pred, s.p.int("wait_timeout"), s.p.int("wait_sleep"))
 		if err != nil {
-			return nil, &failure{msg: err.Error()}
+			return nil, module.Fail(err.Error())
 		}
 		success = ok
 		result.Set("duration", duration)
@@ -356,7 +332,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 	}
 	result.Set("result", hideFields(instance, s.hidden))
 	if !success {
-		return nil, &failure{msg: fmt.Sprintf(`"%s" "%s": Timed out waiting on resource`, res.Kind, noneIfEmpty(name)), extra: result}
+		return nil, module.FailDict(result, fmt.Sprintf(`"%s" "%s": Timed out waiting on resource`, res.Kind, noneIfEmpty(name)))
 	}
 	return result, nil
 }

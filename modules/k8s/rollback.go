@@ -32,7 +32,7 @@ func runRollback(req *module.Request) (*value.Dict, error) {
 	}
 	found, err := find(ctx, c, p)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	resources, _ := found.Default("resources", nil).([]any)
 	results := []any{}
@@ -83,7 +83,7 @@ func rollbackOne(ctx context.Context, c *Clients, p params, obj *value.Dict, che
 	case "Deployment":
 		current, crash = pyIndex(obj, "metadata", "annotations", "deployment.kubernetes.io/revision")
 	default:
-		return nil, failedResult(failf("Cannot perform rollback on resource of kind %s", kind))
+		return nil, module.FailedResult(failf("Cannot perform rollback on resource of kind %s", kind))
 	}
 	if crash != nil {
 		return nil, crash
@@ -109,7 +109,7 @@ func rollbackOne(ctx context.Context, c *Clients, p params, obj *value.Dict, che
 		"label_selectors": sel, "field_selectors": []any{}}
 	managed, err := find(ctx, c, mp)
 	if err != nil {
-		return nil, failedResult(err)
+		return nil, module.FailedResult(err)
 	}
 	cur, err := pyInt(current)
 	if err != nil {

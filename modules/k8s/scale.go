@@ -30,7 +30,7 @@ var scaleSpec = &argspec.Spec{
 
 // scaleFailure is a failure of k8s_scale; extra keys go with it.
 func scaleFailure(msg string, extra *value.Dict) *value.Dict {
-	return failedResult(&failure{msg: msg, extra: extra})
+	return module.FailedResult(module.FailDict(extra, msg))
 }
 
 // runScale is kubernetes.core.k8s_scale: it sets spec.replicas of the
@@ -45,10 +45,10 @@ func runScale(req *module.Request) (*value.Dict, error) {
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	if len(defs) == 0 {
-		return failedResult(errors.New("list index out of range")), nil
+		return module.FailedResult(errors.New("list index out of range")), nil
 	}
 	return svc.scale(defs[0]), nil
 }
@@ -71,7 +71,7 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 	}
 	res, err := s.c.findResource(kind, apiVersion)
 	if err != nil {
-		return failedResult(failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err))
+		return module.FailedResult(failWith("Failed to find exact match for "+apiVersion+"."+kind+" by [kind, name, singularName, shortNames]", err))
 	}
 	if res == nil {
 		return resourceNotFound(kind, apiVersion)
@@ -80,9 +80,9 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 	resp, err := s.c.do(s.ctx, request{verb: "GET", path: res.path(name, namespace), query: q.values()})
 	if err != nil {
 		if errCode(err) == 404 {
-			return failedResult(failf("Failed to retrieve requested object: %s", err))
+			return module.FailedResult(failf("Failed to retrieve requested object: %s", err))
 		}
-		return failedResult(failf("%s", pyException(err)))
+		return module.FailedResult(failf("%s", pyException(err)))
 	}
 	existing, _ := resp.obj.(*value.Dict)
 	if existing == nil {
@@ -159,7 +159,7 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 					r, err := s.c.do(s.ctx, request{verb: "PATCH", path: res.path(objName, strOr(field(obj, "metadata", "namespace"), "")),
 						contentType: "application/strategic-merge-patch+json", body: patched})
 					if err != nil {
-						return failedResult(failf("%s", pyException(err)))
+						return module.FailedResult(failf("%s", pyException(err)))
 					}
 					result.Set("result", r.obj)
 				}
@@ -175,7 +175,7 @@ func (s *service) scale(def *value.Dict) *value.Dict {
 			ns := strOr(field(obj, "metadata", "namespace"), "")
 			cur, err := s.c.do(s.ctx, request{verb: "GET", path: res.path(objName, ns)})
 			if err != nil {
-				return failedResult(failf("%s", pyException(err)))
+				return module.FailedResult(failf("%s", pyException(err)))
 			}
 			result = value.DictOf("changed", false, "result", cur.obj)
 			if s.diff {

@@ -103,7 +103,7 @@ func toAnyList(l []string) []any {
 func runStatus(req *module.Request) (*value.Dict, error) {
 	p, msg := validate("operator_sdk.util.k8s_status", statusSpec, req.Args)
 	if msg != "" {
-		return failedResult(errors.New(msg)), nil
+		return module.FailedResult(errors.New(msg)), nil
 	}
 	status := value.NewDict(0)
 	if d := p.dict("status"); d != nil {
@@ -113,18 +113,18 @@ func runStatus(req *module.Request) (*value.Dict, error) {
 	if raw := p["conditions"]; raw != nil {
 		var err error
 		if conditions, err = validateConditions(raw); err != nil {
-			return failedResult(fmt.Errorf("argument 'conditions' is of type %s and we were unable to convert to condition_array: %s", value.TypeName(raw), err)), nil
+			return module.FailedResult(fmt.Errorf("argument 'conditions' is of type %s and we were unable to convert to condition_array: %s", value.TypeName(raw), err)), nil
 		}
 	}
 	if len(conditions) > 0 && truthy(field(status, "conditions")) {
-		return failedResult(errors.New("You cannot specify conditions in both the `status` and `conditions` parameters")), nil
+		return module.FailedResult(errors.New("You cannot specify conditions in both the `status` and `conditions` parameters")), nil
 	}
 	if len(conditions) > 0 {
 		status.Set("conditions", conditions)
 	}
 	c, err := ClientsFor(req.Host.Shared(), req.Getenv, req.Args)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	ctx := req.Ctx
 	if ctx == nil {
@@ -133,7 +133,7 @@ func runStatus(req *module.Request) (*value.Dict, error) {
 	st := &statusWriter{ctx: ctx, c: c, check: req.Check, replaceLists: p.bool("replace_lists")}
 	res, err := st.run(p, status)
 	if err != nil {
-		return failedResult(err), nil
+		return module.FailedResult(err), nil
 	}
 	return res, nil
 }

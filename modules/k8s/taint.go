@@ -117,7 +117,7 @@ func taint(ctx context.Context, c *Clients, p params, check bool) *value.Dict {
 	wanted := taintDicts(p["taints"])
 	res, err := c.findResource("Node", "v1")
 	if err != nil || res == nil {
-		return failedResult(failf("Failed to retrieve node '%s' due to: %v", name, err))
+		return module.FailedResult(failf("Failed to retrieve node '%s' due to: %v", name, err))
 	}
 	path := res.path(name, "")
 	got, err := c.do(ctx, request{verb: "GET", path: path})
@@ -125,11 +125,11 @@ func taint(ctx context.Context, c *Clients, p params, check bool) *value.Dict {
 		var ae *apiError
 		if errors.As(err, &ae) && ae.code != 0 {
 			if ae.Reason() == "Not Found" {
-				return failedResult(failf("Node '%s' has not been found.", name))
+				return module.FailedResult(failf("Node '%s' has not been found.", name))
 			}
-			return failedResult(&failure{msg: fmt.Sprintf("Failed to retrieve node '%s' due to: %s", name, ae.Reason()), extra: value.DictOf("status", ae.code)})
+			return module.FailedResult(module.FailDict(value.DictOf("status", ae.code), fmt.Sprintf("Failed to retrieve node '%s' due to: %s", name, ae.Reason())))
 		}
-		return failedResult(failf("Failed to retrieve node '%s' due to: %s", name, err))
+		return module.FailedResult(failf("Failed to retrieve node '%s' due to: %s", name, err))
 	}
 	node := pyToDict(got.obj, "Node").(*value.Dict)
 	existing := taintDicts(field(node, "spec", "taints"))
@@ -144,7 +144,7 @@ func taint(ctx context.Context, c *Clients, p params, check bool) *value.Dict {
 		r, err := c.do(ctx, request{verb: "PATCH", path: path, contentType: "application/strategic-merge-patch+json",
 			body: value.DictOf("spec", value.DictOf("taints", taints))})
 		if err != nil {
-			return nil, failedResult(failf("Failed to patch node due to: %s", typedAPIException(err)))
+			return nil, module.FailedResult(failf("Failed to patch node due to: %s", typedAPIException(err)))
 		}
 		return pyToDict(r.obj, "Node").(*value.Dict), nil
 	}

@@ -51,8 +51,8 @@ func Group(req *module.Request) (*value.Dict, error) {
 		}
 	}
 	res, err := g.run()
-	if f, ok := err.(*failure); ok {
-		return f.res, nil
+	if f, ok := err.(*module.Failure); ok {
+		return module.FailedResult(f), nil
 	}
 	return res, err
 }
@@ -87,7 +87,7 @@ func (g *groupRun) run() (*value.Dict, error) {
 		}
 	}
 	if out.ran && out.rc != 0 {
-		return nil, failWith(out.stderr, "name", g.name)
+		return nil, module.Fail(out.stderr, "name", g.name)
 	}
 	out.addTo(res)
 	if ok, _ := g.exists(); ok {
@@ -104,7 +104,7 @@ func (g *groupRun) exists() (bool, error) {
 	if g.local {
 		ok, err := localEntryExists(groupFile, g.name)
 		if err != nil {
-			return false, failWith("'local: true' specified but unable to find local group file " + groupFile + " to parse.")
+			return false, module.Fail("'local: true' specified but unable to find local group file " + groupFile + " to parse.")
 		}
 		return ok, nil
 	}
@@ -120,7 +120,7 @@ func (g *groupRun) command(name string) (string, error) {
 	}
 	p, err := binPath(g.req, name)
 	if err != nil {
-		return "", failWith(err.Error())
+		return "", module.Fail(err.Error())
 	}
 	return p, nil
 }
@@ -146,7 +146,7 @@ func (g *groupRun) checkLocalGID() error {
 	}
 	for _, e := range allGroups() {
 		if e.gid == gid && e.name != g.name {
-			return failWith("GID '" + strconv.Itoa(gid) + "' already exists with group '" + e.name + "'")
+			return module.Fail("GID '" + strconv.Itoa(gid) + "' already exists with group '" + e.name + "'")
 		}
 	}
 	return nil

@@ -25,6 +25,7 @@ func Entries() []module.Entry {
 		{FQCN: "ansible.builtin.package_facts", Module: module.Func(PackageFacts)},
 		{FQCN: "ansible.builtin.group", Module: module.Func(Group)},
 		{FQCN: "ansible.builtin.user", Module: module.Func(User)},
+		{FQCN: "ansible.builtin.dpkg_selections", Module: module.Func(DpkgSelections)},
 	}
 }
 
@@ -105,23 +106,6 @@ func runWith(req *module.Request, argv []string, stdin *string, extra ...string)
 		return res, nil
 	}
 	return res, err
-}
-
-// failure is a module's fail_json deep inside its body: the run stops
-// and res is its result.
-type failure struct{ res *value.Dict }
-
-func (f *failure) Error() string { return value.Str(f.res.Default("msg", "")) }
-
-// failWith builds a fail_json result from msg and key, value pairs.
-func failWith(msg string, kv ...any) *failure {
-	res := value.DictOf(kv...)
-	res.Set("failed", true)
-	res.Set("msg", msg)
-	if !res.Has("changed") {
-		res.Set("changed", false)
-	}
-	return &failure{res: res}
 }
 
 // cmdOutcome is the (rc, out, err) a module step returns; ran is false

@@ -89,8 +89,8 @@ func User(req *module.Request) (*value.Dict, error) {
 	}
 	u := &userRun{req: req, p: p, name: p.Str("name"), local: p.Bool("local"), home: p.Str("home")}
 	res, err := u.run()
-	if f, ok := err.(*failure); ok {
-		res, err = f.res, nil
+	if f, ok := err.(*module.Failure); ok {
+		res, err = module.FailedResult(f), nil
 	}
 	if res != nil && len(u.warnings) > 0 {
 		res.Set("warnings", u.warnings)
@@ -103,7 +103,7 @@ func (u *userRun) setup() error {
 	if u.local {
 		for _, k := range []string{"umask", "uid_min", "uid_max"} {
 			if u.p.IsSet(k) {
-				return failWith("'" + k + "' can not be used with 'local'")
+				return module.Fail("'" + k + "' can not be used with 'local'")
 			}
 		}
 	}
@@ -177,7 +177,7 @@ func (u *userRun) run() (*value.Dict, error) {
 				return nil, err
 			}
 			if out.rc != 0 {
-				return nil, failWith(out.stderr, "name", u.name, "rc", out.rc)
+				return nil, module.Fail(out.stderr, "name", u.name, "rc", out.rc)
 			}
 			res.Set("force", u.p.Bool("force"))
 			res.Set("remove", u.p.Bool("remove"))
@@ -202,7 +202,7 @@ func (u *userRun) run() (*value.Dict, error) {
 		res.Set("move_home", u.p.Bool("move_home"))
 	}
 	if out.ran && out.rc != 0 {
-		return nil, failWith(out.stderr, "name", u.name, "rc", out.rc)
+		return nil, module.Fail(out.stderr, "name", u.name, "rc", out.rc)
 	}
 	if u.p.IsSet("password") {
 		res.Set("password", "NOT_LOGGING_PASSWORD")
@@ -275,7 +275,7 @@ func (u *userRun) present(res *value.Dict) error {
 	}
 	if out.ran {
 		if out.rc != 0 {
-			return failWith(out.stderr, "name", u.name, "rc", out.rc)
+			return module.Fail(out.stderr, "name", u.name, "rc", out.rc)
 		}
 		res.Set("changed", true)
 	}
@@ -288,7 +288,7 @@ func (u *userRun) exists() (bool, error) {
 	if u.local {
 		ok, err := localEntryExists(passwdFile, u.name)
 		if err != nil {
-			return false, failWith("'local: true' specified but unable to find local account file " + passwdFile + " to parse.")
+			return false, module.Fail("'local: true' specified but unable to find local account file " + passwdFile + " to parse.")
 		}
 		return ok, nil
 	}
@@ -326,7 +326,7 @@ func (u *userRun) shadow() (string, int) {
 func (u *userRun) bin(name string) (string, error) {
 	p, err := binPath(u.req, name)
 	if err != nil {
-		return "", failWith(err.Error())
+		return "", module.Fail(err.Error())
 	}
 	return p, nil
 }
@@ -382,7 +382,7 @@ func (u *userRun) groupsSet(removePrimary, namesOnly bool) ([]string, error) {
 		}
 		ge, ok := groupByNameOrID(g)
 		if !ok {
-			return nil, failWith("Group " + g + " does not exist")
+			return nil, module.Fail("Group " + g + " does not exist")
 		}
 		switch {
 		case hasInfo && removePrimary && ge.gid == info.gid:

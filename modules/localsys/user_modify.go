@@ -3,6 +3,8 @@ package localsys
 import (
 	"slices"
 	"strings"
+
+	"github.com/cfzt/cfzt-runner/engine/module"
 )
 
 // modify is modify_user_usermod: usermod with the options that differ
@@ -28,7 +30,7 @@ func (u *userRun) modify() (cmdOutcome, error) {
 	if g, ok := u.str("group"); ok {
 		ge, exists := groupByNameOrID(g)
 		if !exists {
-			return cmdOutcome{}, failWith("Group " + g + " does not exist")
+			return cmdOutcome{}, module.Fail("Group " + g + " does not exist")
 		}
 		if info.gid != ge.gid {
 			argv = append(argv, "-g", itoa(ge.gid))

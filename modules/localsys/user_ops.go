@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cfzt/cfzt-runner/engine/module"
 )
 
 // earlyFailure is exit_json(failed=True, msg=...) for an OSError while the
 // home directory is made or given to the user.
-func earlyFailure(err error) error { return failWith(err.Error()) }
+func earlyFailure(err error) error { return module.Fail(err.Error()) }
 
 // libuserTools finds lgroupmod and lchage, which local: true needs
 // before anything runs ("" without local).
@@ -50,7 +52,7 @@ func (u *userRun) create() (cmdOutcome, error) {
 	}
 	if g, ok := u.str("group"); ok {
 		if _, exists := groupByNameOrID(g); !exists {
-			return cmdOutcome{}, failWith("Group " + g + " does not exist")
+			return cmdOutcome{}, module.Fail("Group " + g + " does not exist")
 		}
 		argv = append(argv, "-g", g)
 	} else if _, exists := groupByNameOrID(u.name); exists {

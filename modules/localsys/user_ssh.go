@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -30,7 +31,7 @@ func (u *userRun) sshKey(res *value.Dict) error {
 		return err
 	}
 	if out.ran && out.rc != 0 {
-		return failWith(out.stderr, "name", u.name, "rc", out.rc)
+		return module.Fail(out.stderr, "name", u.name, "rc", out.rc)
 	}
 	if out.ran {
 		res.Set("changed", true)

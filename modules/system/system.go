@@ -18,9 +18,9 @@ import (
 func Entries() []module.Entry {
 	ctl := module.ControllerAction
 	return []module.Entry{
-		{FQCN: "ansible.builtin.add_host", Flags: ctl | module.BypassHostLoop | module.InventoryAction, Module: module.Func(AddHost)},
-		{FQCN: "ansible.builtin.group_by", Flags: ctl | module.InventoryAction, Module: module.Func(GroupBy)},
-		{FQCN: "ansible.builtin.wait_for_connection", Flags: ctl, Module: module.Func(WaitForConnection)},
+		{FQCN: "ansible.builtin.add_host", Flags: ctl | module.BypassHostLoop | module.InventoryAction | module.NoAsync | module.Connectionless, Module: module.Func(AddHost)},
+		{FQCN: "ansible.builtin.group_by", Flags: ctl | module.InventoryAction | module.NoAsync | module.Connectionless, Module: module.Func(GroupBy)},
+		{FQCN: "ansible.builtin.wait_for_connection", Flags: ctl | module.NoAsync, Module: module.Func(WaitForConnection)},
 	}
 }
 

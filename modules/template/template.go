@@ -21,7 +21,7 @@ import (
 
 // Entries returns the template action for the registry.
 func Entries() []module.Entry {
-	return []module.Entry{{FQCN: "ansible.builtin.template", Module: module.Func(Run)}}
+	return []module.Entry{{FQCN: "ansible.builtin.template", Flags: module.NoAsync, Module: module.Func(Run)}}
 }
 
 // stringOptions are the options the action reads as strings, converting

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -156,7 +157,7 @@ func (d *jobDisplay) Result(ev *run.Event) {
 	if failed && !ev.Item {
 		d.out.Failures = append(d.out.Failures, failedMessage(ev.Result))
 	}
-	if ev.Status != run.StatusFailed && !ev.Item && ev.Task != nil && ev.Task.Info.FQCN == "operator_sdk.util.requeue_after" {
+	if ev.Status != run.StatusFailed && !ev.Item && ev.Task != nil && ev.Task.Info.Flags&module.Requeues != 0 {
 		if p, err := time.ParseDuration(value.Str(ev.Result.Default("period", ""))); err == nil {
 			d.out.RequeueAfter, d.out.Requeue = p, true
 		}

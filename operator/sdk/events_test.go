@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
@@ -84,4 +86,18 @@ func TestRolePlayNamesRoleByBaseName(t *testing.T) {
 	src, err = os.ReadFile(p)
 	require.NoError(t, err)
 	require.Contains(t, string(src), `- role: "missing"`)
+}
+
+// TestRequeueAfterAsksTheEntry: a result of the action whose entry has
+// the Requeues trait sets the next reconcile; the name alone does not.
+func TestRequeueAfterAsksTheEntry(t *testing.T) {
+	d := &jobDisplay{log: &Logger{Out: &bytes.Buffer{}}, level: LogNothing, now: time.Now}
+	named := &playbook.Task{Info: module.Info{FQCN: "operator_sdk.util.requeue_after"}}
+	d.Result(&run.Event{Name: "named", Status: run.StatusOK, Task: named, Result: value.DictOf("period", "30s")})
+	require.False(t, d.out.Requeue)
+	entry := ModuleEntries(NewMetrics("", ""))[1]
+	info := module.Info{FQCN: entry.FQCN, Flags: entry.Flags}
+	d.Result(&run.Event{Name: "r", Status: run.StatusOK, Task: &playbook.Task{Info: info}, Result: value.DictOf("period", "30s")})
+	require.True(t, d.out.Requeue)
+	require.Equal(t, 30*time.Second, d.out.RequeueAfter)
 }

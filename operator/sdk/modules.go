@@ -18,7 +18,7 @@ func ModuleEntries(m *Metrics) []module.Entry {
 		{FQCN: "operator_sdk.util.osdk_metric", Module: module.Func(func(req *module.Request) (*value.Dict, error) {
 			return osdkMetric(m, req), nil
 		})},
-		{FQCN: "operator_sdk.util.requeue_after", Module: module.Func(requeueAfter)},
+		{FQCN: "operator_sdk.util.requeue_after", Flags: module.Requeues, Module: module.Func(requeueAfter)},
 	}
 }
 
