@@ -75,9 +75,12 @@ type Kubelet struct {
 
 // Start starts the server and creates (or updates) the Node nodeName
 // whose kubelet it is, through cs (which needs rights on nodes and
-// nodes/status).
-func Start(ctx context.Context, cs kubernetes.Interface, nodeName string) (*Kubelet, error) {
-	dir, err := os.MkdirTemp("", "kubelet-")
+// nodes/status). The containers' roots are made in a new directory under
+// base (the system's temporary directory when base is ""); a test that
+// shares one stand-in between its tests can give the cluster's Dir,
+// which kubetest removes.
+func Start(ctx context.Context, cs kubernetes.Interface, nodeName, base string) (*Kubelet, error) {
+	dir, err := os.MkdirTemp(base, "kubelet-")
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: %w", err)
 	}

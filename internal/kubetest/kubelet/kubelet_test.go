@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kl"}}, metav1.CreateOptions{}); err != nil {
 			panic(err)
 		}
-		if kl, err = Start(ctx, cs, "standin"); err != nil {
+		if kl, err = Start(ctx, cs, "standin", c.Dir); err != nil {
 			panic(err)
 		}
 	})
@@ -151,4 +151,3 @@ func TestLogsThroughTheAPIServer(t *testing.T) {
 	_, err = get(corev1.PodLogOptions{})
 	require.ErrorContains(t, err, "a container name must be specified")
 }
-
