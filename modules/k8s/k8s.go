@@ -30,6 +30,7 @@ func Entries() []module.Entry {
 		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Module: module.Func(runRollback)},
 		{FQCN: "kubernetes.core.k8s_exec", Aliases: []string{"community.kubernetes.k8s_exec"}, Module: module.Func(runExec)},
 		{FQCN: "kubernetes.core.k8s_log", Aliases: []string{"community.kubernetes.k8s_log"}, Module: module.Func(runLog)},
+		{FQCN: "kubernetes.core.k8s_cp", Aliases: []string{"community.kubernetes.k8s_cp"}, Module: module.Func(runCp)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
