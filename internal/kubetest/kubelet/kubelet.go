@@ -52,8 +52,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/apimachinery/pkg/util/httpstream/spdy"
+	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
 	"k8s.io/apimachinery/pkg/util/remotecommand"
 	"k8s.io/client-go/kubernetes"
 )
@@ -70,7 +72,8 @@ type Kubelet struct {
 	srv *httptest.Server
 
 	mu   sync.Mutex
-	pods map[string]*Pod // namespace/name
+	pods map[string]*Pod      // namespace/name
+	cs   kubernetes.Interface // set by Adopt
 }
 
 // Start starts the server and creates (or updates) the Node nodeName
@@ -125,6 +128,11 @@ func (k *Kubelet) registerNode(ctx context.Context, cs kubernetes.Interface) err
 	return nil
 }
 
+// LogAnnotationPrefix followed by a container's name is the annotation
+// whose text is that container's log, for pods that a playbook creates
+// (Adopt): each line is stamped with the pod's creation time.
+const LogAnnotationPrefix = "kubelet-standin.test/log."
+
 // LogLine is one line of a container's log.
 type LogLine struct {
 	Time time.Time
@@ -156,6 +164,7 @@ type ExecFunc func(e *Exec) (code int, handled bool)
 type Pod struct {
 	Namespace, Name string
 
+	uid    types.UID
 	k      *Kubelet
 	mu     sync.Mutex
 	logs   map[string][]LogLine // container, "prev:"+container
@@ -169,12 +178,25 @@ type Pod struct {
 func (k *Kubelet) RunPod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) (*Pod, error) {
 	pod = pod.DeepCopy()
 	pod.Spec.NodeName = k.NodeName
-	pods := cs.CoreV1().Pods(pod.Namespace)
-	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	created, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("kubelet: creating pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	p := &Pod{Namespace: created.Namespace, Name: created.Name, k: k, logs: map[string][]LogLine{}, dirs: map[string]string{}}
+	return k.adopt(ctx, cs, created)
+}
+
+// adopt serves a pod scheduled to this Node: a root per container, the
+// logs of its annotations, and a Running status with ready containers.
+func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *corev1.Pod) (*Pod, error) {
+	k.mu.Lock()
+	if p := k.pods[created.Namespace+"/"+created.Name]; p != nil && p.uid == created.UID {
+		k.mu.Unlock()
+		return p, nil
+	}
+	k.mu.Unlock()
+	pods := cs.CoreV1().Pods(created.Namespace)
+	created = created.DeepCopy()
+	p := &Pod{uid: created.UID, Namespace: created.Namespace, Name: created.Name, k: k, logs: map[string][]LogLine{}, dirs: map[string]string{}}
 	now := metav1.Now()
 	created.Status.Phase = corev1.PodRunning
 	created.Status.HostIP = "127.0.0.1"
@@ -192,6 +214,13 @@ func (k *Kubelet) RunPod(ctx context.Context, cs kubernetes.Interface, pod *core
 			return nil, fmt.Errorf("kubelet: %w", err)
 		}
 		p.dirs[c.Name] = root
+		if text, ok := created.Annotations[LogAnnotationPrefix+c.Name]; ok {
+			var lines []LogLine
+			for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+				lines = append(lines, LogLine{Time: created.CreationTimestamp.Time, Text: l})
+			}
+			p.logs[c.Name] = lines
+		}
 		created.Status.ContainerStatuses = append(created.Status.ContainerStatuses, corev1.ContainerStatus{
 			Name: c.Name, Image: c.Image, ImageID: c.Image, Ready: true, Started: ptrTrue(),
 			ContainerID: "standin://" + created.Namespace + "." + created.Name + "." + c.Name,
@@ -199,7 +228,16 @@ func (k *Kubelet) RunPod(ctx context.Context, cs kubernetes.Interface, pod *core
 		})
 	}
 	if _, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return nil, fmt.Errorf("kubelet: pod %s/%s status: %w", created.Namespace, created.Name, err)
+		// A stale copy (the watch's, or another adoption's): once more
+		// on the current object.
+		fresh, gerr := pods.Get(ctx, created.Name, metav1.GetOptions{})
+		if gerr == nil && fresh.UID == created.UID {
+			fresh.Status = created.Status
+			_, err = pods.UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("kubelet: pod %s/%s status: %w", created.Namespace, created.Name, err)
+		}
 	}
 	k.mu.Lock()
 	k.pods[p.Namespace+"/"+p.Name] = p
@@ -247,7 +285,14 @@ func (k *Kubelet) lookup(path, prefix string) (*Pod, string, error) {
 	}
 	k.mu.Lock()
 	p := k.pods[parts[0]+"/"+parts[1]]
+	cs := k.cs
 	k.mu.Unlock()
+	if p == nil && cs != nil {
+		// A pod the watch has not brought yet.
+		if pod, err := cs.CoreV1().Pods(parts[0]).Get(context.Background(), parts[1], metav1.GetOptions{}); err == nil && pod.Spec.NodeName == k.NodeName {
+			p, _ = k.adopt(context.Background(), cs, pod)
+		}
+	}
 	if p == nil {
 		return nil, "", fmt.Errorf("pod %s/%s not found", parts[0], parts[1])
 	}
@@ -356,6 +401,10 @@ func (k *Kubelet) serveExec(w http.ResponseWriter, r *http.Request) {
 		httpError(w, "the kubelet stand-in has no tty", http.StatusBadRequest)
 		return
 	}
+	if wsstream.IsWebSocketRequest(r) {
+		k.serveExecWebsocket(w, r, p, container, wantIn, wantOut, wantErr)
+		return
+	}
 	if _, err := httpstream.Handshake(r, w, serverProtocols); err != nil {
 		return // Handshake has answered
 	}
@@ -408,21 +457,7 @@ func (k *Kubelet) serveExec(w http.ResponseWriter, r *http.Request) {
 	if s := got[corev1.StreamTypeStderr]; s != nil {
 		e.Stderr = s
 	}
-	p.mu.Lock()
-	handler := p.onExec
-	p.mu.Unlock()
-	code, handled := 0, false
-	if handler != nil {
-		code, handled = handler(e)
-	}
-	if !handled {
-		code = run(e)
-	}
-	status := e.RawStatus
-	if status == nil {
-		status = exitStatus(code)
-	}
-	_, _ = errStream.Write(status)
+	_, _ = errStream.Write(p.exec(e))
 	for _, typ := range []string{corev1.StreamTypeStdout, corev1.StreamTypeStderr, corev1.StreamTypeError} {
 		if s := got[typ]; s != nil {
 			_ = s.Close()
@@ -450,4 +485,136 @@ func httpError(w http.ResponseWriter, msg string, code int) {
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(code)
 	_, _ = io.WriteString(w, msg)
+}
+
+// exec runs an exec request (the pod's handler first) and returns what
+// goes on the error stream.
+func (p *Pod) exec(e *Exec) []byte {
+	p.mu.Lock()
+	handler := p.onExec
+	p.mu.Unlock()
+	code, handled := 0, false
+	if handler != nil {
+		code, handled = handler(e)
+	}
+	if !handled {
+		code = run(e)
+	}
+	if e.RawStatus != nil {
+		return e.RawStatus
+	}
+	return exitStatus(code)
+}
+
+// The channels of the websocket exec protocols, in their order.
+const (
+	wsStdin = iota
+	wsStdout
+	wsStderr
+	wsError
+	wsResize
+)
+
+// serveExecWebsocket answers an exec request that came to the kubelet as
+// a websocket: the apiserver passes a client's v4 (or older) channel
+// protocol through unchanged, as it does not translate those to SPDY.
+// The channels are those of channel.k8s.io (binary) and
+// base64.channel.k8s.io, v4 or not: stdin, stdout, stderr, error and
+// resize, the unrequested ones ignored.
+func (k *Kubelet) serveExecWebsocket(w http.ResponseWriter, r *http.Request, p *Pod, container string, wantIn, wantOut, wantErr bool) {
+	pick := func(want bool, t wsstream.ChannelType) wsstream.ChannelType {
+		if want {
+			return t
+		}
+		return wsstream.IgnoreChannel
+	}
+	channels := []wsstream.ChannelType{
+		wsStdin:  pick(wantIn, wsstream.ReadChannel),
+		wsStdout: pick(wantOut, wsstream.WriteChannel),
+		wsStderr: pick(wantErr, wsstream.WriteChannel),
+		wsError:  wsstream.WriteChannel,
+		wsResize: wsstream.ReadChannel,
+	}
+	protocols := map[string]wsstream.ChannelProtocolConfig{}
+	for _, v := range []string{"", "v4."} {
+		protocols[v+wsstream.ChannelWebSocketProtocol] = wsstream.ChannelProtocolConfig{Binary: true, Channels: channels}
+		protocols[v+wsstream.Base64ChannelWebSocketProtocol] = wsstream.ChannelProtocolConfig{Binary: false, Channels: channels}
+	}
+	protocols[""] = wsstream.ChannelProtocolConfig{Binary: true, Channels: channels}
+	conn := wsstream.NewConn(protocols)
+	_, streams, err := conn.Open(w, r)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	// An empty message on the first writable channel tells the client
+	// that the streams are open, as the kubelet does.
+	switch {
+	case wantOut:
+		_, _ = streams[wsStdout].Write([]byte{})
+	case wantErr:
+		_, _ = streams[wsStderr].Write([]byte{})
+	default:
+		_, _ = streams[wsError].Write([]byte{})
+	}
+	e := &Exec{Container: container, Command: r.URL.Query()[corev1.ExecCommandParam], Stdout: io.Discard, Stderr: io.Discard, Root: p.dirs[container]}
+	if wantIn {
+		e.Stdin = streams[wsStdin]
+	}
+	if wantOut {
+		e.Stdout = streams[wsStdout]
+	}
+	if wantErr {
+		e.Stderr = streams[wsStderr]
+	}
+	_, _ = streams[wsError].Write(p.exec(e))
+}
+
+// Adopt makes the stand-in serve every pod scheduled to its Node, as a
+// kubelet does, not only those of RunPod: a watch marks each new pod
+// Running with its containers ready (its roots made, its logs taken
+// from its LogAnnotationPrefix annotations), and an exec or log request
+// for a pod the watch has not brought yet adopts it at once. It returns
+// when the initial list is adopted; the watch runs until ctx ends.
+func (k *Kubelet) Adopt(ctx context.Context, cs kubernetes.Interface) error {
+	k.mu.Lock()
+	k.cs = cs
+	k.mu.Unlock()
+	sel := "spec.nodeName=" + k.NodeName
+	list, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil {
+		return fmt.Errorf("kubelet: listing pods: %w", err)
+	}
+	for i := range list.Items {
+		if _, err := k.adopt(ctx, cs, &list.Items[i]); err != nil {
+			return err
+		}
+	}
+	go func() {
+		rv := list.ResourceVersion
+		for ctx.Err() == nil {
+			wi, err := cs.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{FieldSelector: sel, ResourceVersion: rv})
+			if err != nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Second):
+				}
+				rv = ""
+				continue
+			}
+			for ev := range wi.ResultChan() {
+				pod, ok := ev.Object.(*corev1.Pod)
+				if !ok {
+					continue
+				}
+				rv = pod.ResourceVersion
+				if pod.DeletionTimestamp == nil && len(pod.Status.ContainerStatuses) == 0 {
+					_, _ = k.adopt(ctx, cs, pod)
+				}
+			}
+			wi.Stop()
+		}
+	}()
+	return nil
 }

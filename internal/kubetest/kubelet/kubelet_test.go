@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 		if kl, err = Start(ctx, cs, "standin", c.Dir); err != nil {
 			panic(err)
 		}
+		if err := kl.Adopt(context.Background(), cs); err != nil {
+			panic(err)
+		}
 	})
 }
 
@@ -57,13 +60,22 @@ func runPod(t *testing.T, name string, containers ...string) *Pod {
 
 // execIn runs a command through the apiserver with client-go, over
 // websocket (translated to SPDY by the apiserver) or SPDY.
-func execIn(t *testing.T, websocket bool, pod, container string, stdin string, cmd ...string) (string, string, error) {
+func execIn(t *testing.T, websocket bool, pod string, container string, stdin string, cmd ...string) (string, string, error) {
+	t.Helper()
+	return execWith(t, websocket, false, pod, container, stdin, cmd...)
+}
+
+// execWith is execIn, with v4: a websocket of v4.channel.k8s.io, which the
+// apiserver passes through to the kubelet.
+func execWith(t *testing.T, websocket, v4 bool, pod, container string, stdin string, cmd ...string) (string, string, error) {
 	t.Helper()
 	opts := &corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true, Stdin: stdin != ""}
 	req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("kl").Name(pod).SubResource("exec").VersionedParams(opts, scheme.ParameterCodec)
 	var ex remotecommand.Executor
 	var err error
-	if websocket {
+	if v4 {
+		ex, err = remotecommand.NewWebSocketExecutorForProtocols(cluster.AdminConfig, "GET", req.URL().String(), "v4.channel.k8s.io")
+	} else if websocket {
 		ex, err = remotecommand.NewWebSocketExecutor(cluster.AdminConfig, "GET", req.URL().String())
 	} else {
 		ex, err = remotecommand.NewSPDYExecutor(cluster.AdminConfig, "POST", req.URL())
@@ -150,4 +162,39 @@ func TestLogsThroughTheAPIServer(t *testing.T) {
 	// Two containers: the apiserver wants one named.
 	_, err = get(corev1.PodLogOptions{})
 	require.ErrorContains(t, err, "a container name must be specified")
+}
+
+func TestExecWebsocketV4PassedThrough(t *testing.T) {
+	p := runPod(t, "ws4", "main")
+	require.NoError(t, os.WriteFile(filepath.Join(p.Root("main"), "f"), []byte("v4\n"), 0o644))
+	out, _, err := execWith(t, true, true, "ws4", "main", "", "cat", "/f")
+	require.NoError(t, err)
+	require.Equal(t, "v4\n", out)
+	_, errOut, err := execWith(t, true, true, "ws4", "main", "", "cat", "/nothere")
+	var ce exec.CodeExitError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, 1, ce.Code)
+	require.Equal(t, "cat: /nothere: No such file or directory\n", errOut)
+}
+
+// TestAdoptsPodsOfItsNode: a pod created by anyone on the stand-in's Node
+// is served at once and becomes Running with ready containers.
+func TestAdoptsPodsOfItsNode(t *testing.T) {
+	ctx := context.Background()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "adopted", Namespace: "kl", Annotations: map[string]string{LogAnnotationPrefix + "main": "first\nsecond\n"}},
+		Spec:       corev1.PodSpec{NodeName: "standin", Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
+	}
+	_, err := cs.CoreV1().Pods("kl").Create(ctx, pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	out, _, err := execIn(t, false, "adopted", "main", "", "sh", "-c", "echo adopted")
+	require.NoError(t, err)
+	require.Equal(t, "adopted\n", out)
+	b, err := cs.CoreV1().Pods("kl").GetLogs("adopted", &corev1.PodLogOptions{}).Do(ctx).Raw()
+	require.NoError(t, err)
+	require.Equal(t, "first\nsecond\n", string(b))
+	require.Eventually(t, func() bool {
+		got, err := cs.CoreV1().Pods("kl").Get(ctx, "adopted", metav1.GetOptions{})
+		return err == nil && got.Status.Phase == corev1.PodRunning && len(got.Status.ContainerStatuses) == 1 && got.Status.ContainerStatuses[0].Ready
+	}, 30*time.Second, 50*time.Millisecond)
 }
