@@ -50,6 +50,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/internal/kubetest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -74,6 +75,7 @@ type Kubelet struct {
 	mu   sync.Mutex
 	pods map[string]*Pod      // namespace/name
 	cs   kubernetes.Interface // set by Adopt
+	stop context.CancelFunc   // ends ForCluster's watch
 }
 
 // Start starts the server and creates (or updates) the Node nodeName
@@ -103,8 +105,33 @@ func Start(ctx context.Context, cs kubernetes.Interface, nodeName, base string) 
 	return k, nil
 }
 
+// ForCluster starts a stand-in for a kubetest cluster as its admin, as
+// the kubelet of the Node named node, serving every pod scheduled to it
+// (Adopt) until Close. Its roots are under the cluster's Dir.
+func ForCluster(c *kubetest.Cluster, node string) (*Kubelet, error) {
+	cs, err := kubernetes.NewForConfig(c.AdminConfig)
+	if err != nil {
+		return nil, fmt.Errorf("kubelet: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	k, err := Start(ctx, cs, node, c.Dir)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	k.stop = cancel
+	if err := k.Adopt(ctx, cs); err != nil {
+		k.Close()
+		return nil, err
+	}
+	return k, nil
+}
+
 // Close stops the server and removes Dir.
 func (k *Kubelet) Close() {
+	if k.stop != nil {
+		k.stop()
+	}
 	k.srv.Close()
 	_ = os.RemoveAll(k.Dir)
 }
