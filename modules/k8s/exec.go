@@ -87,11 +87,15 @@ func podExec(ctx context.Context, c *Clients, o execOpts) (int, error) {
 	if o.stdin != nil {
 		q.Set("stdin", "true")
 	}
-	u, err := url.Parse(strings.TrimSuffix(c.Config.Host, "/") + c.Config.APIPath)
+	// The connection's base URL (a host may carry a path prefix), then
+	// the names escaped whole, as the Python client quotes path
+	// parameters: a "/" in a name cannot reach another path.
+	base := c.raw.Get().AbsPath("/").URL()
+	u, err := url.Parse(base.Scheme + "://" + base.Host + strings.TrimSuffix(base.EscapedPath(), "/") +
+		"/api/v1/namespaces/" + url.PathEscape(o.namespace) + "/pods/" + url.PathEscape(o.pod) + "/exec")
 	if err != nil {
 		return 0, err
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/v1/namespaces/" + url.PathEscape(o.namespace) + "/pods/" + url.PathEscape(o.pod) + "/exec"
 	u.RawQuery = q.Encode()
 	ws, err := remotecommand.NewWebSocketExecutor(c.Config, "GET", u.String())
 	if err != nil {

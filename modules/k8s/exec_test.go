@@ -166,3 +166,26 @@ func TestExecHostileKubelet(t *testing.T) {
 	_, msg = fails(t, call{mod: "k8s_exec", args: "{namespace: " + ns + ", pod: evil, command: ls}"})
 	require.Equal(t, "Failed to execute on pod evil due to : Internal error occurred: runtime exploded", msg)
 }
+
+// TestExecNamesCannotEscapeTheirPath is an attack: a pod or namespace
+// name that walks to another URL must not exec anywhere else.
+func TestExecNamesCannotEscapeTheirPath(t *testing.T) {
+	ns := namespace(t, "exec-names")
+	p := runningPod(t, ns, "box", "main")
+	var ran []string
+	p.OnExec(func(e *kubelet.Exec) (int, bool) {
+		ran = append(ran, strings.Join(e.Command, " "))
+		return 0, false
+	})
+	for _, args := range []string{
+		"{namespace: " + ns + ", pod: '../pods/box', command: echo pwned}",
+		"{namespace: " + ns + ", pod: 'x/../box', command: echo pwned}",
+		"{namespace: " + ns + ", pod: '..', command: echo pwned}",
+		"{namespace: '" + ns + "/pods/box/exec?command=id&x=', pod: box, command: echo pwned}",
+		"{namespace: '..', pod: box, command: echo pwned}",
+	} {
+		_, msg := fails(t, call{mod: "k8s_exec", args: args})
+		t.Log(msg)
+	}
+	require.Empty(t, ran)
+}

@@ -192,6 +192,8 @@ type Pod struct {
 	Namespace, Name string
 
 	uid    types.UID
+	ready  chan struct{} // closed when adopted
+	err    error         // why the adoption failed
 	k      *Kubelet
 	mu     sync.Mutex
 	logs   map[string][]LogLine // container, "prev:"+container
@@ -215,15 +217,28 @@ func (k *Kubelet) RunPod(ctx context.Context, cs kubernetes.Interface, pod *core
 // adopt serves a pod scheduled to this Node: a root per container, the
 // logs of its annotations, and a Running status with ready containers.
 func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *corev1.Pod) (*Pod, error) {
-	k.mu.Lock()
-	if p := k.pods[created.Namespace+"/"+created.Name]; p != nil && p.uid == created.UID {
-		k.mu.Unlock()
-		return p, nil
-	}
-	k.mu.Unlock()
 	pods := cs.CoreV1().Pods(created.Namespace)
 	created = created.DeepCopy()
 	p := &Pod{uid: created.UID, Namespace: created.Namespace, Name: created.Name, k: k, logs: map[string][]LogLine{}, dirs: map[string]string{}}
+	// One Pod per pod object, whoever adopts it first (RunPod, the
+	// watch or a request): the others get that one.
+	k.mu.Lock()
+	if old := k.pods[p.Namespace+"/"+p.Name]; old != nil && old.uid == p.uid {
+		k.mu.Unlock()
+		<-old.ready
+		return old, old.err
+	}
+	p.ready = make(chan struct{})
+	k.pods[p.Namespace+"/"+p.Name] = p
+	k.mu.Unlock()
+	defer func() {
+		if p.err != nil { // a later request may adopt it again
+			k.mu.Lock()
+			delete(k.pods, p.Namespace+"/"+p.Name)
+			k.mu.Unlock()
+		}
+		close(p.ready)
+	}()
 	now := metav1.Now()
 	created.Status.Phase = corev1.PodRunning
 	created.Status.HostIP = "127.0.0.1"
@@ -238,7 +253,8 @@ func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *c
 	for i, c := range created.Spec.Containers {
 		root := filepath.Join(k.Dir, created.Namespace+"_"+created.Name, strconv.Itoa(i))
 		if err := os.MkdirAll(root, 0o755); err != nil {
-			return nil, fmt.Errorf("kubelet: %w", err)
+			p.err = fmt.Errorf("kubelet: %w", err)
+			return nil, p.err
 		}
 		p.dirs[c.Name] = root
 		if text, ok := created.Annotations[LogAnnotationPrefix+c.Name]; ok {
@@ -263,12 +279,10 @@ func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *c
 			_, err = pods.UpdateStatus(ctx, fresh, metav1.UpdateOptions{})
 		}
 		if err != nil {
-			return nil, fmt.Errorf("kubelet: pod %s/%s status: %w", created.Namespace, created.Name, err)
+			p.err = fmt.Errorf("kubelet: pod %s/%s status: %w", created.Namespace, created.Name, err)
+			return nil, p.err
 		}
 	}
-	k.mu.Lock()
-	k.pods[p.Namespace+"/"+p.Name] = p
-	k.mu.Unlock()
 	return p, nil
 }
 
