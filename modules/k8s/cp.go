@@ -74,7 +74,7 @@ func runCp(req *module.Request) (*value.Dict, error) {
 		if errors.As(err, &f) {
 			return failedResult(f), nil
 		}
-		return failedResult(failf("Failed to copy object due to: %s", err)), nil
+		return failedResult(failf("Failed to copy object due to: %s", execError(err))), nil
 	}
 	return res, nil
 }
@@ -154,7 +154,7 @@ func (cp *podCopy) run(cmd ...string) (remote, error) {
 		for i, a := range cmd {
 			l[i] = a
 		}
-		return remote{}, failf("Error while running/parsing from pod %s/%s command='%s' : %s", cp.pod, value.Repr(l), cp.namespace, err)
+		return remote{}, failf("Error while running/parsing from pod %s/%s command='%s' : %s", cp.pod, value.Repr(l), cp.namespace, execError(err))
 	}
 	return remote{ok: rc == 0, rc: rc, stdout: stdout.b.String(), stderr: stderr.b.String()}, nil
 }

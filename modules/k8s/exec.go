@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -14,10 +15,12 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/command"
 	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/httpstream"
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/util/exec"
 	"k8s.io/klog/v2"
+	streamhttp "k8s.io/streaming/pkg/httpstream"
 )
 
 // maxStreamBytes bounds what one exec stream (stdout or stderr) or one
@@ -105,8 +108,14 @@ func podExec(ctx context.Context, c *Clients, o execOpts) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// SPDY only when the server does not take the websocket at all: an
+	// apiserver that answers the handshake with a Status (no such pod,
+	// forbidden) has refused the exec, whatever the protocol.
 	ex, err := remotecommand.NewFallbackExecutor(ws, sp, func(err error) bool {
-		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
+		if handshakeStatus(err) != nil {
+			return false
+		}
+		return streamhttp.IsUpgradeFailure(err) || httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 	})
 	if err != nil {
 		return 0, err
@@ -185,8 +194,16 @@ func runExec(req *module.Request) (*value.Dict, error) {
 	), nil
 }
 
-// execError is the text of a failure to exec.
-func execError(err error) string { return err.Error() }
+// execError is the text of a failure to exec. A handshake the apiserver
+// refused is what the Python client's websocket raises for it (an
+// ApiException of status 0 with the HTTP status as its reason).
+func execError(err error) string {
+	if se := handshakeStatus(err); se != nil {
+		code := int(se.ErrStatus.Code)
+		return fmt.Sprintf("(0)\nReason: Handshake status %d %s\n", code, http.StatusText(code))
+	}
+	return err.Error()
+}
 
 // pyLines is str.splitlines() as a list value, as ansible-core adds
 // stdout_lines and stderr_lines to a module's result.
@@ -196,4 +213,19 @@ func pyLines(s string) []any {
 		out = append(out, l)
 	}
 	return out
+}
+
+// handshakeStatus is the Status with which the apiserver refused a
+// websocket handshake, nil for another error.
+func handshakeStatus(err error) *apierrors.StatusError {
+	// client-go's websocket dialer fails with k8s.io/streaming's type.
+	var ue *streamhttp.UpgradeFailureError
+	if !errors.As(err, &ue) {
+		return nil
+	}
+	var se *apierrors.StatusError
+	if errors.As(ue.Cause, &se) && se.ErrStatus.Code != 0 {
+		return se
+	}
+	return nil
 }
