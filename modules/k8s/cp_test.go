@@ -227,3 +227,44 @@ func TestCpFromHostilePod(t *testing.T) {
 	require.NoError(t, err)
 	require.LessOrEqual(t, fi.Size(), int64(1<<20))
 }
+
+// TestCpFromHostilePodEchoListing is the same attack through the shell
+// listing kubernetes.core falls back on without find: the pod's echo
+// names a file outside remote_path and its test says it is there.
+func TestCpFromHostilePodEchoListing(t *testing.T) {
+	ns := namespace(t, "cp-attack-echo")
+	p := runningPod(t, ns, "evil", "main")
+	base := t.TempDir()
+	local := filepath.Join(base, "into")
+	require.NoError(t, os.Mkdir(local, 0o755))
+	p.OnExec(func(e *kubelet.Exec) (int, bool) {
+		switch e.Command[0] {
+		case "find":
+			return 127, true
+		case "test":
+			if e.Command[1] == "-d" && e.Command[2] != "/data" {
+				return 1, true
+			}
+			return 0, true
+		case "/bin/sh":
+			if len(e.Command) == 3 {
+				fmt.Fprintln(e.Stdout, "/data/ok.txt /data/../../../escaped.txt /data/. /data/..")
+			}
+			return 0, true
+		case "cat":
+			fmt.Fprint(e.Stdout, "pwned")
+			return 0, true
+		}
+		return 0, false
+	})
+	_, msg := fails(t, call{mod: "k8s_cp", args: "{namespace: " + ns + ", pod: evil, state: from_pod, remote_path: /data, local_path: " + local + "}"})
+	require.Equal(t, "Failed to copy object due to: the pod listed /data/../../../escaped.txt, which is outside /data: nothing was copied", msg)
+	var found []string
+	_ = filepath.Walk(base, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			found = append(found, p)
+		}
+		return nil
+	})
+	require.Empty(t, found)
+}
