@@ -38,7 +38,11 @@ mkdir -p "$DIR/expected"
 for book in "$@"; do
   name=${book%.yml}
   rm -f "$TMP/env.sh"
-  "$TMP/kubeenv" -env "$TMP/env.sh" >"$TMP/kubeenv.log" 2>&1 &
+  kubelet=
+  # A playbook marked "# kubelet: standin" gets the kubelet stand-in as
+  # Node standin's kubelet (exec, logs, cp).
+  if grep -q '^# kubelet: standin$' "$DIR/$book"; then kubelet="-kubelet=standin"; fi
+  "$TMP/kubeenv" -env "$TMP/env.sh" $kubelet >"$TMP/kubeenv.log" 2>&1 &
   KUBEENV_PID=$!
   i=0
   while [ ! -f "$TMP/env.sh" ]; do

@@ -31,6 +31,9 @@ func Entries() []module.Entry {
 		{FQCN: "kubernetes.core.k8s_taint", Aliases: []string{"community.kubernetes.k8s_taint"}, Module: module.Func(runTaint)},
 		{FQCN: "kubernetes.core.k8s_drain", Aliases: []string{"community.kubernetes.k8s_drain"}, Flags: noAsync, Groups: group, Module: module.Func(runDrain)},
 		{FQCN: "kubernetes.core.k8s_rollback", Aliases: []string{"community.kubernetes.k8s_rollback"}, Flags: noAsync, Module: module.Func(runRollback)},
+		{FQCN: "kubernetes.core.k8s_exec", Aliases: []string{"community.kubernetes.k8s_exec"}, Flags: noAsync, Groups: group, Module: module.Func(runExec)},
+		{FQCN: "kubernetes.core.k8s_log", Aliases: []string{"community.kubernetes.k8s_log"}, Flags: noAsync, Groups: group, Module: module.Func(runLog)},
+		{FQCN: "kubernetes.core.k8s_cp", Aliases: []string{"community.kubernetes.k8s_cp"}, Flags: noAsync, Groups: group, Module: module.Func(runCp)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }

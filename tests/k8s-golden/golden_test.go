@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/kubetest/kubelet"
 	"github.com/cfzt/cfzt-runner/internal/testbin"
 	"github.com/cfzt/cfzt-runner/tests/k8s-golden/normalize"
 	"github.com/stretchr/testify/require"
@@ -25,6 +27,19 @@ var cluster *kubetest.Cluster
 
 func TestMain(m *testing.M) {
 	kubetest.Main(m, func(c *kubetest.Cluster) { cluster = c })
+}
+
+var (
+	standinOnce sync.Once
+	standinErr  error
+)
+
+// standin runs the kubelet stand-in as Node "standin"'s kubelet, for the
+// playbooks marked "# kubelet: standin" (hack/record-k8s-goldens.sh gives
+// kubeenv -kubelet standin for them), from then on.
+func standin(t *testing.T) {
+	standinOnce.Do(func() { _, standinErr = kubelet.ForCluster(cluster, "standin") })
+	require.NoError(t, standinErr)
 }
 
 // runner returns $CFZT_RUNNER or a cfzt-runner built from this tree.
@@ -47,6 +62,9 @@ func TestGolden(t *testing.T) {
 			src, err := os.ReadFile(book)
 			require.NoError(t, err)
 			fromRunner := bytes.HasPrefix(src, []byte("# golden: cfzt-runner"))
+			if bytes.Contains(src, []byte("\n# kubelet: standin\n")) {
+				standin(t)
+			}
 
 			cmd := exec.Command(runner(t), book)
 			cmd.Dir = dir

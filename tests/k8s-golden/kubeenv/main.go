@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest"
+	"github.com/cfzt/cfzt-runner/internal/kubetest/kubelet"
 	"github.com/cfzt/cfzt-runner/tests/k8s-golden/normalize"
 )
 
@@ -37,6 +38,7 @@ func main() {
 	}
 	envFile := flag.String("env", "", "file to write the connection variables to (default: stdout)")
 	onStdin := flag.Bool("stdin", false, "also stop when standard input reaches EOF")
+	node := flag.String("kubelet", "", "also run the kubelet stand-in (internal/kubetest/kubelet) as this Node's kubelet")
 	flag.Parse()
 
 	c, err := kubetest.Start(kubetest.Options{})
@@ -45,6 +47,15 @@ func main() {
 		os.Exit(1)
 	}
 	defer c.Stop()
+	if *node != "" {
+		k, err := kubelet.ForCluster(c, *node)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kubeenv:", err)
+			c.Stop()
+			os.Exit(1)
+		}
+		defer k.Close()
+	}
 
 	if err := writeEnv(*envFile, c); err != nil {
 		fmt.Fprintln(os.Stderr, "kubeenv:", err)
