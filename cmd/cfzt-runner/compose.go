@@ -15,7 +15,7 @@ import (
 // their template plugins, the -i sources (else ANSIBLE_INVENTORY, else
 // /etc/ansible/hosts), and where modules print directly.
 func newSession(cfg *config.Config, reg *module.Registry, inventory []string, stdout io.Writer) *session.Session {
-	return &session.Session{Config: cfg, Modules: reg, Plugins: registerPlugins,
+	return &session.Session{Config: cfg, Modules: reg, Plugins: registerPlugins, PythonPlugins: pythonPlugins,
 		Inventory: inventory, Fallback: []string{session.DefaultInventory}, Stdout: stdout}
 }
 
