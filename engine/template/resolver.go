@@ -99,9 +99,9 @@ func (e *Engine) WithResolver(r PluginResolver) *Engine {
 // Warn reports a warning of the render (a plugin's own warning).
 func (c *Ctx) Warn(w *diag.Diagnostic) { c.warn(w) }
 
-// Resolve returns v with the templates inside it rendered, as a plugin
-// written in another language must receive it: plain data.
-func (c *Ctx) Resolve(v any) (any, error) { return c.resolveDeep(v, false, nil) }
+// Decrypt returns the plaintext of a `!vault` value met inside a value a
+// plugin receives, or the error of its use.
+func (c *Ctx) Decrypt(x value.Vaulted) (any, error) { return c.decrypt(x) }
 
 // FindFile finds a file on the task's search path as lookups do, in
 // subdir ("files", "templates"); "" when it is not there.

@@ -18,12 +18,19 @@ import (
 // floats, bytes, and dicts whose keys are not strings or that hold "$t"
 // (which a plain object would make ambiguous).
 
-// maxDepth bounds the nesting of a value passed either way.
-const maxDepth = 1000
+// maxDepth bounds the nesting of a value passed either way (Python's
+// recursion limit is 1000 frames; its encoder and decoder take two a
+// level).
+const maxDepth = 400
+
+// encoder encodes values for the helper. Values are data: a string that
+// looks like a template is passed as it is, never rendered (it may be a
+// module's output). ctx decrypts the `!vault` values met; nil has none.
+type encoder struct{ ctx *template.Ctx }
 
 // encode appends v as the helper's JSON. An undefined value fails with the
 // engine's undefined error, as ansible-core fails where a plugin uses it.
-func encode(b []byte, v any, depth int) ([]byte, error) {
+func (en encoder) encode(b []byte, v any, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return nil, template.Errorf("the value is nested too deeply to pass to a Python plugin")
 	}
@@ -59,15 +66,24 @@ func encode(b []byte, v any, depth int) ([]byte, error) {
 	case value.Unsafe:
 		return appendString(b, string(x)), nil
 	case value.Untrusted:
-		return encode(b, x.V, depth)
+		return en.encode(b, x.V, depth)
+	case value.Vaulted:
+		if en.ctx == nil {
+			break
+		}
+		plain, err := en.ctx.Decrypt(x)
+		if err != nil {
+			return nil, err
+		}
+		return en.encode(b, plain, depth)
 	case []any:
-		return encodeList(b, x, depth)
+		return en.encodeList(b, x, depth)
 	case value.Tuple:
 		b = append(b, `{"$t":"tuple","v":`...)
-		b, err := encodeList(b, x, depth)
+		b, err := en.encodeList(b, x, depth)
 		return append(b, '}'), err
 	case *value.Dict:
-		return encodeDict(b, x, depth)
+		return en.encodeDict(b, x, depth)
 	case value.Undefined:
 		if x.Err != nil {
 			return nil, x.Err
@@ -77,21 +93,21 @@ func encode(b []byte, v any, depth int) ([]byte, error) {
 	return nil, template.Errorf("cfzt-runner cannot pass a value of type %s to a Python plugin", value.TypeName(v))
 }
 
-func encodeList(b []byte, l []any, depth int) ([]byte, error) {
+func (en encoder) encodeList(b []byte, l []any, depth int) ([]byte, error) {
 	b = append(b, '[')
 	for i, e := range l {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = encode(b, e, depth+1); err != nil {
+		if b, err = en.encode(b, e, depth+1); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, ']'), nil
 }
 
-func encodeDict(b []byte, d *value.Dict, depth int) ([]byte, error) {
+func (en encoder) encodeDict(b []byte, d *value.Dict, depth int) ([]byte, error) {
 	_, dollar := d.Get("$t")
 	var err error
 	if !d.HasTypedKeys() && !dollar {
@@ -104,7 +120,7 @@ func encodeDict(b []byte, d *value.Dict, depth int) ([]byte, error) {
 			first = false
 			b = appendString(b, k)
 			b = append(b, ':')
-			b, err = encode(b, v, depth+1)
+			b, err = en.encode(b, v, depth+1)
 			return err == nil
 		})
 		return append(b, '}'), err
@@ -117,11 +133,11 @@ func encodeDict(b []byte, d *value.Dict, depth int) ([]byte, error) {
 		}
 		first = false
 		b = append(b, '[')
-		if b, err = encode(b, d.Key(k), depth+1); err != nil {
+		if b, err = en.encode(b, d.Key(k), depth+1); err != nil {
 			return false
 		}
 		b = append(b, ',')
-		b, err = encode(b, v, depth+1)
+		b, err = en.encode(b, v, depth+1)
 		b = append(b, ']')
 		return err == nil
 	})

@@ -147,7 +147,7 @@ func (h *helper) call(c *template.Ctx, req *value.Dict, serve server) (any, erro
 	h.nextID++
 	id := h.nextID
 	req.Set("id", id)
-	line, err := encode(nil, req, 0)
+	line, err := encoder{c}.encode(nil, req, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (h *helper) call(c *template.Ctx, req *value.Dict, serve server) (any, erro
 				return nil, err
 			}
 			if answer != nil {
-				b, err := encode(nil, answer, 0)
+				b, err := encoder{c}.encode(nil, answer, 0)
 				if err != nil {
 					return nil, err
 				}

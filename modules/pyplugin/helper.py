@@ -36,7 +36,7 @@ class ProtocolError(Exception):
 
 
 def encode(v, depth=0):
-    if depth > 1000:
+    if depth > 400:
         raise ValueError('the value is nested too deeply to pass to cfzt-runner')
     if v is None or isinstance(v, bool):
         return v

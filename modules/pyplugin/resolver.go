@@ -487,13 +487,6 @@ func (r *Resolver) callJinja(c *template.Ctx, p plugin, in any, a *template.Args
 	if a != nil {
 		args = append(args, a.Pos...)
 	}
-	for i, x := range args {
-		v, err := c.Resolve(x)
-		if err != nil {
-			return nil, err
-		}
-		args[i] = v
-	}
 	req := value.NewDict(7)
 	req.Set("op", "call")
 	req.Set("kind", p.kind)
@@ -502,11 +495,7 @@ func (r *Resolver) callJinja(c *template.Ctx, p plugin, in any, a *template.Args
 	req.Set("name", p.name)
 	req.Set("args", args)
 	if a != nil && a.Kw != nil && a.Kw.Len() > 0 {
-		kw, err := c.Resolve(a.Kw)
-		if err != nil {
-			return nil, err
-		}
-		req.Set("kwargs", kw)
+		req.Set("kwargs", a.Kw)
 	}
 	return r.call(c, p, req)
 }
@@ -516,22 +505,14 @@ func (r *Resolver) callLookup(c *template.Ctx, p plugin, terms []any, a *templat
 	if p.noPython != nil {
 		return nil, r.startFailure(p)
 	}
-	t, err := c.Resolve(terms)
-	if err != nil {
-		return nil, err
-	}
 	req := value.NewDict(7)
 	req.Set("op", "lookup")
 	req.Set("path", p.path)
 	req.Set("module", p.module)
 	req.Set("name", p.resolved)
-	req.Set("terms", t)
+	req.Set("terms", terms)
 	if a != nil && a.Kw != nil && a.Kw.Len() > 0 {
-		kw, err := c.Resolve(a.Kw)
-		if err != nil {
-			return nil, err
-		}
-		req.Set("kwargs", kw)
+		req.Set("kwargs", a.Kw)
 	}
 	v, err := r.call(c, p, req)
 	if err != nil {
@@ -593,10 +574,9 @@ func (r *Resolver) server(c *template.Ctx) server {
 		case "var":
 			name, _ := req.Get("name")
 			r.serving.Add(1)
+			// The variable as a template sees it: rendered if the
+			// playbook wrote it, data (never rendered) otherwise.
 			v, err := c.Var(value.Str(name))
-			if err == nil {
-				v, err = c.Resolve(v)
-			}
 			r.serving.Add(-1)
 			if err == nil {
 				answer.Set("found", true)
