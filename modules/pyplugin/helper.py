@@ -169,6 +169,10 @@ class Variables(dict):
         except KeyError:
             return default
 
+    def __bool__(self):
+        # A task always has variables; `if variables:` must not list them.
+        return True
+
     def _unlistable(self, *a, **kw):
         raise TypeError("cfzt-runner does not list a lookup's variables; read them by name")
 
@@ -248,8 +252,26 @@ def op_call(msg):
     return fn(*args, **kwargs)
 
 
+def real_option_definitions(m, name):
+    """With ansible-core, registers the options the plugin's DOCUMENTATION
+    declares, as its plugin loader does when it loads a plugin, so that
+    set_options and get_option work."""
+    doc = getattr(m, 'DOCUMENTATION', None)
+    if not isinstance(doc, str) or not doc.strip():
+        return
+    from ansible import constants as C
+    if C.config.has_configuration_definition('lookup', name):
+        return
+    import yaml
+    d = yaml.safe_load(doc)
+    if isinstance(d, dict) and isinstance(d.get('options'), dict):
+        C.config.initialize_plugin_configuration_definitions('lookup', name, d['options'])
+
+
 def op_lookup(msg):
     m = load(msg['path'], msg['module'])
+    if REAL:
+        real_option_definitions(m, msg['name'])
     inst = m.LookupModule()
     inst._load_name = msg['name']
     inst._original_path = msg['path']

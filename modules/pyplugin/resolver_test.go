@@ -345,3 +345,24 @@ func TestHelperGone(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, pid, again)
 }
+
+// TestWithAnsibleCore runs plugins under a python that imports ansible-core
+// (the oracle's, from hack/install-oracle.sh): the helper uses it instead
+// of the compatibility package, and lookups' documented options work.
+func TestWithAnsibleCore(t *testing.T) {
+	needPython(t)
+	home, _ := os.UserHomeDir()
+	core := filepath.Join(home, ".cache", "ansible-oracle", "root", "usr", "lib", "python3", "dist-packages")
+	if _, err := os.Stat(filepath.Join(core, "ansible", "release.py")); err != nil {
+		t.Skip("ansible-core is not installed (hack/install-oracle.sh)")
+	}
+	t.Setenv("PYTHONPATH", core)
+	e, r := engineFor(t, fixture(t, map[string]string{"lookup_plugins/vars_of.py": lookups, "filter_plugins/id.py": identity,
+		"filter_plugins/raise.py": "from ansible.errors import AnsibleFilterError\nclass FilterModule:\n    def filters(self):\n        def f(v):\n            try:\n                int(v)\n            except ValueError:\n                raise AnsibleFilterError('not a number: %s' % v)\n        return {'num': f}\n"}))
+	got, _, err := render(t, e, "{{ query('vars_of', 'b') + query('vars_of', 'b', prefix='q-') }}", value.DictOf("b", 2))
+	require.NoError(t, err)
+	require.Equal(t, []any{"p-2", "q-2"}, got)
+	require.True(t, r.h.real, "the helper imported ansible-core")
+	_, _, err = render(t, e, "{{ 'x' | num }}", nil)
+	require.Equal(t, []diag.Diagnostic{{Summary: "The filter plugin 'num' failed."}, {Summary: "not a number: x", Detached: true}}, diag.Links(err))
+}
