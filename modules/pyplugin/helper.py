@@ -19,7 +19,7 @@ import sys
 import types
 
 _IN = os.fdopen(os.dup(0), 'rb')
-_OUT = os.fdopen(os.dup(1), 'w', encoding='utf-8')
+_OUT = os.fdopen(os.dup(1), 'w', encoding='ascii')
 # A plugin's print() or input() must not touch the protocol.
 _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
@@ -105,7 +105,9 @@ def _hashable(k):
 
 
 def send(msg):
-    _OUT.write(json.dumps(msg, ensure_ascii=False, allow_nan=False))
+    # ASCII only: a lone surrogate (bytes decoded with surrogateescape)
+    # is escaped rather than failing the write.
+    _OUT.write(json.dumps(msg, ensure_ascii=True, allow_nan=False))
     _OUT.write('\n')
     _OUT.flush()
 

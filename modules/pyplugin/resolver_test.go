@@ -156,6 +156,7 @@ class FilterModule:
             'readstdin': lambda v: sys.stdin.read(),
             'deep': lambda v: __import__('functools').reduce(lambda acc, _: [acc], range(5000), 1),
             'obj': lambda v: object(),
+            'surrogate': lambda v: 'a\udcff',
             'exits': lambda v: sys.exit(0),
             'warns': lambda v: (__import__('ansible.utils.display', fromlist=['Display']).Display().warning('careful'), v)[1],
         }
@@ -185,6 +186,10 @@ func TestHostilePlugins(t *testing.T) {
 
 	_, _, err = render(t, e, "{{ 1 | obj }}", nil)
 	require.EqualError(t, err, "The filter plugin 'obj' failed: cfzt-runner cannot take a value of type object from a Python plugin")
+
+	got, _, err = render(t, e, "{{ 1 | surrogate }}", nil)
+	require.NoError(t, err)
+	require.Equal(t, "a\uFFFD", got, "a lone surrogate does not break the protocol")
 
 	_, _, err = render(t, e, "{{ 1 | exits }}", nil)
 	require.EqualError(t, err, "The filter plugin 'exits' failed: the plugin tried to exit")
