@@ -278,7 +278,19 @@ func (r *Run) Runner(disp run.Display, observer run.Observer, stop <-chan struct
 // failed playbook stops the rest, and so does a stop. It returns the exit
 // status of the last playbook that ran.
 func (r *Run) Execute(ctx context.Context, disp run.Display, observer run.Observer, stop <-chan struct{}) int {
-	defer r.Close()
+	// The run's helpers end with it, or as soon as it is cancelled or
+	// stopped (a plugin that never returns does not hold the run).
+	ended := make(chan struct{})
+	defer func() { close(ended); r.Close() }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.Close()
+		case <-stop:
+			r.Close()
+		case <-ended:
+		}
+	}()
 	runner := r.Runner(disp, observer, stop)
 	code := 0
 	for _, pb := range r.Playbooks {

@@ -63,6 +63,10 @@ type Resolver struct {
 	// in turn within a run, so it is that goroutine.
 	serving atomic.Int32
 	h       *helper
+	// running is h, for Close to kill without waiting for a call in
+	// progress; closed refuses to start another helper after Close.
+	running atomic.Pointer[helper]
+	closed  atomic.Bool
 	// python is the interpreter found, pythonErr why none was.
 	python    string
 	pythonErr error
@@ -113,13 +117,21 @@ func (r *Resolver) lock() func() {
 	return r.mu.Unlock
 }
 
-// Close stops the helper process, if one was started.
+// Close stops the helper process, if one was started, and any call in
+// progress with it (a plugin that does not return does not keep a
+// stopping run alive). It may be called from another goroutine than the
+// run's; no helper starts after it.
 func (r *Resolver) Close() {
+	r.closed.Store(true)
+	if h := r.running.Load(); h != nil && h.cmd.Process != nil {
+		h.cmd.Process.Kill()
+	}
 	unlock := r.lock()
 	defer unlock()
 	if r.h != nil {
 		r.h.close()
 		r.h = nil
+		r.running.Store(nil)
 	}
 }
 
@@ -465,11 +477,15 @@ func (r *Resolver) helper() (*helper, error) {
 		r.h.close()
 		r.h = nil
 	}
+	if r.closed.Load() {
+		return nil, fmt.Errorf("the run is ending")
+	}
 	h, err := startHelper(r.python, r.dirs.CollectionRoots())
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the Python plugin helper with %s: %w", r.python, err)
 	}
 	r.h = h
+	r.running.Store(h)
 	return h, nil
 }
 

@@ -371,3 +371,33 @@ func TestWithAnsibleCore(t *testing.T) {
 	_, _, err = render(t, e, "{{ 'x' | num }}", nil)
 	require.Equal(t, []diag.Diagnostic{{Summary: "The filter plugin 'num' failed."}, {Summary: "not a number: x", Detached: true}}, diag.Links(err))
 }
+
+func TestCloseDuringACall(t *testing.T) {
+	// A plugin that never returns: Close, from another goroutine (a
+	// signal, the operator stopping), ends the call with an error.
+	needPython(t)
+	e, r := engineFor(t, fixture(t, map[string]string{"filter_plugins/hang.py": `
+import time
+from ansible.utils.display import Display
+class FilterModule:
+    def filters(self):
+        def hang(v):
+            Display().warning('hanging')
+            while True:
+                time.sleep(60)
+        return {'hang': hang}
+`}))
+	hanging := make(chan struct{})
+	result := make(chan error)
+	go func() {
+		_, err := e.Render("{{ 1 | hang }}", template.MapVars{D: value.NewDict(0)}, template.Options{Warn: func(*diag.Diagnostic, bool) { close(hanging) }})
+		result <- err
+	}()
+	<-hanging
+	r.Close()
+	err := <-result
+	require.ErrorContains(t, err, "The filter plugin 'hang' failed: the filter plugin 'hang' (")
+	require.ErrorContains(t, err, "did not answer: the Python plugin helper exited (signal: killed)")
+	_, _, err = render(t, e, "{{ 1 | hang }}", nil)
+	require.ErrorContains(t, err, "the run is ending", "no helper starts after Close")
+}
