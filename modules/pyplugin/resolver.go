@@ -74,12 +74,15 @@ type Resolver struct {
 
 	texts     map[string]string   // plugin file -> its text
 	listings  map[string][]string // directory -> its *.py files, sorted
-	found     map[string]found    // kind + "\x00" + name -> what resolves it
+	found     map[foundKey]found  // what resolves a name of a kind
 	foundGen  map[string]int      // kind -> the number of directories the found entries saw
 	indexes   map[string]*index   // kind + "\x00" + directory set -> names of a set of files
 	pending   []string            // load failures to warn about
 	configDir map[string][]string // kind -> Configured with subdirectories
 }
+
+// foundKey is a name of a kind.
+type foundKey struct{ kind, name string }
 
 // found is the plugin that provides a name, or none.
 type found struct {
@@ -105,7 +108,7 @@ type index struct {
 // New returns a resolver over dirs.
 func New(dirs Dirs) *Resolver {
 	return &Resolver{dirs: dirs, LookPath: exec.LookPath, texts: map[string]string{}, listings: map[string][]string{},
-		found: map[string]found{}, foundGen: map[string]int{}, indexes: map[string]*index{}}
+		found: map[foundKey]found{}, foundGen: map[string]int{}, indexes: map[string]*index{}}
 }
 
 // lock takes the resolver unless the call is nested in one that holds it.
@@ -172,13 +175,13 @@ func (r *Resolver) find(kind, name string) (plugin, bool) {
 	loaded := r.dirs.Loaded(kind)
 	if r.foundGen[kind] != len(loaded) {
 		for k := range r.found {
-			if strings.HasPrefix(k, kind+"\x00") {
+			if k.kind == kind {
 				delete(r.found, k)
 			}
 		}
 		r.foundGen[kind] = len(loaded)
 	}
-	key := kind + "\x00" + name
+	key := foundKey{kind, name}
 	if f, ok := r.found[key]; ok {
 		return f.p, f.ok
 	}

@@ -401,3 +401,21 @@ class FilterModule:
 	_, _, err = render(t, e, "{{ 1 | hang }}", nil)
 	require.ErrorContains(t, err, "the run is ending", "no helper starts after Close")
 }
+
+// BenchmarkBuiltinThroughResolver is the cost the resolver adds to a
+// built-in filter in a run with plugin directories.
+func BenchmarkBuiltinThroughResolver(b *testing.B) {
+	dir := b.TempDir()
+	require.NoError(b, os.MkdirAll(filepath.Join(dir, "filter_plugins"), 0o755))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "filter_plugins", "id.py"), []byte(identity), 0o644))
+	r := New(Dirs{Loaded: func(kind string) []string { return []string{filepath.Join(dir, kind+"_plugins")} }, CollectionRoots: func() []string { return nil }})
+	defer r.Close()
+	e := template.New().WithResolver(r)
+	vars := template.MapVars{D: value.DictOf("x", "abc")}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Render("{{ x | upper }}", vars, template.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
