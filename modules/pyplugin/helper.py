@@ -237,13 +237,27 @@ def plugin_map(kind, path, modname):
 
 
 def op_index(msg):
+    # A file that does not import, or has no FilterModule/TestModule, is
+    # skipped with ansible-core's warnings; one whose filters() fails is
+    # skipped silently (ansible-core says so only at -vvvv).
     out = []
+    kind = msg['kind']
     for f in msg['files']:
         try:
-            names = [n for n in plugin_map(msg['kind'], f['path'], f['module']) if isinstance(n, str)]
-            out.append({'names': names})
+            m = load(f['path'], f['module'])
         except Exception as ex:
-            out.append({'error': describe(ex)['msg'] or type(ex).__name__})
+            out.append({'warning': 'Skipping plugin (%s), cannot load: %s' % (f['path'], describe(ex)['msg'])})
+            continue
+        cls = 'FilterModule' if kind == 'filter' else 'TestModule'
+        if not hasattr(m, cls):
+            out.append({'warning': "Skipping plugin (%s) as it seems to be invalid: module %r has no attribute %r"
+                        % (f['path'], f['module'], cls)})
+            continue
+        try:
+            names = [n for n in plugin_map(kind, f['path'], f['module']) if isinstance(n, str) and '.' not in n]
+            out.append({'names': names})
+        except Exception:
+            out.append({'names': []})
     return out
 
 

@@ -351,11 +351,12 @@ func (r *Resolver) findCollection(kind, name string) (plugin, bool) {
 var fqcrPart = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // legacyModule is the Python module name a legacy plugin file is loaded
-// under: unique per file, so that two roles' files of the same name do
-// not replace each other.
+// under, shaped as ansible-core names it (ansible.plugins.filter.<file>_<hash
+// of its path>, whose number differs): unique per file, so that two
+// roles' files of the same name do not replace each other.
 func legacyModule(kind, path string) string {
 	base := strings.TrimSuffix(filepath.Base(path), ".py")
-	return "cfzt_plugins." + kind + ".f" + strconv.FormatUint(hashPath(path), 16) + "_" + sanitize(base)
+	return "ansible.plugins." + kind + "." + sanitize(base) + "_" + strconv.FormatUint(hashPath(path)>>1, 10)
 }
 
 func hashPath(s string) uint64 {
@@ -440,8 +441,8 @@ func (r *Resolver) buildIndex(kind string, files []string, lastWins bool, naming
 			break
 		}
 		d, _ := a.(*value.Dict)
-		if msg, failed := d.Get("error"); failed {
-			r.pending = append(r.pending, fmt.Sprintf("Skipping plugin (%s), cannot load: %s", files[i], value.Str(msg)))
+		if msg, failed := d.Get("warning"); failed {
+			r.pending = append(r.pending, value.Str(msg))
 			continue
 		}
 		names, _ := d.Get("names")

@@ -292,15 +292,21 @@ func TestNestedCallWhileALookupReadsAVariable(t *testing.T) {
 func TestLoadFailureIsAWarning(t *testing.T) {
 	needPython(t)
 	e, _ := engineFor(t, fixture(t, map[string]string{
-		"filter_plugins/broken.py": "raise RuntimeError('broken on purpose')\n# 'same'\n",
-		"filter_plugins/id.py":     identity,
+		"filter_plugins/broken.py":  "raise RuntimeError('broken on purpose')\n# 'same'\n",
+		"filter_plugins/test_id.py": "import unittest\n",
+		"filter_plugins/id.py":      identity,
 	}))
 	got, warns, err := render(t, e, "{{ 3 | same }}", nil)
 	require.NoError(t, err)
 	require.Equal(t, 3, got)
-	require.Len(t, warns, 1)
+	require.Len(t, warns, 2)
 	require.True(t, strings.HasPrefix(warns[0].Summary, "Skipping plugin ("), warns[0].Summary)
 	require.True(t, strings.HasSuffix(warns[0].Summary, "broken.py), cannot load: broken on purpose"), warns[0].Summary)
+	require.Regexp(t, `^Skipping plugin \(.*/filter_plugins/test_id.py\) as it seems to be invalid: module 'ansible.plugins.filter.test_id_[0-9]+' has no attribute 'FilterModule'$`, warns[1].Summary)
+	// Said once, at the first call.
+	_, warns, err = render(t, e, "{{ 3 | same }}", nil)
+	require.NoError(t, err)
+	require.Empty(t, warns)
 }
 
 func TestRoleLoadedLaterIsSeen(t *testing.T) {
