@@ -425,3 +425,32 @@ func BenchmarkBuiltinThroughResolver(b *testing.B) {
 		}
 	}
 }
+
+func TestNamesAndPrecedence(t *testing.T) {
+	needPython(t)
+	e, _ := engineFor(t, fixture(t, map[string]string{
+		"filter_plugins/a.py":    "class FilterModule:\n    def filters(self):\n        return {'upper': lambda v: 'plugin', 'dup': lambda v: 'a'}\n",
+		"filter_plugins/b.py":    "class FilterModule:\n    def filters(self):\n        return {'dup': lambda v: 'b'}\n",
+		"lookup_plugins/file.py": "from ansible.plugins.lookup import LookupBase\nclass LookupModule(LookupBase):\n    def run(self, terms, variables=None, **kw):\n        return ['plugin file']\n",
+		"collections/ansible_collections/ns/coll/plugins/filter/one.py": "class FilterModule:\n    def filters(self):\n        return {'x': lambda v: 'one', 'upper': lambda v: 'coll'}\n",
+		"collections/ansible_collections/ns/coll/plugins/filter/two.py": "class FilterModule:\n    def filters(self):\n        return {'x': lambda v: 'two'}\n",
+	}))
+	for src, want := range map[string]any{
+		"{{ 'a' | upper }}":                                   "plugin", // the plugin directories come before ansible-core's package
+		"{{ 'a' | ansible.legacy.upper }}":                    "plugin",
+		"{{ 'a' | ansible.builtin.upper }}":                   "A",   // never a plugin's
+		"{{ 1 | dup }}":                                       "a",   // the first file (by name) providing a name wins
+		"{{ 1 | ns.coll.x }}":                                 "two", // in a collection, the last
+		"{{ 'a' | ns.coll.upper }}":                           "coll",
+		"{{ lookup('file', 'x') }}":                           "plugin file",
+		"{{ lookup('ansible.builtin.env', 'NOPE_NOT_SET') }}": "",
+	} {
+		got, _, err := render(t, e, src, nil)
+		require.NoError(t, err, src)
+		require.Equal(t, want, got, src)
+	}
+	_, _, err := render(t, e, "{{ 1 | ns.coll.nope }}", nil)
+	require.EqualError(t, err, "Syntax error in template: No filter named 'ns.coll.nope'.")
+	_, _, err = render(t, e, "{{ 1 | other.coll.x }}", nil)
+	require.EqualError(t, err, "Syntax error in template: No filter named 'other.coll.x'.")
+}
