@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -52,8 +53,12 @@ func TestPythonPluginsListUnsupported(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, pyPluginFiles())
 	conf := "ANSIBLE_FILTER_PLUGINS=" + filepath.Join(dir, "conf")
-	res := runCLIEnv(t, dir, t.TempDir(), []string{conf}, "-i", "localhost,", "--list-unsupported", "pb.yml")
+	tmp := t.TempDir()
+	res := runCLIEnv(t, dir, t.TempDir(), []string{conf, "TMPDIR=" + tmp}, "-i", "localhost,", "--list-unsupported", "pb.yml")
 	require.Equal(t, cliResult{stdout: "Every module, lookup, filter and test the playbooks use is implemented.\n"}, res)
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the helper's files are removed when the listing ends")
 	res = runCLIEnv(t, dir, t.TempDir(), []string{conf}, "-i", "localhost,", "pb.yml")
 	require.Equal(t, 0, res.rc, res.stdout+res.stderr)
 	require.Contains(t, res.stdout, `"msg": "6 True x! 3"`)
