@@ -76,6 +76,13 @@ image-multiarch:
 image-ansible-operator:
 	$(GO) run ./internal/image/cmd/cfzt-image -image ansible-operator -o bin/cfzt-ansible-operator-image.tar -name ghcr.io/cfzt/cfzt-ansible-operator:dev
 
+## image-ansible-operator-python: the same base with python3, for operators
+## whose roles carry Python plugins (docs/ansible-operator.md); needs Docker
+## and its base image, so it is not part of make test.
+.PHONY: image-ansible-operator-python
+image-ansible-operator-python:
+	docker build -f container/Dockerfile.ansible-operator-python -t ghcr.io/cfzt/cfzt-ansible-operator:dev-python .
+
 ## bench: cfzt-runner and the reference ansible-playbook side by side
 ## (bench/README.md); BENCH_RUNS=1 BENCH_WARMUP=0 for a quick smoke run.
 bench: build

@@ -338,6 +338,7 @@ func runPlain(it *interrupt, c *cli, cfg *config.Config, books []string) int {
 		return diag.ExitCode(err)
 	}
 	disp.InventoryMsgs = r.InventoryParsed
+	defer r.Close() // the listings' templates may have started a Python plugin helper
 	switch {
 	case c.listUnsupported:
 		return listUnsupported(os.Stdout, r)

@@ -49,6 +49,12 @@ type Config struct {
 	// ansible.cfg): where module files are searched for after the
 	// library/ directories of playbooks and roles.
 	ModulePath []string
+	// PluginPaths are DEFAULT_FILTER_PLUGIN_PATH, DEFAULT_TEST_PLUGIN_PATH
+	// and DEFAULT_LOOKUP_PLUGIN_PATH (ANSIBLE_FILTER_PLUGINS,
+	// `filter_plugins` in ansible.cfg, ...) by kind ("filter", "test",
+	// "lookup"): where Python plugins are searched for after the
+	// directories of playbooks and roles.
+	PluginPaths map[string][]string
 	// StdoutCallback is DEFAULT_STDOUT_CALLBACK.
 	StdoutCallback string
 	// MergeHashes is DEFAULT_HASH_BEHAVIOUR=merge.
@@ -138,7 +144,12 @@ type setting struct{ env, section, key, def string }
 // The ansible.cfg settings cfzt-runner reads, as ansible-core's
 // base.yml names them.
 var (
-	rolesPathSetting       = setting{"ANSIBLE_ROLES_PATH", "defaults", "roles_path", "~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles"}
+	rolesPathSetting   = setting{"ANSIBLE_ROLES_PATH", "defaults", "roles_path", "~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles"}
+	pluginPathSettings = map[string]setting{
+		"filter": {"ANSIBLE_FILTER_PLUGINS", "defaults", "filter_plugins", "~/.ansible/plugins/filter:/usr/share/ansible/plugins/filter"},
+		"test":   {"ANSIBLE_TEST_PLUGINS", "defaults", "test_plugins", "~/.ansible/plugins/test:/usr/share/ansible/plugins/test"},
+		"lookup": {"ANSIBLE_LOOKUP_PLUGINS", "defaults", "lookup_plugins", "~/.ansible/plugins/lookup:/usr/share/ansible/plugins/lookup"},
+	}
 	modulePathSetting      = setting{"ANSIBLE_LIBRARY", "defaults", "library", "~/.ansible/plugins/modules:/usr/share/ansible/plugins/modules"}
 	collectionsSetting     = setting{"ANSIBLE_COLLECTIONS_PATH", "defaults", "collections_path", "~/.ansible/collections:/usr/share/ansible/collections"}
 	hashBehaviourSetting   = setting{"ANSIBLE_HASH_BEHAVIOUR", "defaults", "hash_behaviour", "replace"}
@@ -236,6 +247,10 @@ func Load(env Environment) *Config {
 	c.RolesPath = r.paths(rolesPathSetting)
 	c.CollectionsPaths = r.paths(collectionsSetting)
 	c.ModulePath = r.paths(modulePathSetting)
+	c.PluginPaths = map[string][]string{}
+	for kind, st := range pluginPathSettings {
+		c.PluginPaths[kind] = r.paths(st)
+	}
 	c.MergeHashes = strings.TrimSpace(r.str(hashBehaviourSetting)) == "merge"
 	if n, err := strconv.Atoi(strings.TrimSpace(r.str(forksSetting))); err == nil {
 		c.Forks = n

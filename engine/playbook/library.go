@@ -41,6 +41,7 @@ func ignoredModuleFile(name string) bool {
 func (l *Loader) addPluginDir(dir string) {
 	l.libraryDirs = appendDir(l.libraryDirs, filepath.Join(dir, "library"))
 	l.moduleUtilsDirs = appendDir(l.moduleUtilsDirs, filepath.Join(dir, "module_utils"))
+	l.addPythonPluginDirs(dir)
 }
 
 // appendDir adds an existing directory, by its real path, to a list of

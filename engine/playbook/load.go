@@ -49,6 +49,9 @@ type Loader struct {
 	libraryDirs []string
 	// moduleUtilsDirs are their module_utils/ directories.
 	moduleUtilsDirs []string
+	// pluginDirs are their filter_plugins, test_plugins and lookup_plugins
+	// directories, by kind (plugindirs.go).
+	pluginDirs map[string][]string
 	// configuredModuleDirs is ModulePath with its subdirectories, listed
 	// once; dirListings caches the directories searched for module files,
 	// as ansible-core's plugin path cache does.

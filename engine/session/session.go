@@ -50,6 +50,13 @@ type Session struct {
 	Inventory, Fallback []string
 	// Stdout receives what modules print directly (pause).
 	Stdout io.Writer
+	// PythonPlugins, when set, makes the resolver of a run's Python
+	// filter, test and lookup plugins (cmd/cfzt-runner sets
+	// modules/pyplugin's) from where they are: the <kind>_plugins
+	// directories of the playbooks and roles loaded so far, the
+	// configured paths of each kind and the collection roots. stop ends
+	// what it started; Execute calls it when the run ends.
+	PythonPlugins func(loaded func(kind string) []string, configured map[string][]string, collectionRoots func() []string) (r template.PluginResolver, stop func())
 	// Vault holds the vault secrets of the run (nil: none were given):
 	// the template engine decrypts `!vault` values with them, the loader
 	// and the inventory encrypted files.
@@ -69,6 +76,16 @@ type Run struct {
 	// Shared is the modules' state of the run.
 	Shared  *module.Shared
 	session *Session
+	// stopPlugins ends the run's Python plugin helper (nil: none).
+	stopPlugins func()
+}
+
+// Close ends what the run started for its templates (the Python plugin
+// helper). Execute closes the run when it ends.
+func (r *Run) Close() {
+	if r.stopPlugins != nil {
+		r.stopPlugins()
+	}
 }
 
 // NewEngine returns a template engine with the session's plugins, whose
@@ -124,21 +141,32 @@ func (s *Session) Load(books []string, opts run.Options, disp run.Display) (*Run
 	}
 	eng.Vault = s.Vault
 	shared.Vault = s.Vault
-	r := &Run{Engine: eng, Loader: s.NewLoader(eng, opts), Options: opts, Shared: shared, session: s}
+	r := &Run{Options: opts, Shared: shared, session: s}
+	if s.PythonPlugins != nil {
+		// The loader is made below: the resolver asks it for the
+		// directories of the roles loaded when it resolves a name.
+		loaded := func(kind string) []string { return r.Loader.PluginDirs(kind) }
+		res, stop := s.PythonPlugins(loaded, s.Config.PluginPaths, func() []string { return r.Loader.CollectionRoots() })
+		eng, r.stopPlugins = eng.WithResolver(res), stop
+	}
+	r.Engine, r.Loader = eng, s.NewLoader(eng, opts)
 	r.Loader.Vault = s.Vault
 	var err error
 	r.Inventory, r.InventoryParsed, err = s.loadInventory(disp)
 	if err != nil {
+		r.Close()
 		return r, err
 	}
 	// ansible-playbook checks --limit against the inventory before it
 	// loads the playbooks (CLI.get_host_list).
 	if err := r.Inventory.CheckLimit(opts.Limit); err != nil {
+		r.Close()
 		return r, err
 	}
 	for _, book := range books {
 		pb, err := r.Loader.LoadPlaybook(book)
 		if err != nil {
+			r.Close()
 			return r, err
 		}
 		r.Playbooks = append(r.Playbooks, pb)
@@ -250,6 +278,19 @@ func (r *Run) Runner(disp run.Display, observer run.Observer, stop <-chan struct
 // failed playbook stops the rest, and so does a stop. It returns the exit
 // status of the last playbook that ran.
 func (r *Run) Execute(ctx context.Context, disp run.Display, observer run.Observer, stop <-chan struct{}) int {
+	// The run's helpers end with it, or as soon as it is cancelled or
+	// stopped (a plugin that never returns does not hold the run).
+	ended := make(chan struct{})
+	defer func() { close(ended); r.Close() }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.Close()
+		case <-stop:
+			r.Close()
+		case <-ended:
+		}
+	}()
 	runner := r.Runner(disp, observer, stop)
 	code := 0
 	for _, pb := range r.Playbooks {

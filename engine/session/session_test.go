@@ -155,3 +155,54 @@ func TestPluginConfigRefused(t *testing.T) {
 	require.EqualError(t, err, "Completely failed to parse inventory source "+filepath.Join(dir, "gen.yml"))
 	require.Contains(t, out.String(), "specifies unknown plugin 'ansible.builtin.generator'")
 }
+
+// fakeResolver provides one filter, "shout", and counts its stops.
+type fakeResolver struct {
+	dirs  func(string) []string
+	stops int
+}
+
+func (f *fakeResolver) Filter(name string) (template.FilterFunc, string, bool) {
+	if name != "shout" || len(f.dirs("filter")) == 0 {
+		return nil, "", false
+	}
+	return func(c *template.Ctx, in any, a *template.Args) (any, error) { return value.Str(in) + "!", nil }, name, true
+}
+func (f *fakeResolver) Test(string) (template.FilterFunc, string, bool) { return nil, "", false }
+func (f *fakeResolver) Lookup(string) (template.LookupFunc, bool)       { return nil, false }
+
+// TestPythonPluginsOfARun: the session gives each run a resolver that sees
+// the filter_plugins directories of the roles the run loaded, on its own
+// engine (the session's engine is not changed), and stops it when the
+// run ends, or when the load fails.
+func TestPythonPluginsOfARun(t *testing.T) {
+	dir := project(t, map[string]string{"pb.yml": "- hosts: localhost\n  gather_facts: false\n  roles: [r]\n  tasks:\n    - debug:\n        msg: \"{{ 'hi' | shout }}\"\n",
+		"bad.yml": "- hosts: localhost\n  tasks: [\n"})
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "roles", "r", "tasks"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "roles", "r", "filter_plugins"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "roles", "r", "tasks", "main.yml"), []byte("- debug: msg=role\n"), 0o644))
+	s := testSession(t, testConfig(t, nil), "localhost,")
+	shared := s.NewEngine(module.NewShared())
+	s.Engine = shared
+	var made []*fakeResolver
+	s.PythonPlugins = func(loaded func(string) []string, _ map[string][]string, _ func() []string) (template.PluginResolver, func()) {
+		f := &fakeResolver{dirs: loaded}
+		made = append(made, f)
+		return f, func() { f.stops++ }
+	}
+	var out bytes.Buffer
+	disp := &display.Default{Out: &out, Err: &out}
+	r, err := s.Load([]string{filepath.Join(dir, "pb.yml")}, run.Options{}, disp)
+	require.NoError(t, err)
+	require.NotSame(t, shared, r.Engine)
+	require.Nil(t, shared.Resolver)
+	require.Equal(t, []string{filepath.Join(dir, "roles", "r", "filter_plugins")}, made[0].dirs("filter"))
+	require.Equal(t, 0, r.Execute(context.Background(), disp, nil, nil), out.String())
+	require.Contains(t, out.String(), `"msg": "hi!"`)
+	require.Equal(t, 1, made[0].stops)
+
+	_, err = s.Load([]string{filepath.Join(dir, "bad.yml")}, run.Options{}, disp)
+	require.Error(t, err)
+	require.Len(t, made, 2)
+	require.Equal(t, 1, made[1].stops, "a failed load stops what it started")
+}

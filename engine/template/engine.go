@@ -39,7 +39,7 @@ type Engine struct {
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
 	globals map[string]any
-	cache   sync.Map // cacheKey or configKey -> []syntax.Node
+	cache   *sync.Map // cacheKey or configKey -> []syntax.Node; shared by WithResolver's copies
 
 	// Getenv reads the environment for lookup('env'); Environ is the
 	// whole environment, which the commands of lookup('pipe') and
@@ -59,11 +59,15 @@ type Engine struct {
 	// the plain strings they are, instead of being rendered (with a
 	// warning) as ansible-core 2.19 does by default.
 	NoEmbeddedTemplates bool
+	// Resolver finds the filters, tests and lookups the engine does not
+	// have built in (the run's Python plugins); nil finds none.
+	Resolver PluginResolver
 }
 
 // New returns an engine with every built-in filter, test and lookup.
 func New() *Engine {
 	e := &Engine{
+		cache:   &sync.Map{},
 		filters: map[string]FilterFunc{},
 		tests:   map[string]TestFunc{},
 		lookups: map[string]LookupFunc{},

@@ -161,7 +161,7 @@ func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
 		return nil, typeErrorf("lookup() missing 1 required positional argument: 'name'")
 	}
 	name := value.Str(a.Pos[0])
-	fn, ok := c.eng.lookups[stripFQCN(name)]
+	fn, ok := c.eng.lookupPlugin(name)
 	if !ok {
 		return nil, Errorf("The lookup plugin '%s' was not found.", name)
 	}

@@ -117,18 +117,28 @@ func stripFQCN(name string) string {
 
 // lookupFilter finds a filter by short or fully qualified name.
 func (e *Engine) lookupFilter(name string) (FilterFunc, bool) {
+	if f, ok := e.resolvedFilter(name, true); ok {
+		return f, true
+	}
 	if f, ok := e.filters[name]; ok {
 		return f, true
 	}
-	f, ok := e.filters[stripFQCN(name)]
-	return f, ok
+	if f, ok := e.filters[stripFQCN(name)]; ok {
+		return f, true
+	}
+	return e.resolvedFilter(name, false)
 }
 
 // lookupTest finds a test by short or fully qualified name.
 func (e *Engine) lookupTest(name string) (TestFunc, bool) {
+	if t, ok := e.resolvedTest(name, true); ok {
+		return t, true
+	}
 	if t, ok := e.tests[name]; ok {
 		return t, true
 	}
-	t, ok := e.tests[stripFQCN(name)]
-	return t, ok
+	if t, ok := e.tests[stripFQCN(name)]; ok {
+		return t, true
+	}
+	return e.resolvedTest(name, false)
 }

@@ -13,7 +13,7 @@ func (e *Engine) HasLookup(name string) bool {
 	if _, ok := e.lookups[name]; ok {
 		return true
 	}
-	_, ok := e.lookups[stripFQCN(name)]
+	_, ok := e.lookupPlugin(name)
 	return ok
 }
 

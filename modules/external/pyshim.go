@@ -13,7 +13,7 @@ import (
 // (ValidateArgs). It is written beside a new-style module and goes first
 // on its import path only when the interpreter cannot import ansible-core.
 //
-//go:embed pyshim
+//go:embed all:pyshim
 var shimFiles embed.FS
 
 // ValidatorEnv is the environment variable that tells the compatibility
@@ -55,3 +55,9 @@ func validatorExecutable() string {
 	}
 	return exe
 }
+
+// WriteShim writes the compatibility package under dir and returns the
+// directory to put on the import path. modules/pyplugin puts it there for
+// the Python filter, test and lookup plugins when ansible-core is not
+// importable (ansible.errors, ansible.plugins.lookup, ansible.utils.display).
+func WriteShim(dir string) (string, error) { return writeShim(dir) }

@@ -1,0 +1,14 @@
+package main
+
+import (
+	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/modules/pyplugin"
+)
+
+// pythonPlugins makes the resolver of a run's Python filter, test and
+// lookup plugins (modules/pyplugin); its helper process starts at the
+// first call of one and ends with the run.
+func pythonPlugins(loaded func(string) []string, configured map[string][]string, roots func() []string) (template.PluginResolver, func()) {
+	r := pyplugin.New(pyplugin.Dirs{Loaded: loaded, Configured: configured, CollectionRoots: roots})
+	return r, r.Close
+}

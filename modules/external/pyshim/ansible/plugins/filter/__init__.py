@@ -1,0 +1,1 @@
+"""cfzt-runner's stand-in for ansible.plugins.filter."""
