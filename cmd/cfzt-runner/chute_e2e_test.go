@@ -455,6 +455,10 @@ func TestChuteOperator(t *testing.T) {
 	waitFor(t, 3*time.Minute, "other/grafana2 to be gone", func() bool { return e.instance("other", "grafana2") == nil })
 	st = e.sim.State()
 	for _, tu := range st.Tunnels {
+		if tu.Tunnel.ID == victim {
+			require.Nil(t, tu.Tunnel.DeletedAt, "the other owner's tunnel is left alone")
+			continue
+		}
 		require.NotNil(t, tu.Tunnel.DeletedAt, "tunnel %s left", tu.Tunnel.Name)
 	}
 	var left []string
