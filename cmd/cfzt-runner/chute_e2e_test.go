@@ -149,8 +149,11 @@ func (e *chuteEnv) waitReason(get func() *unstructured.Unstructured, reason stri
 	var obj *unstructured.Unstructured
 	waitFor(e.t, 3*time.Minute, "Ready reason "+reason, func() bool {
 		obj = get()
+		if obj == nil {
+			return false
+		}
 		c := condition(obj, "Ready")
-		return obj != nil && c != nil && c["reason"] == reason
+		return c != nil && c["reason"] == reason
 	})
 	return obj
 }
@@ -425,6 +428,32 @@ func TestChuteOperator(t *testing.T) {
 	require.Empty(t, liveTunnels(e.sim.State(), "chute-other-grafana2"))
 	require.Equal(t, "Ready", condition(e.instance("web", "grafana"), "Ready")["reason"])
 
+	// A new hostname: the old record goes, the new one comes, the
+	// application and the ingress follow. The conflicting instance may
+	// now take the old hostname.
+	_, err = instances.Namespace("web").Patch(e.ctx, "grafana", types.MergePatchType,
+		[]byte(`{"spec":{"subdomain":"dash"}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	obj = e.waitReason(func() *unstructured.Unstructured {
+		o := e.instance("web", "grafana")
+		if o == nil || statusString(o, "hostname") != "dash.example.com" {
+			return nil
+		}
+		return o
+	}, "Ready")
+	st = e.sim.State()
+	for _, r := range recordsNamed(st, "grafana.example.com") {
+		require.NotEqual(t, "managed by chute: web/grafana", ptrString(r.Comment), "the old hostname's record is gone")
+	}
+	records = recordsNamed(st, "dash.example.com")
+	require.Len(t, records, 1)
+	require.Equal(t, records[0].ID, statusString(obj, "dnsRecordId"))
+	require.Equal(t, tun.Tunnel.ID+".cfargotunnel.com", records[0].Content)
+	require.Equal(t, "dash.example.com", appsNamed(st, "chute-web-grafana")[0].Domain)
+	tun = liveTunnels(st, "chute-web-grafana")[0]
+	ingress, _ = json.Marshal(tun.Configuration.Config)
+	require.Contains(t, string(ingress), `"hostname":"dash.example.com"`)
+
 	// Deletion: a running cloudflared's connections are cleaned up, then
 	// the policy, application, record and tunnel go, in that order.
 	_, err = e.sim.ConnectTunnel(tun.Tunnel.ID)
@@ -447,7 +476,7 @@ func TestChuteOperator(t *testing.T) {
 		acct + "/cfd_tunnel/" + tun.Tunnel.ID,
 	}, deletes)
 
-	// The conflicting instance now gets the hostname; then it and the
+	// The conflicting instance has got the hostname; then it and the
 	// config are deleted and nothing is left on the simulator but the
 	// one-time PIN provider.
 	e.waitReason(func() *unstructured.Unstructured { return e.instance("other", "grafana2") }, "Ready")
@@ -564,4 +593,11 @@ func checkCloudflaredSpec(t *testing.T, dep *unstructured.Unstructured) {
 		require.Equal(t, "/ready", get["path"], probe)
 		require.EqualValues(t, 2000, get["port"], probe)
 	}
+}
+
+func ptrString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
