@@ -83,6 +83,8 @@ func startChuteEnv(t *testing.T) *chuteEnv {
 	sim, err := cfsim.New(cfsim.WithSeed(cfsim.Seed{
 		Accounts: []cfsim.SeedAccount{{ID: chuteAccount, Name: "chute", Tokens: []string{chuteAPIToken}}},
 		Zones:    []cfsim.SeedZone{{ID: chuteZone, Name: "example.com", Account: chuteAccount}},
+		// Someone else's record, on a name an instance will ask for.
+		DNSRecords: []cfsim.SeedDNSRecord{{Zone: chuteZone, Type: "CNAME", Name: "taken", Content: "elsewhere.example.net", Proxied: true}},
 	}), cfsim.WithRateLimit(0, time.Minute))
 	require.NoError(t, err)
 	ts := httptest.NewServer(sim)
@@ -378,6 +380,10 @@ func TestChuteOperator(t *testing.T) {
 	require.NoError(t, err)
 	requireOwnedBy(t, dep, obj)
 	checkCloudflaredSpec(t, dep)
+	all, err := instances.List(e.ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	dump, _ := json.Marshal(all)
+	require.NotContains(t, string(dump), token, "the token is in no status or condition")
 
 	// Status is only a hint: IDs pointing at another tunnel (not ours by
 	// name) or at a path are not trusted, and never reach a URL.
@@ -427,6 +433,21 @@ func TestChuteOperator(t *testing.T) {
 	require.Equal(t, writes, e.sim.CountWrites(), "nothing was written to Cloudflare")
 	require.Empty(t, liveTunnels(e.sim.State(), "chute-other-grafana2"))
 	require.Equal(t, "Ready", condition(e.instance("web", "grafana"), "Ready")["reason"])
+
+	// A hostname whose record someone else made: never adopted or
+	// changed, the instance says why, and its deletion leaves the record.
+	e.apply(chuteInstanceYAML("web", "taken", "default", "taken", "alice@example.com"))
+	taken := e.waitReason(func() *unstructured.Unstructured { return e.instance("web", "taken") }, "CloudflareAPIError")
+	require.Contains(t, condition(taken, "Ready")["message"], "POST /zones/"+chuteZone+"/dns_records failed (HTTP 400)")
+	foreign := recordsNamed(e.sim.State(), "taken.example.com")
+	require.Len(t, foreign, 1)
+	require.Equal(t, "elsewhere.example.net", foreign[0].Content)
+	require.Empty(t, statusString(taken, "dnsRecordId"))
+	require.NoError(t, instances.Namespace("web").Delete(e.ctx, "taken", metav1.DeleteOptions{}))
+	waitFor(t, 3*time.Minute, "web/taken to be gone", func() bool { return e.instance("web", "taken") == nil })
+	st = e.sim.State()
+	require.Equal(t, foreign, recordsNamed(st, "taken.example.com"), "the other owner's record is untouched")
+	require.Empty(t, liveTunnels(st, "chute-web-taken"), "the instance's own tunnel is deleted")
 
 	// A new hostname: the old record goes, the new one comes, the
 	// application and the ingress follow. The conflicting instance may
@@ -492,7 +513,9 @@ func TestChuteOperator(t *testing.T) {
 	}
 	var left []string
 	for _, r := range st.DNSRecords {
-		left = append(left, r.Object.Name)
+		if r.Object.Name != "taken.example.com" {
+			left = append(left, r.Object.Name)
+		}
 	}
 	require.Empty(t, left, "DNS records left")
 	require.Empty(t, st.AccessApplications)
@@ -508,7 +531,7 @@ func TestChuteOperator(t *testing.T) {
 	require.NotContains(t, out, base64.StdEncoding.EncodeToString([]byte(token)))
 	list, err := configs.List(e.ctx, metav1.ListOptions{})
 	require.NoError(t, err)
-	dump, _ := json.Marshal(list)
+	dump, _ = json.Marshal(list)
 	require.NotContains(t, string(dump), chuteAPIToken)
 }
 
