@@ -78,6 +78,11 @@ func startChuteEnv(t *testing.T, runtime string) *chuteEnv {
 		require.NoError(t, err)
 		require.NoError(t, cluster.ApplyYAML(ctx, string(data)), f)
 	}
+	if runtime == "ansible-operator" {
+		data, err := os.ReadFile(filepath.Join(chuteDeploy, "rbac-ansible-operator", "secrets.yaml"))
+		require.NoError(t, err)
+		require.NoError(t, cluster.ApplyYAML(ctx, string(data)))
+	}
 	require.NoError(t, cluster.WaitForCRD(ctx, "chuteinstances.chutes.troubleshat.com"))
 	require.NoError(t, cluster.WaitForCRD(ctx, "chuteconfigs.chutes.troubleshat.com"))
 	for _, ns := range []string{"web", "other"} {
@@ -170,6 +175,20 @@ func (e *chuteEnv) instance(ns, name string) *unstructured.Unstructured {
 		return nil
 	}
 	return obj
+}
+
+// waitReady waits until the instance is Ready and its run has ended
+// (Successful), which ansible-operator writes a moment after the role's
+// last task.
+func (e *chuteEnv) waitReady(get func() *unstructured.Unstructured) *unstructured.Unstructured {
+	e.t.Helper()
+	return e.waitReason(func() *unstructured.Unstructured {
+		o := get()
+		if o == nil || condition(o, "Successful") == nil || condition(o, "Successful")["status"] != "True" {
+			return nil
+		}
+		return o
+	}, "Ready")
 }
 
 // waitReason waits until the object's Ready condition has reason.
@@ -374,7 +393,7 @@ func runChute(t *testing.T, e *chuteEnv) {
 
 	// Restarted, it resumes: one tunnel, one record, one application.
 	e.start()
-	obj = e.waitReason(func() *unstructured.Unstructured { return e.instance("web", "grafana") }, "Ready")
+	obj = e.waitReady(func() *unstructured.Unstructured { return e.instance("web", "grafana") })
 	require.Equal(t, "True", condition(obj, "Ready")["status"])
 	require.Equal(t, "True", condition(obj, "Successful")["status"])
 	st = e.sim.State()
@@ -447,13 +466,13 @@ func runChute(t *testing.T, e *chuteEnv) {
 		rules, _ := json.Marshal(e.appPolicy(apps[0].ID).Policy.Include)
 		return strings.Contains(string(rules), "carol@example.com")
 	})
-	obj = e.waitReason(func() *unstructured.Unstructured {
+	obj = e.waitReady(func() *unstructured.Unstructured {
 		o := e.instance("web", "grafana")
 		if o == nil || statusString(o, "tunnelId") != tun.Tunnel.ID || statusString(o, "dnsRecordId") != records[0].ID || statusString(o, "accessAppId") != apps[0].ID {
 			return nil
 		}
 		return o
-	}, "Ready")
+	})
 	for _, r := range e.sim.Requests() {
 		if r.Method != "GET" {
 			require.NotContains(t, r.Path, victim, "the other tunnel is only read, to check its name")
@@ -500,13 +519,13 @@ func runChute(t *testing.T, e *chuteEnv) {
 	_, err = instances.Namespace("web").Patch(e.ctx, "grafana", types.MergePatchType,
 		[]byte(`{"spec":{"subdomain":"dash"}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
-	obj = e.waitReason(func() *unstructured.Unstructured {
+	obj = e.waitReady(func() *unstructured.Unstructured {
 		o := e.instance("web", "grafana")
 		if o == nil || statusString(o, "hostname") != "dash.example.com" {
 			return nil
 		}
 		return o
-	}, "Ready")
+	})
 	st = e.sim.State()
 	for _, r := range recordsNamed(st, "grafana.example.com") {
 		require.NotEqual(t, "managed by chute: web/grafana", ptrString(r.Comment), "the old hostname's record is gone")
@@ -545,7 +564,7 @@ func runChute(t *testing.T, e *chuteEnv) {
 	// The conflicting instance has got the hostname; then it and the
 	// config are deleted and nothing is left on the simulator but the
 	// one-time PIN provider.
-	e.waitReason(func() *unstructured.Unstructured { return e.instance("other", "grafana2") }, "Ready")
+	e.waitReady(func() *unstructured.Unstructured { return e.instance("other", "grafana2") })
 	require.NoError(t, instances.Namespace("other").Delete(e.ctx, "grafana2", metav1.DeleteOptions{}))
 	waitFor(t, e.wait, "other/grafana2 to be gone", func() bool { return e.instance("other", "grafana2") == nil })
 	st = e.sim.State()
