@@ -102,3 +102,9 @@ k8s-goldens:
 .PHONY: goldens
 goldens:
 	hack/record-goldens.sh
+
+## image-chute: chute's operator image as an OCI layout tarball, without
+## Docker (deploy/chute/Dockerfile is the Docker build of the same image).
+.PHONY: image-chute
+image-chute:
+	$(GO) run ./cmd/chute-image -o bin/chute-operator-image.tar -name ghcr.io/cfzt/chute-operator:dev

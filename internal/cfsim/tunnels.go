@@ -21,6 +21,7 @@ type tunnelRec struct {
 	secret  []byte
 	t       Tunnel
 	config  *tunnelConfigRec // nil until the first PUT .../configurations
+	clients []TunnelClient   // connected connectors (ConnectTunnel)
 }
 
 // Tunnel is a Cloudflare Tunnel (cfd_tunnel) as the v4 API returns it.
@@ -65,6 +66,7 @@ func (s *Server) registerTunnelRoutes() {
 	s.api.add(http.MethodGet, base+"/{tunnel}/token", s.getTunnelToken)
 	s.api.add(http.MethodGet, base+"/{tunnel}/configurations", s.getTunnelConfig)
 	s.api.add(http.MethodPut, base+"/{tunnel}/configurations", s.putTunnelConfig)
+	s.registerTunnelConnectionRoutes()
 }
 
 func tunnelInvalid(msg string) *apiError {
@@ -252,10 +254,15 @@ func (s *Server) editTunnel(c *call) (any, error) {
 }
 
 // deleteTunnel soft-deletes: the tunnel stays listable with deleted_at set
-// and is_deleted=true, and its name becomes free again.
+// and is_deleted=true, and its name becomes free again. A tunnel with
+// connected connectors is refused until they are cleaned up
+// (DELETE .../connections).
 func (s *Server) deleteTunnel(c *call) (any, error) {
 	t, err := c.tunnel(true)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseDeleteWithConnections(t); err != nil {
 		return nil, err
 	}
 	now := s.stampNow()
