@@ -364,8 +364,9 @@ func (c *Cluster) startKWOK(bin string) error {
 // AddFakeNode creates a node that KWOK (Options.FakeNodes > 0) runs: it
 // turns Ready, and pods bound to it start at once. labels are added to
 // the node's own (kubernetes.io/hostname and FakeNodeLabel). It returns
-// when the node is Ready and has no not-ready taint, so the scheduler can
-// use it.
+// when the node is Ready and, with Options.Controllers, has lost the
+// not-ready taint, so the scheduler can use it. (Without the controller
+// manager the taint stays: bind pods with spec.nodeName.)
 func (c *Cluster) AddFakeNode(ctx context.Context, name string, labels map[string]string) (*corev1.Node, error) {
 	if !c.hasComponent("kwok") {
 		return nil, errors.New("kubetest: AddFakeNode needs KWOK: start the cluster with Options.FakeNodes > 0")
@@ -401,7 +402,12 @@ func (c *Cluster) AddFakeNode(ctx context.Context, name string, labels map[strin
 		if !nodeReady(n) {
 			return false, nil
 		}
+		// The apiserver's admission taints a new node not-ready; only the
+		// node lifecycle controller takes the taint off again.
 		for _, t := range n.Spec.Taints {
+			if !c.hasComponent("kube-controller-manager") {
+				break
+			}
 			if strings.HasPrefix(t.Key, "node.kubernetes.io/") {
 				return false, nil
 			}
