@@ -8,6 +8,7 @@ package k8s
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -73,21 +74,48 @@ func (f fullCluster) list(t *testing.T, gvr schema.GroupVersionResource, ns, sel
 	return l.Items
 }
 
-// eventually polls cond; the bound only ends a broken run.
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually polls cond; the bound only ends a broken run. On a timeout
+// the optional describe functions say what the cluster looks like.
+func eventually(t *testing.T, what string, cond func() bool, describe ...func() string) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 90*time.Second, true,
 		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		for _, d := range describe {
+			t.Log(d())
+		}
+	}
 	require.NoError(t, err, "waiting for %s", what)
 }
 
-func podTemplate(app, image string) string {
-	return "{metadata: {labels: {app: " + app + "}}, spec: {containers: [{name: main, image: '" + image + "'}]}}"
+// describePods lists pods with their node, phase and deletion state.
+func describePods(t *testing.T, f fullCluster, ns, selector string) func() string {
+	return func() string {
+		var b strings.Builder
+		for _, p := range f.list(t, podGVR, ns, selector) {
+			spec, _ := p.Object["spec"].(map[string]any)
+			st, _ := p.Object["status"].(map[string]any)
+			fmt.Fprintf(&b, "pod %s node=%v phase=%v deleting=%v conditions=%v\n", p.GetName(), spec["nodeName"], st["phase"], p.GetDeletionTimestamp() != nil, st["conditions"])
+		}
+		nodes := f.list(t, nodeGVR, "", "")
+		for _, n := range nodes {
+			spec, _ := n.Object["spec"].(map[string]any)
+			fmt.Fprintf(&b, "node %s labels=%v unschedulable=%v taints=%v\n", n.GetName(), n.GetLabels(), spec["unschedulable"], spec["taints"])
+		}
+		return b.String()
+	}
 }
 
-func deploymentDef(ns, name string, replicas int, image, extraSpec string) string {
+func podTemplate(app, image string) string { return podTemplateWith(app, image, "") }
+
+// podTemplateWith adds extraPodSpec (", key: value...") to the pod spec.
+func podTemplateWith(app, image, extraPodSpec string) string {
+	return "{metadata: {labels: {app: " + app + "}}, spec: {containers: [{name: main, image: '" + image + "'}]" + extraPodSpec + "}}"
+}
+
+func deploymentDef(ns, name string, replicas int, image, extraPodSpec string) string {
 	return "{apiVersion: apps/v1, kind: Deployment, metadata: {name: " + name + ", namespace: " + ns + "}, spec: {replicas: " +
-		value.Str(replicas) + ", selector: {matchLabels: {app: " + name + "}}, template: " + podTemplate(name, image) + extraSpec + "}}"
+		value.Str(replicas) + ", selector: {matchLabels: {app: " + name + "}}, template: " + podTemplateWith(name, image, extraPodSpec) + "}}"
 }
 
 func i64(v any) int64 {
@@ -244,7 +272,18 @@ func TestCluster(t *testing.T) {
 		require.NoError(t, err)
 		f.ok(t, "k8s", "{api_version: v1, kind: Namespace, name: drain}")
 		f.ok(t, "k8s", "{wait: true, wait_timeout: 60, wait_sleep: 1, definition: "+
-			deploymentDef("drain", "movable", 4, "nginx:1", ", nodeSelector: {pool: drain}, tolerations: [{operator: Exists}]")+"}")
+			deploymentDef("drain", "movable", 4, "nginx:1", ", nodeSelector: {pool: drain}")+"}")
+		f.ok(t, "k8s", "{wait: true, wait_timeout: 60, wait_sleep: 1, definition: {apiVersion: apps/v1, kind: DaemonSet, metadata: {name: node-agent, namespace: drain"+
+			"}, spec: {selector: {matchLabels: {app: node-agent}}, template: "+podTemplateWith("node-agent", "agent:1", ", nodeSelector: {pool: drain}")+"}}}")
+		dsPodOn := func(node string) string {
+			for _, p := range f.list(t, podGVR, "drain", "app=node-agent") {
+				if p.Object["spec"].(map[string]any)["nodeName"] == node {
+					return p.GetName()
+				}
+			}
+			return ""
+		}
+		require.NotEmpty(t, dsPodOn("drained"))
 		onDrained := func() []string {
 			var names []string
 			for _, p := range f.list(t, podGVR, "drain", "app=movable") {
@@ -254,13 +293,12 @@ func TestCluster(t *testing.T) {
 			}
 			return names
 		}
-		// Put the pods on "drained" (cordon spare, roll the pods over).
-		f.ok(t, "k8s_drain", "{name: spare, state: cordon}")
-		f.ok(t, "k8s_drain", "{name: drained, state: drain, delete_options: {ignore_daemonsets: true, wait_timeout: 0, wait_sleep: 1}}")
-		f.ok(t, "k8s_drain", "{name: drained, state: uncordon}")
-		f.ok(t, "k8s_drain", "{name: spare, state: drain, delete_options: {ignore_daemonsets: true, wait_timeout: 60, wait_sleep: 1}}")
+		// Put every pod on "drained": drain spare (the replacements can
+		// only go to drained), then make spare schedulable again.
+		res := f.ok(t, "k8s_drain", "{name: spare, state: drain, delete_options: {ignore_daemonsets: true, wait_timeout: 60, wait_sleep: 1}}")
+		require.Equal(t, "node spare marked unschedulable. 2 Pod(s) deleted from node.", get(t, res, "result"))
 		f.ok(t, "k8s_drain", "{name: spare, state: uncordon}")
-		eventually(t, "4 pods on the drained node", func() bool { return len(onDrained()) == 4 })
+		eventually(t, "4 pods on the drained node", func() bool { return len(onDrained()) == 4 }, describePods(t, f, "drain", "app=movable"))
 		before := onDrained()
 
 		// An unmanaged pod on the node stops the drain without force.
@@ -270,10 +308,19 @@ func TestCluster(t *testing.T) {
 		require.Contains(t, msg, "drain/bare")
 		require.False(t, unschedulableIn(t, f, "drained"), "a failed drain uncordons the node again")
 
-		res := f.ok(t, "k8s_drain", "{name: drained, state: drain, delete_options: {force: true, ignore_daemonsets: true, wait_timeout: 60, wait_sleep: 1}}")
+		res = f.ok(t, "k8s_drain", "{name: drained, state: drain, delete_options: {force: true, ignore_daemonsets: true, wait_timeout: 60, wait_sleep: 1}}")
 		require.True(t, changed(res))
 		require.Equal(t, "node drained marked unschedulable. 5 Pod(s) deleted from node.", get(t, res, "result"))
-		require.NotContains(t, res.Keys(), "warnings", "every evicted pod went away before the timeout")
+		// kubernetes.core's warnings: the forced bare pod and the ignored
+		// DaemonSet pods; no "timeout reached" (every evicted pod went).
+		var warnings []string
+		for _, w := range get(t, res, "warnings").([]any) {
+			warnings = append(warnings, value.Str(w))
+		}
+		require.Len(t, warnings, 2, "%q", warnings)
+		require.Equal(t, "Deleting Pods not managed by ReplicationController, ReplicaSet, Job, DaemonSet or StatefulSet: drain/bare.", warnings[0])
+		require.True(t, strings.HasPrefix(warnings[1], "Ignoring DaemonSet-managed Pods: "), warnings[1])
+		require.Contains(t, warnings[1], "drain/"+dsPodOn("drained"))
 		require.True(t, unschedulableIn(t, f, "drained"))
 		for _, name := range before {
 			require.Nil(t, f.live(t, podGVR, "drain", name), "evicted pod %s is gone", name)
@@ -292,13 +339,7 @@ func TestCluster(t *testing.T) {
 		})
 		require.Empty(t, onDrained())
 		// The DaemonSet's pod on the drained node was left alone.
-		ds := 0
-		for _, p := range f.list(t, podGVR, ns, "app=agent") {
-			if p.Object["spec"].(map[string]any)["nodeName"] == "drained" {
-				ds++
-			}
-		}
-		require.Equal(t, 1, ds, "ignore_daemonsets keeps the DaemonSet pod")
+		require.NotEmpty(t, dsPodOn("drained"), "ignore_daemonsets keeps the DaemonSet pod")
 	})
 
 	t.Run("ServiceAccountToken", func(t *testing.T) {
@@ -312,8 +353,9 @@ func TestCluster(t *testing.T) {
 			if len(rs) != 1 {
 				return false
 			}
-			token = value.Str(field(rs[0], "data", "token"))
-			return token != ""
+			tok, isStr := field(rs[0], "data", "token").(string)
+			token = tok
+			return isStr && tok != ""
 		})
 		// The token authenticates as the ServiceAccount.
 		env := f.env()
