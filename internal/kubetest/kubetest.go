@@ -42,6 +42,10 @@ const (
 	// kubeconfigs, etcd data and apiserver.log) after Stop when set to a
 	// non-empty value other than "0" or "false".
 	EnvKeepDir = "CFZT_KUBETEST_KEEP"
+	// EnvStartTimeout (a Go duration, e.g. "3m") replaces the default
+	// StartTimeout of 60s, for machines too loaded to start an apiserver
+	// in a minute.
+	EnvStartTimeout = "CFZT_KUBETEST_START_TIMEOUT"
 )
 
 const (
@@ -149,6 +153,9 @@ func Start(opts Options) (*Cluster, error) {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = defaultStartTimeout
+		if d, err := time.ParseDuration(os.Getenv(EnvStartTimeout)); err == nil && d > 0 {
+			opts.StartTimeout = d
+		}
 	}
 	bin := opts.Binary
 	if bin == "" {
