@@ -4,7 +4,7 @@ BIN     := bin/cfzt-runner
 SHARED  ?= ../shared
 ORACLE_DIR ?= $(HOME)/.cache/ansible-oracle
 
-.PHONY: build test conformance lint demo bench oracle clean kube-apiserver
+.PHONY: build test conformance lint demo bench oracle clean kube-apiserver kube-testbins
 
 build:
 	$(GO) build -o $(BIN) ./cmd/cfzt-runner
@@ -12,14 +12,23 @@ build:
 ## test: the project's test suite (what CI runs).
 ## The kube-apiserver+etcd binary for integration tests is built from the Go
 ## module proxy and cached under .cache/ (7-8 minutes cold, instant after).
-test: build kube-apiserver
+test: build kube-apiserver kube-testbins
 	$(GO) vet ./...
-	CFZT_KUBE_APISERVER=$$(hack/build-apiserver.sh) $(GO) test -p 2 -count=1 ./...
+	CFZT_KUBE_APISERVER=$$(hack/build-apiserver.sh) \
+	  CFZT_KUBE_CONTROLLERS=$$(hack/build-testbin.sh kube-controllers) CFZT_KWOK=$$(hack/build-testbin.sh kwok) \
+	  $(GO) test -p 2 -count=1 ./...
 	cd internal/cfsim/sdktest && $(GO) test -count=1 ./...
 	cd internal/tools/helmtest && CFZT_KUBE_APISERVER=$$(../../../hack/build-apiserver.sh) $(GO) test -count=1 ./...
 
 kube-apiserver:
 	hack/build-apiserver.sh
+
+## kube-testbins: kube-controller-manager + kube-scheduler and KWOK for the
+## tests that need a cluster that behaves (internal/kubetest/README.md); built
+## after the apiserver so that they reuse its Go build cache.
+kube-testbins: kube-apiserver
+	hack/build-testbin.sh kube-controllers
+	hack/build-testbin.sh kwok
 
 ## conformance: the shared Ansible conformance sample against our binary.
 conformance: build
@@ -32,7 +41,7 @@ oracle:
 ## lint: gofmt (every Go file of every module), go mod tidy (every module),
 ## go vet, and staticcheck when it installs from the Go module proxy (a
 ## pinned version, never in go.mod).
-GO_MODULES := . internal/cfsim/sdktest internal/tools/helmtest internal/kubetest/apiserver
+GO_MODULES := . internal/cfsim/sdktest internal/tools/helmtest internal/kubetest/apiserver internal/kubetest/controllers internal/kubetest/kwok
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK_BIN := .cache/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 lint:

@@ -42,6 +42,10 @@ const (
 	// kubeconfigs, etcd data and apiserver.log) after Stop when set to a
 	// non-empty value other than "0" or "false".
 	EnvKeepDir = "CFZT_KUBETEST_KEEP"
+	// EnvStartTimeout (a Go duration, e.g. "3m") replaces the default
+	// StartTimeout of 60s, for machines too loaded to start an apiserver
+	// in a minute.
+	EnvStartTimeout = "CFZT_KUBETEST_START_TIMEOUT"
 )
 
 const (
@@ -72,6 +76,24 @@ type Options struct {
 
 	// ExtraArgs are appended to the kube-apiserver command line.
 	ExtraArgs []string
+
+	// Optional components (components.go); all off by default.
+
+	// Controllers runs kube-controller-manager (every default controller:
+	// Deployments, ReplicaSets, DaemonSets, StatefulSets, garbage
+	// collection, namespace deletion, ServiceAccount tokens, node
+	// lifecycle, ...). Start returns once it has created default/default.
+	Controllers bool
+	// Scheduler runs kube-scheduler, so that pods get bound to nodes.
+	Scheduler bool
+	// FakeNodes > 0 runs KWOK and creates that many fake nodes
+	// (fake-node-0, ...) on which bound pods start and become Ready at
+	// once. More can be added with AddFakeNode.
+	FakeNodes int
+	// ControllersBinary and KWOKBinary override $CFZT_KUBE_CONTROLLERS and
+	// $CFZT_KWOK, else hack/build-testbin.sh builds them.
+	ControllersBinary string
+	KWOKBinary        string
 }
 
 // Cluster is a running kube-apiserver.
@@ -116,6 +138,8 @@ type Cluster struct {
 	clientsOnce sync.Once
 	clients     *clients
 	clientsErr  error
+
+	comp componentState // optional components, see components.go
 }
 
 // Start starts a kube-apiserver with RBAC authorization on free loopback ports
@@ -129,6 +153,9 @@ func Start(opts Options) (*Cluster, error) {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = defaultStartTimeout
+		if d, err := time.ParseDuration(os.Getenv(EnvStartTimeout)); err == nil && d > 0 {
+			opts.StartTimeout = d
+		}
 	}
 	bin := opts.Binary
 	if bin == "" {
@@ -168,6 +195,11 @@ func Start(opts Options) (*Cluster, error) {
 		if attempt < maxStartAttempts && c.portConflict() {
 			continue
 		}
+		return nil, err
+	}
+	if err := c.startComponents(opts); err != nil {
+		c.stopComponents()
+		c.kill()
 		return nil, err
 	}
 	ok = true
@@ -323,6 +355,7 @@ func (c *Cluster) Stop() {
 		return
 	}
 	c.stopOnce.Do(func() {
+		c.stopComponents()
 		if c.cmd != nil && c.cmd.Process != nil {
 			signalGroup(c.cmd.Process.Pid, syscall.SIGTERM)
 			select {

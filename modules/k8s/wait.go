@@ -224,15 +224,20 @@ func (c *Clients) wait(ctx context.Context, r *apiResource, q query, pred predic
 			}
 			elapsed = int(time.Since(start) / time.Second)
 		}
-		var err error
-		obj, err = c.get(ctx, r, q)
+		got, err := c.get(ctx, r, q)
 		lastErr = nil
 		if err != nil {
 			var ae *apiError
 			if errors.As(err, &ae) && ae.code != 0 {
 				return false, nil, elapsed, err
 			}
-			lastErr, obj = err, nil
+			// A transport error is retried; as in kubernetes.core's
+			// Waiter, the predicate sees the last object fetched (nil
+			// before the first), so a dropped connection does not look
+			// like an absent object.
+			lastErr = err
+		} else {
+			obj = got
 		}
 		if pred(obj) {
 			break
