@@ -39,7 +39,7 @@ oracle:
 	sh hack/install-oracle.sh $(ORACLE_DIR)
 
 ## lint: gofmt (every Go file of every module), go mod tidy (every module),
-## go vet, and staticcheck when it installs from the Go module proxy (a
+## go vet, import grouping and the package layering (tests/architecture), and staticcheck when it installs from the Go module proxy (a
 ## pinned version, never in go.mod).
 GO_MODULES := . internal/cfsim/sdktest internal/tools/helmtest internal/kubetest/apiserver internal/kubetest/controllers internal/kubetest/kwok
 STATICCHECK_VERSION ?= v0.8.2
@@ -51,6 +51,7 @@ lint:
 	  if ! (cd $$m && $(GO) mod tidy -diff >/dev/null 2>&1); then echo "go mod tidy: $$m/go.mod is not tidy (run go mod tidy there)"; exit 1; fi; \
 	done
 	$(GO) vet ./...
+	$(GO) test -count=1 -run 'TestImportGrouping|TestLayering' ./tests/architecture/
 	@if [ -x $(STATICCHECK_BIN) ] || GOBIN=$(CURDIR)/$(dir $(STATICCHECK_BIN)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); then \
 	  echo "staticcheck ($(STATICCHECK_VERSION)) ./..."; $(STATICCHECK_BIN) ./...; \
 	else echo "lint: staticcheck $(STATICCHECK_VERSION) could not be installed from the module proxy; skipping it" >&2; fi

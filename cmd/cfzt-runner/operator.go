@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"os/signal"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/config"
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/session"

@@ -7,12 +7,12 @@ package config
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/settings"
 )

@@ -2,13 +2,12 @@ package display
 
 import (
 	"bytes"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCapturedErrorsAsSubEvents checks the rendering of an action's

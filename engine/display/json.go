@@ -1,7 +1,6 @@
 package display
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"math"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"

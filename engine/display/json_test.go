@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
 	"github.com/cfzt/cfzt-runner/engine/value"

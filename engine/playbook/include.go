@@ -2,10 +2,10 @@ package playbook
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"

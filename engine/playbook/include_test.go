@@ -2,10 +2,10 @@ package playbook
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/stretchr/testify/require"
 )
 

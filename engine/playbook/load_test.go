@@ -1,10 +1,10 @@
 package playbook
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"

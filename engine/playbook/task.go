@@ -2,11 +2,11 @@ package playbook
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/catalog"
 	"github.com/cfzt/cfzt-runner/engine/py"

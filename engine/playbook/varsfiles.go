@@ -1,9 +1,9 @@
 package playbook
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/engine/vault"

@@ -2,10 +2,10 @@ package playbook
 
 import (
 	"bytes"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"regexp"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"gopkg.in/yaml.v3"
 )

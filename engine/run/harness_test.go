@@ -3,7 +3,6 @@ package run_test
 import (
 	"bytes"
 	"context"
-	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/display"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"

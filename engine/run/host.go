@@ -3,11 +3,11 @@ package run
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"io"
 	"os"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/search"

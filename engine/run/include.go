@@ -3,12 +3,12 @@ package run
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"

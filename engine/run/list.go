@@ -2,11 +2,11 @@ package run
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"

@@ -1,10 +1,10 @@
 package run
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
-	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )

@@ -2,9 +2,9 @@ package run
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"

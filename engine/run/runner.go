@@ -5,11 +5,11 @@ package run
 import (
 	"context"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
-	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"

@@ -2,13 +2,13 @@ package run
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"

@@ -1,9 +1,9 @@
 package run
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"

@@ -2,14 +2,14 @@ package run
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
-	"github.com/cfzt/cfzt-runner/engine/py"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )

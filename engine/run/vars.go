@@ -1,11 +1,11 @@
 package run
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"os"
 	"slices"
 	"sort"
 
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )

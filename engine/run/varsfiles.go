@@ -3,8 +3,8 @@ package run
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"

@@ -9,13 +9,13 @@ package session
 import (
 	"context"
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/config"
 	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/inventory"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"

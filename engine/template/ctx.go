@@ -2,10 +2,10 @@ package template
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )

@@ -3,12 +3,12 @@ package template
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"

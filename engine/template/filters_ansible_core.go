@@ -3,11 +3,11 @@ package template
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )

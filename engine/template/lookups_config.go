@@ -2,8 +2,8 @@ package template
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/value"

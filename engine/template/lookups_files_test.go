@@ -1,11 +1,11 @@
 package template
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"

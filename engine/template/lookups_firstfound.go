@@ -1,10 +1,10 @@
 package template
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"regexp"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )

@@ -3,10 +3,10 @@ package builtin
 import (
 	"context"
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"

@@ -2,8 +2,8 @@ package builtin
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/playbook"

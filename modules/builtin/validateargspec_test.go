@@ -2,12 +2,11 @@ package builtin
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidateArgumentSpec(t *testing.T) {

@@ -6,13 +6,13 @@ package command
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"

@@ -3,7 +3,6 @@ package command
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 

@@ -1,14 +1,13 @@
 package command
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRaw(t *testing.T) {

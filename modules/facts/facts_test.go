@@ -1,17 +1,16 @@
 package facts
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 func writeFile(t *testing.T, path, body string, mode os.FileMode) {

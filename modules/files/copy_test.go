@@ -1,18 +1,17 @@
 package files
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 // copyHost is a test host whose remote and local temp live under dir.

@@ -1,17 +1,16 @@
 package files
 
 import (
-	"github.com/cfzt/cfzt-runner/engine/py"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 // run runs a module entry by short name with args on a fresh test host.

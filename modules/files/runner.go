@@ -2,10 +2,10 @@ package files
 
 import (
 	"errors"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/value"

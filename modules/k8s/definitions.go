@@ -2,12 +2,12 @@ package k8s
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 

@@ -2,14 +2,13 @@ package system
 
 import (
 	"context"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module/moduletest"
 	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/stretchr/testify/require"
 )
 
 func TestAddHost(t *testing.T) {

@@ -2,10 +2,10 @@ package sdk
 
 import (
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/diag"
 	"strings"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"

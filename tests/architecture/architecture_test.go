@@ -5,6 +5,8 @@ package architecture
 import (
 	"bufio"
 	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,4 +124,57 @@ func TestLayering(t *testing.T) {
 	if checked < 30 {
 		t.Errorf("only %d packages checked", checked)
 	}
+}
+
+// TestImportGrouping: import blocks are grouped as goimports groups them:
+// the standard library first, then the other packages, never mixed.
+func TestImportGrouping(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command("git", "ls-files", "--cached", "--others", "--exclude-standard", "*.go")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v", err)
+	}
+	for _, name := range strings.Fields(string(out)) {
+		if strings.Contains(name, "/testdata/") {
+			continue
+		}
+		if msg := checkGrouping(filepath.Join(root, name)); msg != "" {
+			t.Errorf("%s: %s", name, msg)
+		}
+	}
+}
+
+func checkGrouping(path string) string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+	if err != nil {
+		return ""
+	}
+	lastLine, group, seenOther := 0, -1, false
+	groupStd := map[int]bool{}
+	for _, spec := range f.Imports {
+		line := fset.Position(spec.Pos()).Line
+		if spec.Doc != nil {
+			line = fset.Position(spec.Doc.Pos()).Line
+		}
+		if group < 0 || line > lastLine+1 {
+			group++
+		}
+		lastLine = fset.Position(spec.End()).Line
+		p := strings.Trim(spec.Path.Value, `"`)
+		std := !strings.Contains(strings.SplitN(p, "/", 2)[0], ".")
+		if prev, ok := groupStd[group]; ok && prev != std {
+			return "the standard library and other packages share an import group (at " + p + ")"
+		}
+		groupStd[group] = std
+		if std && seenOther {
+			return "a standard-library import group comes after another group (at " + p + ")"
+		}
+		if !std {
+			seenOther = true
+		}
+	}
+	return ""
 }

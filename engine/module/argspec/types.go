@@ -3,7 +3,6 @@ package argspec
 import (
 	"errors"
 	"fmt"
-	"github.com/cfzt/cfzt-runner/engine/py"
 	"math"
 	"math/big"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
