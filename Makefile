@@ -113,6 +113,14 @@ k8s-goldens:
 goldens:
 	hack/record-goldens.sh
 
+## demo-chute: chute end to end on this machine (docs/chute.md, Try it): a
+## local kube-apiserver, the Cloudflare simulator and `cfzt-runner operator`
+## on ansible/chute.
+.PHONY: demo-chute
+demo-chute: build kube-apiserver
+	$(GO) build -o bin/chute-demo ./cmd/chute-demo
+	CFZT_KUBE_APISERVER=$$(hack/build-apiserver.sh) bin/chute-demo -runner $(BIN)
+
 ## image-chute: chute's operator image as an OCI layout tarball, without
 ## Docker (deploy/chute/Dockerfile is the Docker build of the same image).
 .PHONY: image-chute
