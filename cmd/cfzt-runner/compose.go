@@ -102,7 +102,7 @@ func compose(o composeOptions) (*composition, error) {
 	if fallback == nil {
 		fallback = []string{session.DefaultInventory}
 	}
-	c.Session = &session.Session{Config: c.Config, Modules: reg, Plugins: registerPlugins, PythonPlugins: pythonPlugins,
+	c.Session = &session.Session{Config: c.Config, Modules: reg, Plugins: registerPlugins, PythonPlugins: pythonPlugins, Env: o.Env.Exported,
 		Inventory: o.Inventory, Fallback: fallback, Stdout: o.Direct}
 	if o.Mode == modeSDK {
 		// One template engine and one module state for every reconcile:
@@ -131,6 +131,16 @@ func useColor(cfg *config.Config) bool {
 // value leaves the variable as the process has it.
 func withSettings(env config.Environment, settings map[string]string) config.Environment {
 	lookup := env.Lookup
+	exported := map[string]string{}
+	for k, v := range env.Exported {
+		exported[k] = v
+	}
+	for k, v := range settings {
+		if v != "" {
+			exported[k] = v
+		}
+	}
+	env.Exported = exported
 	env.Lookup = func(name string) (string, bool) {
 		if v := settings[name]; v != "" {
 			return v, true

@@ -104,5 +104,12 @@ func TestComposeSDKSettings(t *testing.T) {
 	_, set := env.Lookup("ANSIBLE_LIBRARY")
 	require.False(t, set, "an empty flag leaves the variable as the process has it")
 	require.NotNil(t, comp.Session.Engine, "the drop-in shares one template engine")
+	// As ansible-operator exports them to its runs: lookup('env') and
+	// the modules' child processes see the flags' values.
+	v, ok := comp.Session.Engine.Getenv("ANSIBLE_ROLES_PATH")
+	require.True(t, ok)
+	require.Equal(t, "/opt/r", v)
+	require.Contains(t, comp.Session.Engine.Environ(), "ANSIBLE_COLLECTIONS_PATH=/opt/c")
+	require.Equal(t, map[string]string{"ANSIBLE_ROLES_PATH": "/opt/r", "ANSIBLE_COLLECTIONS_PATH": "/opt/c"}, comp.Session.Options(run.Options{}).BaseEnv)
 	require.Nil(t, comp.Metrics, "the drop-in serves its own metrics, not the operator loop's")
 }

@@ -23,6 +23,10 @@ type Environment struct {
 	Lookup func(string) (string, bool)
 	// Dir is the working directory and Home the user's home directory.
 	Dir, Home string
+	// Exported are variables the runs' environment has beyond the
+	// process's own, as ansible-operator exports --ansible-roles-path and
+	// --ansible-collections-path to its runs (Lookup reads them too).
+	Exported map[string]string
 }
 
 // Process is the process's own environment, working and home directory.

@@ -527,3 +527,25 @@ func TestGatherFacts(t *testing.T) {
 	require.Equal(t, "Linux Linux 4 True", rec.msg(t, "facts", "localhost"))
 	require.Contains(t, f.out.String(), "TASK [Gathering Facts] *********************************************************\nok: [localhost]\n")
 }
+
+// TestBaseEnvironment: Options.BaseEnv (ansible-operator's exported
+// --ansible-roles-path...) is in every module's environment, under the
+// task's own `environment`.
+func TestBaseEnvironment(t *testing.T) {
+	f := newFixture(t, map[string]string{"playbook.yml": `
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: plain
+      probe:
+    - name: overridden
+      probe:
+      environment:
+        CFZT_PROBE: task
+`})
+	f.opts.BaseEnv = map[string]string{"CFZT_PROBE": "base", "ANSIBLE_ROLES_PATH": "/opt/r"}
+	f.run(t)
+	require.Equal(t, 0, f.rc, f.out.String())
+	require.Equal(t, map[string]string{"CFZT_PROBE": "base", "ANSIBLE_ROLES_PATH": "/opt/r"}, f.mods.envs[0])
+	require.Equal(t, map[string]string{"CFZT_PROBE": "task", "ANSIBLE_ROLES_PATH": "/opt/r"}, f.mods.envs[1])
+}

@@ -18,6 +18,9 @@ import (
 
 // Options are the run-wide settings from the command line.
 type Options struct {
+	// BaseEnv are variables every module's environment has beyond the
+	// process's own, under the task's `environment`.
+	BaseEnv     map[string]string
 	Check, Diff bool
 	Verbosity   int
 	Tags        []string

@@ -57,6 +57,10 @@ type Session struct {
 	// configured paths of each kind and the collection roots. stop ends
 	// what it started; Execute calls it when the run ends.
 	PythonPlugins func(loaded func(kind string) []string, configured map[string][]string, collectionRoots func() []string) (r template.PluginResolver, stop func())
+	// Env are variables the runs' environment has beyond the process's
+	// own (config.Environment.Exported): lookup('env') and every module's
+	// child processes see them.
+	Env map[string]string
 	// Vault holds the vault secrets of the run (nil: none were given):
 	// the template engine decrypts `!vault` values with them, the loader
 	// and the inventory encrypted files.
@@ -94,6 +98,27 @@ func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
 	eng := template.New()
 	eng.Settings = s.Config.Settings()
 	eng.NoEmbeddedTemplates = !s.Config.AllowEmbeddedTemplates
+	if len(s.Env) > 0 {
+		exported := s.Env
+		eng.Getenv = func(name string) (string, bool) {
+			if v, ok := exported[name]; ok {
+				return v, true
+			}
+			return os.LookupEnv(name)
+		}
+		eng.Environ = func() []string {
+			out := make([]string, 0, len(exported))
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); exported[k] == "" {
+					out = append(out, kv)
+				}
+			}
+			for k, v := range exported {
+				out = append(out, k+"="+v)
+			}
+			return out
+		}
+	}
 	if s.Plugins != nil {
 		s.Plugins(eng, shared)
 	}
@@ -107,6 +132,9 @@ func (s *Session) Options(o run.Options) run.Options {
 	o.MergeHashes, o.Gathering, o.NoInjectFacts, o.ShowCustomStats = c.MergeHashes, c.Gathering, !c.InjectFacts, c.ShowCustomStats
 	o.Forks, o.WarnOnMissingHandler = c.Forks, !c.ErrorOnMissingHandler
 	o.AllowBrokenConditionals = c.AllowBrokenConditionals
+	if len(s.Env) > 0 {
+		o.BaseEnv = s.Env
+	}
 	o.NoDeprecationWarnings = !c.DeprecationWarnings
 	return o
 }
