@@ -480,7 +480,7 @@ func (cp *podCopy) toPod() (*value.Dict, error) {
 			for i, a := range cmd {
 				l[i] = a
 			}
-			return nil, module.FailDict(value.DictOf("command", l), "Failed to copy local file/directory into Pod due to: " + errText)
+			return nil, module.FailDict(value.DictOf("command", l), "Failed to copy local file/directory into Pod due to: "+errText)
 		}
 	}
 	if hasContent {
