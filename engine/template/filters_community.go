@@ -1,7 +1,9 @@
 package template
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -15,6 +17,7 @@ func communityFilters() family {
 		"dict_kv":         filterDictKV,
 		"groupby_as_dict": filterGroupbyAsDict,
 		"json_query":      filterJSONQuery,
+		"keep_keys":       filterKeepKeys,
 		"lists_mergeby":   filterListsMergeby,
 		"version_sort":    filterVersionSort,
 	}}
@@ -43,6 +46,127 @@ func filterDict(_ *Ctx, in any, a *Args) (any, error) {
 		d.Set(value.Str(pair[0]), pair[1])
 	}
 	return d, nil
+}
+
+// filterKeepKeys is community.general.keep_keys: each dictionary of a list
+// keeps the keys that match target (equal, starts_with, ends_with, or a
+// regex that matches at the key's start), with plugin_utils/keys_filter's
+// checks and messages.
+func filterKeepKeys(_ *Ctx, in any, a *Args) (any, error) {
+	v, err := py.Sig("keep_keys", py.Opt("target", nil), py.Opt("matching_parameter", "equal")).Bind(a)
+	if err != nil {
+		return nil, err
+	}
+	target, mp := v[0], value.Str(v[1])
+	data, ok := pySequence(in)
+	if !ok {
+		return nil, Errorf("First argument must be a list. %s is %s", value.Str(in), argClassRepr(in))
+	}
+	for _, e := range data {
+		if _, ok := e.(*value.Dict); !ok {
+			return nil, Errorf("The data items must be dictionaries. %s is %s", value.Str(e), argClassRepr(e))
+		}
+	}
+	modes := []string{"equal", "starts_with", "ends_with", "regex"}
+	if !slices.Contains(modes, mp) {
+		return nil, Errorf("The matching_parameter must be one of %s. matching_parameter=%s", value.Repr(stringsToAny(modes)), mp)
+	}
+	keep, err := keysMatcher(target, mp)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(data))
+	for i, e := range data {
+		d := e.(*value.Dict)
+		kept := value.NewDict(d.Len())
+		d.Each(func(k string, val any) bool {
+			if keep(k) {
+				kept.Set(k, val)
+			}
+			return true
+		})
+		out[i] = kept
+	}
+	return out, nil
+}
+
+// keysMatcher is _keys_filter_target_str: target checked and turned into
+// the test a key passes.
+func keysMatcher(target any, mp string) (func(string) bool, error) {
+	items, ok := pySequence(target)
+	if !ok {
+		return nil, Errorf("The target must be a string or a list. target is %s.", argClassRepr(target))
+	}
+	if len(items) == 0 {
+		return nil, Errorf("The target can't be empty.")
+	}
+	var pats []string
+	if s, isStr := target.(string); isStr {
+		pats = []string{s}
+	} else {
+		for _, e := range items {
+			s, ok := e.(string)
+			if !ok {
+				if _, list := target.([]any); list {
+					return nil, Errorf("The target items must be strings. %s is %s", value.Str(e), argClassRepr(e))
+				}
+			}
+			pats = append(pats, s)
+		}
+	}
+	if mp == "regex" {
+		if len(pats) > 1 {
+			return nil, Errorf("Single item is required in the target list if matching_parameter=regex.")
+		}
+		re, err := py.CompilePattern(pats[0], 0)
+		if err != nil {
+			// Raised while handling re.error: a section of its own.
+			return nil, detachedf("The target must be a valid regex if matching_parameter=regex. target is %s", pats[0])
+		}
+		return func(k string) bool {
+			// re.match: a match that starts at the key's start (the
+			// leftmost match starts there whenever one does).
+			loc, err := re.FindStringIndex(k)
+			return err == nil && loc != nil && loc[0] == 0
+		}, nil
+	}
+	return func(k string) bool {
+		for _, p := range pats {
+			switch {
+			case mp == "equal" && k == p,
+				mp == "starts_with" && strings.HasPrefix(k, p),
+				mp == "ends_with" && strings.HasSuffix(k, p):
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// pySequence is isinstance(v, Sequence) with the items: a list, a tuple
+// or a string (its characters).
+func pySequence(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case value.Tuple:
+		return []any(x), true
+	case string:
+		out := make([]any, 0, len(x))
+		for _, r := range x {
+			out = append(out, string(r))
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func stringsToAny(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
 }
 
 func filterDictKV(_ *Ctx, in any, a *Args) (any, error) {

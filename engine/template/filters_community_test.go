@@ -10,6 +10,9 @@ func TestCommunityFilters(t *testing.T) {
 		{"{{ 5 | community.general.dict_kv('x') }}", D("x", 5), ""},
 		{"{{ l1 | community.general.lists_mergeby(l2, 'name') }}", L(D("name", "a", "x", 1), D("name", "b", "x", 2, "y", 3), D("name", "c", "y", 4)), ""},
 		{"{{ 'x' | community.general.lists_mergeby(zzz=1) }}", nil, fe("community.general.lists_mergeby", "'recursive' and 'list_merge' are the only valid keyword arguments.")},
+		{"{{ [dict(ab=1, b=2, ca=3)] | community.general.keep_keys(target=['a', 'c'], matching_parameter='starts_with') }}", L(D("ab", 1, "ca", 3)), ""},
+		{"{{ [dict(ab=1, b=2)] | community.general.keep_keys(target='b', matching_parameter='regex') }}", L(D("b", 2)), ""},
+		{"{{ [dict(a=1)] | community.general.keep_keys(target=[]) }}", nil, fe("community.general.keep_keys", "The target can't be empty.")},
 	})
 }
 
