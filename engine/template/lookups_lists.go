@@ -17,6 +17,7 @@ func listLookups() family {
 		"items":         lookupItems,
 		"list":          lookupList,
 		"nested":        lookupNested,
+		"cartesian":     lookupCartesian,
 		"random_choice": lookupRandomChoice,
 		"subelements":   lookupSubelements,
 		"together":      lookupTogether,
@@ -114,6 +115,54 @@ func lookupNested(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 	out := make([]any, len(result))
 	for i, r := range result {
 		out[i] = r
+	}
+	return out, nil
+}
+
+// lookupCartesian is community.general.cartesian: the cartesian product
+// of the terms (each listified: a string or a scalar is a list of one),
+// each combination flattened one level as LookupBase._flatten does. A
+// product longer than py.MaxListLen is a MemoryError, not an exhausted
+// machine.
+func lookupCartesian(_ *Ctx, terms []any, _ *Args) ([]any, error) {
+	if len(terms) == 0 {
+		return nil, Errorf("with_cartesian requires at least one element in each list")
+	}
+	lists := make([][]any, len(terms))
+	total := 1
+	for i, t := range terms {
+		switch x := t.(type) {
+		case string:
+			lists[i] = []any{x}
+		default:
+			items, err := iterate(t)
+			if err != nil {
+				items = []any{t}
+			}
+			lists[i] = items
+		}
+		if total *= len(lists[i]); total > py.MaxListLen {
+			return nil, fromPy(py.MemoryError())
+		}
+	}
+	out := make([]any, 0, total)
+	combo := make([]int, len(lists))
+	for total > 0 {
+		picked := make([]any, len(lists))
+		for i, l := range lists {
+			picked[i] = l[combo[i]]
+		}
+		out = append(out, flattenOnce(picked))
+		i := len(lists) - 1
+		for ; i >= 0; i-- {
+			if combo[i]++; combo[i] < len(lists[i]) {
+				break
+			}
+			combo[i] = 0
+		}
+		if i < 0 {
+			break
+		}
 	}
 	return out, nil
 }

@@ -90,3 +90,13 @@ func renderCases(t *testing.T, e *Engine, vars Vars, opt Options, cases []tcase)
 		require.Equal(t, listifyTuples(c.want), got, c.src)
 	}
 }
+
+// TestCartesianBomb: a product too long to list is an error, not an
+// exhausted machine.
+func TestCartesianBomb(t *testing.T) {
+	_, err := render(t, "{{ query('community.general.cartesian', range(3000), range(3000), range(3000)) | length }}", Options{})
+	require.Error(t, err)
+	got, err := render(t, "{{ query('community.general.cartesian', [1, 2], ['a']) }}", Options{})
+	require.NoError(t, err)
+	require.Equal(t, []any{[]any{1, "a"}, []any{2, "a"}}, got)
+}
