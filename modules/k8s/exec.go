@@ -14,12 +14,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/command"
-	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/client-go/tools/remotecommand"
-	"k8s.io/client-go/util/exec"
-	"k8s.io/klog/v2"
 	streamhttp "k8s.io/streaming/pkg/httpstream"
 )
 
@@ -73,10 +68,10 @@ type execOpts struct {
 	stdout, stderr            io.Writer
 }
 
-// podExec runs a command in a pod through the apiserver's pods/exec, as
-// kubectl does: a websocket (v5.channel.k8s.io) first, SPDY when the
-// server cannot upgrade to a websocket. It returns the command's exit
-// code; an error is a failure to run it or a broken stream.
+// podExec runs a command in a pod through the apiserver's pods/exec over
+// a websocket, as kubernetes.core's Python client does (wsexec.go). It
+// returns the command's exit code; an error is a failure to run it or a
+// broken stream.
 func podExec(ctx context.Context, c *Clients, o execOpts) (int, error) {
 	q := url.Values{}
 	for _, a := range o.command {
@@ -100,38 +95,7 @@ func podExec(ctx context.Context, c *Clients, o execOpts) (int, error) {
 		return 0, err
 	}
 	u.RawQuery = q.Encode()
-	ws, err := remotecommand.NewWebSocketExecutor(c.Config, "GET", u.String())
-	if err != nil {
-		return 0, err
-	}
-	sp, err := remotecommand.NewSPDYExecutor(c.Config, "POST", u)
-	if err != nil {
-		return 0, err
-	}
-	// SPDY only when the server does not take the websocket at all: an
-	// apiserver that answers the handshake with a Status (no such pod,
-	// forbidden) has refused the exec, whatever the protocol.
-	ex, err := remotecommand.NewFallbackExecutor(ws, sp, func(err error) bool {
-		if handshakeStatus(err) != nil {
-			return false
-		}
-		return streamhttp.IsUpgradeFailure(err) || httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-	})
-	if err != nil {
-		return 0, err
-	}
-	// client-go reports stream copy failures through its logger: keep
-	// them out of the playbook's output (the task's result has them).
-	ctx = klog.NewContext(ctx, logr.Discard())
-	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: o.stdin, Stdout: o.stdout, Stderr: o.stderr})
-	var ce exec.CodeExitError
-	if errors.As(err, &ce) {
-		return ce.Code, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	return 0, nil
+	return wsExec(ctx, c, u, o)
 }
 
 // execSpec is kubernetes.core.k8s_exec's argument_spec.
