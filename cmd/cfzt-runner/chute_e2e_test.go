@@ -466,7 +466,7 @@ func runChute(t *testing.T, e *chuteEnv) {
 		rules, _ := json.Marshal(e.appPolicy(apps[0].ID).Policy.Include)
 		return strings.Contains(string(rules), "carol@example.com")
 	})
-	obj = e.waitReady(func() *unstructured.Unstructured {
+	e.waitReady(func() *unstructured.Unstructured {
 		o := e.instance("web", "grafana")
 		if o == nil || statusString(o, "tunnelId") != tun.Tunnel.ID || statusString(o, "dnsRecordId") != records[0].ID || statusString(o, "accessAppId") != apps[0].ID {
 			return nil
