@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cfzt/cfzt-runner/internal/kubetest/kubelet"
 	"github.com/stretchr/testify/require"
@@ -267,4 +268,31 @@ func TestCpFromHostilePodEchoListing(t *testing.T) {
 		return nil
 	})
 	require.Empty(t, found)
+}
+
+// TestCpToPodOverV4: an apiserver that offers only v4.channel.k8s.io
+// cannot be told that stdin ended; the copy closes the connection once
+// the archive is written (as the Python client does) instead of waiting
+// for tar forever.
+func TestCpToPodOverV4(t *testing.T) {
+	defer func(p []string) { execProtocols = p }(execProtocols)
+	execProtocols = []string{protoV4}
+	ns := namespace(t, "cp-v4")
+	p := runningPod(t, ns, "box", "main")
+	local := t.TempDir()
+	writeFile(t, filepath.Join(local, "f.txt"), "over v4\n", 0o644)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ok(t, call{mod: "k8s_cp", args: "{namespace: " + ns + ", pod: box, local_path: " + local + "/f.txt, remote_path: /opt/f.txt}"})
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("k8s_cp over v4 did not end: stdin's end never reached tar")
+	}
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(p.Root("main"), "opt/f.txt"))
+		return err == nil && string(b) == "over v4\n"
+	}, 10*time.Second, 50*time.Millisecond)
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	gwebsocket "github.com/gorilla/websocket"
 	"k8s.io/client-go/transport/websocket"
@@ -32,6 +33,11 @@ const (
 	protoV5 = "v5.channel.k8s.io"
 	protoV4 = "v4.channel.k8s.io"
 )
+
+// execProtocols are the subprotocols offered, preferred first (a
+// variable so that tests can offer v4 alone, as an older apiserver
+// would accept).
+var execProtocols = []string{protoV5, protoV4}
 
 // execStatus is the Status the error channel carries when the command
 // ends: Success, or Failure with the exit code as an ExitCode cause.
@@ -79,7 +85,7 @@ func wsExec(ctx context.Context, c *Clients, u *url.URL, o execOpts) (int, error
 	if err != nil {
 		return 0, err
 	}
-	conn, err := websocket.Negotiate(rt, holder, req, protoV5, protoV4)
+	conn, err := websocket.Negotiate(rt, holder, req, execProtocols...)
 	if err != nil {
 		return 0, err
 	}
@@ -93,6 +99,10 @@ func wsExec(ctx context.Context, c *Clients, u *url.URL, o execOpts) (int, error
 		defer wmu.Unlock()
 		return conn.WriteMessage(gwebsocket.BinaryMessage, b)
 	}
+	// v4 cannot end stdin but by closing the connection, as the Python
+	// client does once it has written stdin: the command's output and
+	// status after that are not read.
+	var stdinHungUp atomic.Bool
 	if o.stdin != nil {
 		go func() {
 			buf := make([]byte, 32<<10)
@@ -106,6 +116,9 @@ func wsExec(ctx context.Context, c *Clients, u *url.URL, o execOpts) (int, error
 				if rerr != nil {
 					if v5 {
 						_ = write([]byte{chanClose, chanStdin})
+					} else {
+						stdinHungUp.Store(true)
+						conn.Close()
 					}
 					return
 				}
@@ -118,6 +131,9 @@ func wsExec(ctx context.Context, c *Clients, u *url.URL, o execOpts) (int, error
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, ctx.Err()
+			}
+			if stdinHungUp.Load() {
+				break
 			}
 			var ce *gwebsocket.CloseError
 			if errors.As(err, &ce) && ce.Code == gwebsocket.CloseNormalClosure || errors.Is(err, io.EOF) {
