@@ -104,7 +104,7 @@ func runModule(ctx context.Context, reg *module.Registry, spec *Spec) *value.Dic
 	}
 	host := &jobHost{spec: spec, shared: module.NewShared()}
 	req := &module.Request{Ctx: ctx, Name: spec.Name, FQCN: spec.FQCN, Action: spec.Action, Args: args,
-		Check: spec.Check, Diff: spec.Diff, Verbosity: spec.Verbosity, Env: spec.Env,
+		Check: spec.Check, Diff: spec.Diff, Verbosity: spec.Verbosity, Env: spec.Env, BaseEnv: spec.BaseEnv,
 		ModuleFile: spec.ModuleFile, NoLog: spec.NoLog, ModuleUtils: spec.ModuleUtils,
 		Host: host}
 	res, err := m.Run(req)

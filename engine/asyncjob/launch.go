@@ -33,6 +33,7 @@ type Spec struct {
 	Diff        bool              `json:"diff"`
 	Verbosity   int               `json:"verbosity"`
 	Env         map[string]string `json:"env"`
+	BaseEnv     map[string]string `json:"base_env,omitempty"`
 	ModuleFile  string            `json:"module_file"`
 	NoLog       bool              `json:"no_log"`
 	ModuleUtils []string          `json:"module_utils"`
@@ -49,7 +50,7 @@ func SpecOf(req *module.Request, playbookDir string) (*Spec, error) {
 		return nil, err
 	}
 	s := &Spec{Name: req.Name, FQCN: req.FQCN, Action: req.Action, Args: json.RawMessage(args),
-		Check: req.Check, Diff: req.Diff, Verbosity: req.Verbosity, Env: req.Env,
+		Check: req.Check, Diff: req.Diff, Verbosity: req.Verbosity, Env: req.Env, BaseEnv: req.BaseEnv,
 		ModuleFile: req.ModuleFile, NoLog: req.NoLog, ModuleUtils: req.ModuleUtils, PlaybookDir: playbookDir}
 	if req.Host != nil {
 		s.HostName, s.TaskDir = req.Host.Name(), req.Host.TaskDir()

@@ -10,6 +10,8 @@ import (
 	"context"
 	"io"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -41,6 +43,11 @@ type Request struct {
 	// Env is the task's merged `environment` keyword, rendered. Modules
 	// read it before the process environment (see Getenv).
 	Env map[string]string
+	// BaseEnv is what the run exports beyond the process environment (the
+	// operator's flags that ansible-operator would export, such as
+	// ANSIBLE_ROLES_PATH): part of every child's environment, under the
+	// task's Env, but not the `environment` keyword, which raw refuses.
+	BaseEnv map[string]string
 	// ModuleFile is the module file found on the module search path
 	// (Info.Path) that the external module runner executes; empty for a
 	// built-in module.
@@ -82,36 +89,56 @@ func (r *Request) BaseDir() string {
 	return wd
 }
 
-// Getenv looks a variable up in the task environment, then the process's.
+// Getenv looks a variable up in the task environment, then the run's
+// exported variables, then the process's.
 func (r *Request) Getenv(name string) (string, bool) {
 	if v, ok := r.Env[name]; ok {
+		return v, true
+	}
+	if v, ok := r.BaseEnv[name]; ok {
 		return v, true
 	}
 	return os.LookupEnv(name)
 }
 
 // Environ is the environment a child process of the task gets: the
-// process environment with the task's `environment` entries on top.
+// process environment, the run's exported variables on top, and the
+// task's `environment` entries on top of both.
 func (r *Request) Environ() []string {
+	return r.ProcessEnv(true)
+}
+
+// ProcessEnv is Environ, with the task's `environment` entries only when
+// withTask is set (raw and the connection's own commands never apply
+// them).
+func (r *Request) ProcessEnv(withTask bool) []string {
 	env := os.Environ()
-	if len(r.Env) == 0 {
+	over := make(map[string]string, len(r.BaseEnv)+len(r.Env))
+	for k, v := range r.BaseEnv {
+		over[k] = v
+	}
+	if withTask {
+		for k, v := range r.Env {
+			over[k] = v
+		}
+	}
+	if len(over) == 0 {
 		return env
 	}
-	out := make([]string, 0, len(env)+len(r.Env))
+	out := make([]string, 0, len(env)+len(over))
 	for _, kv := range env {
-		k := kv
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				k = kv[:i]
-				break
-			}
-		}
-		if _, override := r.Env[k]; !override {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, replaced := over[k]; !replaced {
 			out = append(out, kv)
 		}
 	}
-	for k, v := range r.Env {
-		out = append(out, k+"="+v)
+	keys := make([]string, 0, len(over))
+	for k := range over {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+over[k])
 	}
 	return out
 }

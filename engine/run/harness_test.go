@@ -119,6 +119,10 @@ type testModules struct {
 	mu    sync.Mutex
 	calls map[string]int
 	envs  []map[string]string
+	bases []map[string]string
+	// seen is what the module saw of CFZT_PROBE and ANSIBLE_ROLES_PATH in
+	// Environ, the environment its child processes get.
+	seen  []map[string]string
 	check []bool
 }
 
@@ -140,6 +144,14 @@ func (m *testModules) set() []module.Entry {
 			m.mu.Lock()
 			defer m.mu.Unlock()
 			m.envs = append(m.envs, req.Env)
+			m.bases = append(m.bases, req.BaseEnv)
+			seen := map[string]string{}
+			for _, kv := range req.Environ() {
+				if k, v, _ := strings.Cut(kv, "="); k == "CFZT_PROBE" || k == "ANSIBLE_ROLES_PATH" {
+					seen[k] = v
+				}
+			}
+			m.seen = append(m.seen, seen)
 			m.check = append(m.check, req.Check)
 			env := value.NewDict(len(req.Env))
 			for k, v := range req.Env {

@@ -29,18 +29,8 @@ var _ module.Host = (*taskHost)(nil)
 // request builds the module request for rendered args.
 func (tr *taskRun) request(args *value.Dict, env map[string]string, sc *scope) *module.Request {
 	t := tr.t
-	if base := tr.r.Opts.BaseEnv; len(base) > 0 {
-		merged := make(map[string]string, len(base)+len(env))
-		for k, v := range base {
-			merged[k] = v
-		}
-		for k, v := range env {
-			merged[k] = v
-		}
-		env = merged
-	}
 	req := &module.Request{Ctx: tr.r.ctx, Name: t.Info.Name, FQCN: t.Info.FQCN, Action: t.Action, Args: args.Copy(),
-		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity, Env: env,
+		Check: tr.checkMode(), Diff: tr.diffMode(), Verbosity: tr.r.Opts.Verbosity, Env: env, BaseEnv: tr.r.Opts.BaseEnv,
 		ModuleFile: t.Info.Path, Host: &taskHost{tr: tr, sc: sc}}
 	if t.Info.Path != "" {
 		req.NoLog = tr.noLogIn(sc)

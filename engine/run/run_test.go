@@ -546,6 +546,11 @@ func TestBaseEnvironment(t *testing.T) {
 	f.opts.BaseEnv = map[string]string{"CFZT_PROBE": "base", "ANSIBLE_ROLES_PATH": "/opt/r"}
 	f.run(t)
 	require.Equal(t, 0, f.rc, f.out.String())
-	require.Equal(t, map[string]string{"CFZT_PROBE": "base", "ANSIBLE_ROLES_PATH": "/opt/r"}, f.mods.envs[0])
-	require.Equal(t, map[string]string{"CFZT_PROBE": "task", "ANSIBLE_ROLES_PATH": "/opt/r"}, f.mods.envs[1])
+	require.Equal(t, map[string]string{"CFZT_PROBE": "base", "ANSIBLE_ROLES_PATH": "/opt/r"}, f.mods.seen[0])
+	require.Equal(t, map[string]string{"CFZT_PROBE": "task", "ANSIBLE_ROLES_PATH": "/opt/r"}, f.mods.seen[1])
+	// The base is not the task's `environment` keyword (raw refuses that
+	// keyword and would warn on every task of an operator otherwise).
+	require.Empty(t, f.mods.envs[0])
+	require.Equal(t, map[string]string{"CFZT_PROBE": "task"}, f.mods.envs[1])
+	require.Equal(t, f.opts.BaseEnv, f.mods.bases[1])
 }

@@ -1,8 +1,6 @@
 package command
 
 import (
-	"os"
-
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/value"
@@ -30,7 +28,7 @@ func rawAction(req *module.Request) (*value.Dict, error) {
 		line = value.Str(e) + " -c " + py.Quote(line)
 	}
 	dir := req.BaseDir()
-	return shellLine(req, process{argv: []string{"/bin/sh", "-c", line}, dir: dir, env: withPWD(os.Environ(), dir)})
+	return shellLine(req, process{argv: []string{"/bin/sh", "-c", line}, dir: dir, env: withPWD(req.ProcessEnv(false), dir)})
 }
 
 // shellLine runs a low-level command as ansible-core's

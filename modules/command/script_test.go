@@ -27,6 +27,17 @@ func TestRaw(t *testing.T) {
 	require.Equal(t, value.DictOf("changed", true, "rc", 4, "stdout", "", "stderr", "", "stdout_lines", lines(), "stderr_lines", lines(),
 		"failed", true, "msg", "non-zero return code"), res)
 
+	// The run's exported variables (cfzt-runner operator's flags, which
+	// ansible-operator exports to its process) reach raw's shell, which
+	// runs in that process's environment, without the keyword's warning.
+	h.Warnings = nil
+	req = h.Request("raw", "_raw_params", "echo $ANSIBLE_ROLES_PATH")
+	req.BaseEnv = map[string]string{"ANSIBLE_ROLES_PATH": "/opt/roles"}
+	res, err = Entries()[2].Module.Run(req)
+	require.NoError(t, err)
+	require.Equal(t, "/opt/roles\n", res.Default("stdout", nil))
+	require.Empty(t, h.Warnings)
+
 	req = h.Request("raw", "_raw_params", "exit 4")
 	req.Check = true
 	res, err = Entries()[2].Module.Run(req)
