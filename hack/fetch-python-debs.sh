@@ -8,7 +8,7 @@
 # hack/python-debs.lock. apt-get checks each download against the signed
 # Packages index, and this script checks it against the lock too. The
 # result is cached under .cache/python-debs/<key>/, where <key> is derived
-# from the lock:
+# from the lock and this script:
 #
 #   debs/     the .deb files
 #   rootfs/   their data, without documentation, manual pages and
@@ -133,7 +133,9 @@ if [[ "${1:-}" == "--update" ]]; then
 fi
 [[ $# -eq 0 ]] || { echo "usage: $0 [--update]" >&2; exit 2; }
 
-key="$(sha256sum "$lock" | cut -c1-16)"
+# The key covers the lock and this script (which decides what is pruned);
+# internal/image (PythonRootfs) derives the same key to find the result.
+key="$(cat "$lock" "$root/hack/fetch-python-debs.sh" | sha256sum | cut -c1-16)"
 outdir="$cache/$key"
 if [[ -f "$outdir/.complete" ]]; then
 	echo "$outdir/rootfs"
