@@ -7,11 +7,11 @@
 # The packages, their versions and their SHA-256 sums are pinned in
 # hack/python-debs.lock. apt-get checks each download against the signed
 # Packages index, and this script checks it against the lock too. The
-# result is cached under .cache/python-debs/<key>/, where <key> is derived
-# from the lock and this script:
+# .deb files are kept in .cache/python-debs/debs/ (checked against the lock
+# at each use), and the result under .cache/python-debs/<key>/, where <key>
+# is derived from the lock and this script:
 #
-#   debs/     the .deb files
-#   rootfs/   their data, without documentation, manual pages and
+#   rootfs/   the packages' data, without documentation, manual pages and
 #             translations, with /var/lib/dpkg/status.d/<package> holding
 #             each package's control fields (what image scanners read)
 #
@@ -118,7 +118,7 @@ update() {
 		echo "# Debian trixie ($arch) packages of the python flavour's python3: the closure of"
 		echo "# ${roots[*]} without ${exclude[*]}, written by hack/fetch-python-debs.sh --update."
 		echo "# package version architecture sha256 size"
-		for p in $(printf '%s\n' "${!seen[@]}" | sort); do
+		for p in $(printf '%s\n' "${!seen[@]}" | LC_ALL=C sort); do
 			[[ "${seen[$p]}" == yes ]] || continue
 			printf '%s %s %s %s %s\n' "$p" "$(field "$p" Version)" "$(field "$p" Architecture)" "$(field "$p" SHA256)" "$(field "$p" Size)"
 		done
@@ -141,13 +141,14 @@ if [[ -f "$outdir/.complete" ]]; then
 	echo "$outdir/rootfs"
 	exit 0
 fi
-mkdir -p "$outdir/debs"
+debs="$cache/debs"
+mkdir -p "$outdir" "$debs"
 
 # Download what is missing or does not match the lock.
 need=()
 while read -r name version pkgarch sum _; do
 	[[ -z "$name" || "$name" == \#* ]] && continue
-	deb="$outdir/debs/${name}_${version//:/%3a}_${pkgarch}.deb"
+	deb="$debs/${name}_${version//:/%3a}_${pkgarch}.deb"
 	if [[ -f "$deb" ]] && [[ "$(sha256sum "$deb" | cut -d' ' -f1)" == "$sum" ]]; then
 		continue
 	fi
@@ -156,7 +157,7 @@ done <"$lock"
 if ((${#need[@]})); then
 	setup_apt
 	echo "fetch-python-debs: downloading ${#need[@]} packages" >&2
-	if ! (cd "$outdir/debs" && apt-get -q download "${need[@]}" >&2); then
+	if ! (cd "$debs" && apt-get -q download "${need[@]}" >&2); then
 		echo "fetch-python-debs: a locked version is no longer on the mirror (Debian replaces a version when it publishes a fix); run $0 --update to lock the current ones" >&2
 		exit 1
 	fi
@@ -168,7 +169,7 @@ rm -rf "$tmp" "$outdir/rootfs" "$outdir/.complete"
 mkdir -p "$tmp/var/lib/dpkg/status.d"
 while read -r name version pkgarch sum _; do
 	[[ -z "$name" || "$name" == \#* ]] && continue
-	deb="$outdir/debs/${name}_${version//:/%3a}_${pkgarch}.deb"
+	deb="$debs/${name}_${version//:/%3a}_${pkgarch}.deb"
 	got="$(sha256sum "$deb" | cut -d' ' -f1)"
 	if [[ "$got" != "$sum" ]]; then
 		echo "fetch-python-debs: $deb has SHA-256 $got, the lock says $sum" >&2

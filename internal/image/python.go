@@ -97,7 +97,7 @@ func AnsibleOperatorPython(opts SDKOptions, pythonRoot string) (*Image, error) {
 			if err != nil {
 				return nil, fmt.Errorf("image: %s: %s: %w", pythonRoot, e.Path, err)
 			}
-			pkgs = append(pkgs, name+"="+v)
+			pkgs = append(pkgs, name+"\x00"+v)
 		}
 	}
 	python, err := resolveIn(entries, PythonPath)
@@ -114,7 +114,10 @@ func AnsibleOperatorPython(opts SDKOptions, pythonRoot string) (*Image, error) {
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("image: %s has no %s: not a root filesystem unpacked by %s", pythonRoot, statusDir, PythonFetchScript)
 	}
-	sort.Strings(pkgs)
+	sort.Strings(pkgs) // by name: "python3" before "python3-minimal"
+	for i, p := range pkgs {
+		pkgs[i] = strings.Replace(p, "\x00", "=", 1)
+	}
 	img.Config.Labels["org.opencontainers.image.title"] = "cfzt-ansible-operator-python"
 	img.Config.Labels["org.opencontainers.image.description"] = "Base image for operator-sdk Ansible operators, run by cfzt-runner, with python3 for roles' Python plugins"
 	img.Config.Labels[LabelDebianPackages] = strings.Join(pkgs, " ")
