@@ -192,7 +192,7 @@ rm -rf "$tmp/usr/share/doc" "$tmp/usr/share/man" "$tmp/usr/share/info" "$tmp/usr
 # default trust store paths pointing at the image's CA bundle (the openssl
 # package makes these), so that ssl.create_default_context() verifies.
 for d in bin lib lib64 sbin; do
-	[[ -e "$tmp/$d" || -L "$tmp/$d" ]] || ln -s "usr/$d" "$tmp/$d"
+	[[ -d "$tmp/usr/$d" ]] && ! [[ -e "$tmp/$d" || -L "$tmp/$d" ]] && ln -s "usr/$d" "$tmp/$d"
 done
 mkdir -p "$tmp/usr/lib/ssl"
 ln -sfn /etc/ssl/certs "$tmp/usr/lib/ssl/certs"
