@@ -188,6 +188,23 @@ rm -rf "$tmp/usr/share/doc" "$tmp/usr/share/man" "$tmp/usr/share/info" "$tmp/usr
 	"$tmp/usr/share/lintian" "$tmp/usr/share/bug" "$tmp/usr/share/doc-base" "$tmp/usr/share/bash-completion" \
 	"$tmp/usr/share/binfmts" "$tmp/usr/share/pixmaps" "$tmp/usr/share/applications" "$tmp/usr/share/readline"
 
+# Byte-compile the standard library, as Debian's py3compile does when the
+# packages are installed, but hash-based and unchecked: every file of the
+# image carries the same mtime, and nothing in it changes them. Without
+# this, each start of the plugin helper (one per run, so one per
+# reconcile) compiles what it imports: about 0.3 s of CPU. The unpacked
+# python runs here through its own dynamic loader and libraries, so the
+# build machine needs neither root nor python 3.13, only an amd64 CPU.
+if [[ "$(uname -m)" != x86_64 ]]; then
+	echo "fetch-python-debs: the packages are $arch: byte-compiling them needs an x86_64 build machine" >&2
+	exit 1
+fi
+py="$(readlink -f "$tmp/usr/bin/python3")"
+env -u PYTHONDONTWRITEBYTECODE -u PYTHONPATH PYTHONHOME="$tmp/usr" \
+	"$tmp/usr/lib64/ld-linux-x86-64.so.2" --library-path "$(echo "$tmp"/usr/lib/*-linux-gnu)" "$py" \
+	-m compileall -q --invalidation-mode unchecked-hash -s "$tmp" -p / -x '/(test|idlelib|turtledemo)/' \
+	"$tmp/usr/lib/$(basename "$py")" >&2
+
 # Debian's merged /usr (base-files makes these links), and OpenSSL's
 # default trust store paths pointing at the image's CA bundle (the openssl
 # package makes these), so that ssl.create_default_context() verifies.
