@@ -64,6 +64,12 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 	defer os.RemoveAll(tmp)
 	if version == "" {
 		version = tag(name)
+		if kind == image.SizesPythonFlavour {
+			// The small flavour's version (dev for dev-python), so that the
+			// two flavours' binaries, and so their first layers, are the
+			// same bytes.
+			version = strings.TrimSuffix(version, "-python")
+		}
 	}
 	if kind == image.SizesPythonFlavour {
 		for _, a := range archs {
