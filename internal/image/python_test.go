@@ -277,11 +277,21 @@ func TestPythonFlavourImage(t *testing.T) {
 		project := map[string]string{
 			"site.yml": "- hosts: localhost\n  gather_facts: false\n  roles: [shout]\n",
 			"roles/shout/tasks/main.yml": "- debug:\n    msg: \"{{ 'hello' | shout(3) }}\"\n" +
-				"- debug:\n    msg: \"python {{ 0 | pyversion }}\"\n",
+				"- debug:\n    msg: \"python {{ 0 | pyversion }}\"\n" +
+				"- debug:\n    msg: \"{{ 'x' | extra }}\"\n" +
+				"- greet:\n    name: image\n  register: greeted\n" +
+				"- debug:\n    msg: \"{{ greeted.greeting }}\"\n",
 			"roles/shout/filter_plugins/shout.py": "import json, sqlite3, ssl, sys\n\n\n" +
 				"def shout(s, n=1):\n    return s.upper() + '!' * n\n\n\n" +
 				"def pyversion(_):\n    return '%d.%d %s' % (sys.version_info[0], sys.version_info[1], ssl.OPENSSL_VERSION.split()[0])\n\n\n" +
-				"class FilterModule:\n    def filters(self):\n        return {'shout': shout, 'pyversion': pyversion}\n",
+				"def extra(s):\n    import extra_lib\n    return extra_lib.wrap(s)\n\n\n" +
+				"class FilterModule:\n    def filters(self):\n        return {'shout': shout, 'pyversion': pyversion, 'extra': extra}\n",
+			// A library the image lacks, on PYTHONPATH as the docs show.
+			"pylib/extra_lib.py": "def wrap(s):\n    return '<' + s + '>'\n",
+			// A module written against AnsibleModule in the role's library/.
+			"roles/shout/library/greet.py": "#!/usr/bin/python\nfrom ansible.module_utils.basic import AnsibleModule\n\n\n" +
+				"def main():\n    m = AnsibleModule(argument_spec=dict(name=dict(type='str', required=True)))\n" +
+				"    m.exit_json(changed=False, greeting='hello from ' + m.params['name'])\n\n\nmain()\n",
 		}
 		for rel, text := range project {
 			p := filepath.Join(rootfs, SDKHome, rel)
@@ -291,7 +301,7 @@ func TestPythonFlavourImage(t *testing.T) {
 		run := func(args ...string) string {
 			cmd := exec.Command(args[0], args[1:]...)
 			cmd.Dir = SDKHome
-			cmd.Env = append([]string(nil), l.Config.Config.Env...)
+			cmd.Env = append(append([]string(nil), l.Config.Config.Env...), "PYTHONPATH="+SDKHome+"/pylib")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Credential: &syscall.Credential{Uid: SDKUID, Gid: 0}}
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s: %s", strings.Join(args, " "), out)
@@ -306,7 +316,9 @@ func TestPythonFlavourImage(t *testing.T) {
 		out = run(BinaryPath, "site.yml")
 		require.Contains(t, out, `"msg": "HELLO!!!"`)
 		require.Contains(t, out, `"msg": "python 3.13 OpenSSL"`)
-		require.Regexp(t, `localhost\s+: ok=2 `, out)
+		require.Contains(t, out, `"msg": "<x>"`, "a library on PYTHONPATH")
+		require.Contains(t, out, `"msg": "hello from image"`, "a Python module of library/")
+		require.Regexp(t, `localhost\s+: ok=5 `, out)
 	})
 }
 
