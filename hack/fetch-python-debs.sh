@@ -170,6 +170,7 @@ mkdir -p "$tmp/var/lib/dpkg/status.d"
 while read -r name version pkgarch sum _; do
 	[[ -z "$name" || "$name" == \#* ]] && continue
 	deb="$debs/${name}_${version//:/%3a}_${pkgarch}.deb"
+	[[ -f "$deb" ]] || { echo "fetch-python-debs: apt-get download left no $deb" >&2; exit 1; }
 	got="$(sha256sum "$deb" | cut -d' ' -f1)"
 	if [[ "$got" != "$sum" ]]; then
 		echo "fetch-python-debs: $deb has SHA-256 $got, the lock says $sum" >&2

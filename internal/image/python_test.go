@@ -4,8 +4,10 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,4 +343,53 @@ func checkFigures(t *testing.T, what, remake string, doc, got Sizes) {
 		require.InDelta(t, c.real, c.doc, 0.15*float64(c.real),
 			"%s %s size (%.1f MB) drifted from the image's (%.1f MB): run `%s` to rewrite it", what, c.what, float64(c.doc)/(1<<20), float64(c.real)/(1<<20), remake)
 	}
+}
+
+// TestFetchScriptRejectsTamperedDeb runs hack/fetch-python-debs.sh with an
+// apt-get that hands over a package other than the locked one (a mirror
+// or proxy that serves a tampered .deb, past or without apt's own check):
+// the script refuses it, naming both sums, and unpacks nothing.
+func TestFetchScriptRejectsTamperedDeb(t *testing.T) {
+	for _, tool := range []string{"bash", "sha256sum", "dpkg-deb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not on PATH", tool)
+		}
+	}
+	const keyring = "/usr/share/keyrings/debian-archive-keyring.gpg"
+	if _, err := os.Stat(keyring); err != nil {
+		t.Skipf("the script needs %s", keyring)
+	}
+	root, err := kubetest.RepoRoot()
+	require.NoError(t, err)
+	script, err := os.ReadFile(filepath.Join(root, PythonFetchScript))
+	require.NoError(t, err)
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "hack"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, PythonFetchScript), script, 0o755))
+	genuine := sha256.Sum256([]byte("genuine"))
+	tampered := sha256.Sum256([]byte("tampered"))
+	lock := "# package version architecture sha256 size\nfakepkg 1:1.0 amd64 " + hex.EncodeToString(genuine[:]) + " 7\n"
+	require.NoError(t, os.WriteFile(filepath.Join(repo, PythonLock), []byte(lock), 0o644))
+
+	bin := t.TempDir()
+	// apt-get: update succeeds; download writes the tampered package
+	// where apt-get would (the epoch's colon as %3a).
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "apt-get"), []byte("#!/bin/sh\n"+
+		"case \"$*\" in *download*) printf tampered > 'fakepkg_1%3a1.0_amd64.deb';; esac\nexit 0\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "apt-cache"), []byte("#!/bin/sh\nexit 1\n"), 0o755))
+	cache := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join(repo, PythonFetchScript))
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(filepath.ListSeparator)+os.Getenv("PATH"), "PYTHON_DEBS_CACHE="+cache)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	require.Error(t, err, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	require.Contains(t, stderr.String(), "fakepkg_1%3a1.0_amd64.deb has SHA-256 "+hex.EncodeToString(tampered[:])+", the lock says "+hex.EncodeToString(genuine[:]))
+	require.Empty(t, stdout.String(), "no root filesystem is reported")
+	matches, err := filepath.Glob(filepath.Join(cache, "*", "rootfs"))
+	require.NoError(t, err)
+	require.Empty(t, matches, "nothing is unpacked")
+	matches, err = filepath.Glob(filepath.Join(cache, "*", ".complete"))
+	require.NoError(t, err)
+	require.Empty(t, matches)
 }
