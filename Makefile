@@ -81,17 +81,22 @@ image-multiarch:
 	env -u GOARCH $(GO) run ./internal/image/cmd/cfzt-image -o bin/cfzt-operator-image-multiarch.tar -name $(IMAGE) -arch $(IMAGE_ARCHS) -docs docs/install.md
 
 ## image-ansible-operator: the base image for operator-sdk Ansible operators
-## (docs/ansible-operator.md), as an OCI layout tarball.
+## (docs/ansible-operator.md), as an OCI layout tarball; it rewrites the
+## size figures of docs/ansible-operator.md.
 .PHONY: image-ansible-operator
 image-ansible-operator:
-	$(GO) run ./internal/image/cmd/cfzt-image -image ansible-operator -o bin/cfzt-ansible-operator-image.tar -name ghcr.io/cfzt/cfzt-ansible-operator:dev
+	$(GO) run ./internal/image/cmd/cfzt-image -image ansible-operator -o bin/cfzt-ansible-operator-image.tar -name ghcr.io/cfzt/cfzt-ansible-operator:dev -docs docs/ansible-operator.md
 
-## image-ansible-operator-python: the same base with python3, for operators
-## whose roles carry Python plugins (docs/ansible-operator.md); needs Docker
-## and its base image, so it is not part of make test.
+## image-ansible-operator-python: the same base with python3 from Debian
+## trixie's packages, for operators whose roles carry Python plugins
+## (docs/ansible-operator.md), as an OCI layout tarball, without Docker
+## (linux/amd64). hack/fetch-python-debs.sh fetches the packages locked in
+## hack/python-debs.lock (apt-get and the network, once: they are cached
+## under .cache/python-debs); the build rewrites the flavour's size figures.
 .PHONY: image-ansible-operator-python
 image-ansible-operator-python:
-	docker build -f container/Dockerfile.ansible-operator-python -t ghcr.io/cfzt/cfzt-ansible-operator:dev-python .
+	hack/fetch-python-debs.sh >/dev/null
+	$(GO) run ./internal/image/cmd/cfzt-image -image ansible-operator-python -arch amd64 -o bin/cfzt-ansible-operator-python-image.tar -name ghcr.io/cfzt/cfzt-ansible-operator:dev-python -docs docs/ansible-operator.md
 
 ## bench: cfzt-runner and the reference ansible-playbook side by side
 ## (bench/README.md); BENCH_RUNS=1 BENCH_WARMUP=0 for a quick smoke run.

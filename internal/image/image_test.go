@@ -77,6 +77,22 @@ func TestOperatorImageLayout(t *testing.T) {
 		}
 	})
 
+	t.Run("ansible-operator docs size figures", func(t *testing.T) {
+		// The small flavour of the ansible-operator base image, around the
+		// same binary: docs/ansible-operator.md's figures (written by
+		// `make image-ansible-operator`) must describe it.
+		img, err := AnsibleOperator(SDKOptions{Binary: bin, Arch: runtime.GOARCH})
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		_, err = img.WriteLayout(&buf)
+		require.NoError(t, err)
+		sl, err := ReadLayout(&buf)
+		require.NoError(t, err)
+		doc, err := ReadSizeFiguresOf(filepath.Join(root, "docs", "ansible-operator.md"), SizesAnsibleOperator)
+		require.NoError(t, err)
+		checkFigures(t, "docs/ansible-operator.md's small flavour", "make image-ansible-operator", doc, SizesOf(sl))
+	})
+
 	t.Run("index", func(t *testing.T) {
 		m := l.Index.Manifests[0]
 		require.Equal(t, MediaTypeManifest, m.MediaType)

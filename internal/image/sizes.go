@@ -10,11 +10,33 @@ import (
 
 // The size figures of the docs are written by the build (`make image`,
 // cfzt-image -docs) between these markers, never typed: TestOperatorImageLayout
-// fails when the figures drift from the image it builds.
+// fails when the figures drift from the image it builds. The figures of
+// the ansible-operator base image's flavours have markers of their own
+// (sizeMarkers), which TestOperatorImageLayout and TestPythonFlavourImage
+// check the same way.
 const (
 	sizeStart = "<!-- image-size: written by `make image` -->"
 	sizeEnd   = "<!-- /image-size -->"
 )
+
+// Images whose size figures the docs give, as cfzt-image's -image names
+// them.
+const (
+	SizesOperator        = "operator"
+	SizesAnsibleOperator = "ansible-operator"
+	SizesPythonFlavour   = "ansible-operator-python"
+)
+
+// sizeMarkers returns the start marker of an image's figures.
+func sizeMarkers(kind string) (string, error) {
+	switch kind {
+	case SizesOperator, "":
+		return sizeStart, nil
+	case SizesAnsibleOperator, SizesPythonFlavour:
+		return "<!-- image-size " + kind + ": written by `make image-" + kind + "` -->", nil
+	}
+	return "", fmt.Errorf("image: no size figures for the image %q", kind)
+}
 
 // Sizes are an image's size figures.
 type Sizes struct {
@@ -39,22 +61,47 @@ func (s Sizes) fragment() string {
 		mb(s.Compressed), mb(s.Unpacked), s.Arch, mb(s.Binary))
 }
 
-var sizeRe = regexp.MustCompile(regexp.QuoteMeta(sizeStart) + `([0-9.]+) MB compressed, ([0-9.]+) MB unpacked for linux/([a-z0-9]+), of which the stripped binary is ([0-9.]+) MB` + regexp.QuoteMeta(sizeEnd))
+var sizeRe = regexp.MustCompile(`^([0-9.]+) MB compressed, ([0-9.]+) MB unpacked for linux/([a-z0-9]+), of which the stripped binary is ([0-9.]+) MB$`)
 
-// WriteSizeFigures rewrites the figures between the markers of the file
-// at path; the file must hold the markers once.
-func WriteSizeFigures(path string, s Sizes) error {
+// WriteSizeFigures rewrites the operator image's figures between the
+// markers of the file at path; the file must hold the markers once.
+func WriteSizeFigures(path string, s Sizes) error { return WriteSizeFiguresOf(path, SizesOperator, s) }
+
+// ReadSizeFigures reads the operator image's figures of the file at path.
+func ReadSizeFigures(path string) (Sizes, error) { return ReadSizeFiguresOf(path, SizesOperator) }
+
+// figures returns the offsets of the text between kind's markers in data.
+func figures(path string, data []byte, kind string) (int, int, error) {
+	startMark, err := sizeMarkers(kind)
+	if err != nil {
+		return 0, 0, err
+	}
+	start := bytes.Index(data, []byte(startMark))
+	if start < 0 || bytes.Count(data, []byte(startMark)) != 1 {
+		return 0, 0, fmt.Errorf("image: %s: want the size markers %q ... %q once", path, startMark, sizeEnd)
+	}
+	start += len(startMark)
+	end := bytes.Index(data[start:], []byte(sizeEnd))
+	if end < 0 {
+		return 0, 0, fmt.Errorf("image: %s: %q has no %q after it", path, startMark, sizeEnd)
+	}
+	return start, start + end, nil
+}
+
+// WriteSizeFiguresOf rewrites the figures of the image kind (SizesOperator,
+// SizesAnsibleOperator, SizesPythonFlavour) between its markers in the
+// file at path; the file must hold its start marker once.
+func WriteSizeFiguresOf(path, kind string, s Sizes) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	start := bytes.Index(data, []byte(sizeStart))
-	end := bytes.Index(data, []byte(sizeEnd))
-	if start < 0 || end < start || bytes.Count(data, []byte(sizeStart)) != 1 {
-		return fmt.Errorf("image: %s: want the size markers %q ... %q once", path, sizeStart, sizeEnd)
+	start, end, err := figures(path, data, kind)
+	if err != nil {
+		return err
 	}
 	var out bytes.Buffer
-	out.Write(data[:start+len(sizeStart)])
+	out.Write(data[:start])
 	out.WriteString(s.fragment())
 	out.Write(data[end:])
 	if bytes.Equal(out.Bytes(), data) {
@@ -63,16 +110,20 @@ func WriteSizeFigures(path string, s Sizes) error {
 	return os.WriteFile(path, out.Bytes(), 0o644)
 }
 
-// ReadSizeFigures reads the figures between the markers of the file at
-// path, in bytes (to the 0.1 MB the text gives).
-func ReadSizeFigures(path string) (Sizes, error) {
+// ReadSizeFiguresOf reads the figures of the image kind between its
+// markers in the file at path, in bytes (to the 0.1 MB the text gives).
+func ReadSizeFiguresOf(path, kind string) (Sizes, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Sizes{}, err
 	}
-	m := sizeRe.FindSubmatch(data)
+	start, end, err := figures(path, data, kind)
+	if err != nil {
+		return Sizes{}, err
+	}
+	m := sizeRe.FindSubmatch(data[start:end])
 	if m == nil {
-		return Sizes{}, fmt.Errorf("image: %s has no size figures between %q and %q", path, sizeStart, sizeEnd)
+		return Sizes{}, fmt.Errorf("image: %s has no %s size figures between its markers, but %q", path, kind, data[start:end])
 	}
 	num := func(b []byte) int64 {
 		f, _ := strconv.ParseFloat(string(b), 64)

@@ -8,6 +8,7 @@
 package pyplugin
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,8 +54,11 @@ type Dirs struct {
 // helper process.
 type Resolver struct {
 	dirs Dirs
-	// LookPath finds python3 (exec.LookPath; tests replace it).
+	// LookPath finds the interpreter (exec.LookPath; tests replace it).
 	LookPath func(string) (string, error)
+	// Getenv reads the process environment (os.LookupEnv; tests replace
+	// it), for PythonEnv.
+	Getenv func(string) (string, bool)
 
 	mu sync.Mutex
 	// serving is set while the helper waits for an answer from the
@@ -67,9 +71,11 @@ type Resolver struct {
 	// progress; closed refuses to start another helper after Close.
 	running atomic.Pointer[helper]
 	closed  atomic.Bool
-	// python is the interpreter found, pythonErr why none was.
+	// python is the interpreter found, pythonErr why none was; setting
+	// is PythonEnv's value when it chose the interpreter.
 	python    string
 	pythonErr error
+	setting   string
 	looked    bool
 
 	texts     map[string]string   // plugin file -> its text
@@ -107,7 +113,7 @@ type index struct {
 
 // New returns a resolver over dirs.
 func New(dirs Dirs) *Resolver {
-	return &Resolver{dirs: dirs, LookPath: exec.LookPath, texts: map[string]string{}, listings: map[string][]string{},
+	return &Resolver{dirs: dirs, LookPath: exec.LookPath, Getenv: os.LookupEnv, texts: map[string]string{}, listings: map[string][]string{},
 		found: map[foundKey]found{}, foundGen: map[string]int{}, indexes: map[string]*index{}}
 }
 
@@ -459,11 +465,34 @@ func (r *Resolver) buildIndex(kind string, files []string, lastWins bool, naming
 	return idx, nil
 }
 
-// ensurePython finds python3 once.
+// PythonEnv names the interpreter the helper runs under: a path, or a
+// command looked up on PATH. Unset or empty, it is python3 on PATH.
+// ansible-core runs controller-side plugins in its own interpreter, which
+// ANSIBLE_PYTHON_INTERPRETER and ansible_python_interpreter do not change
+// (they choose the modules' interpreter, as they do for modules/external
+// here); cfzt-runner has no interpreter of its own, so this setting of the
+// process environment stands for that choice. Variables never choose it:
+// in an operator they come from the custom resource's spec, and whoever
+// writes one would choose the program cfzt-runner starts.
+const PythonEnv = "CFZT_PYTHON"
+
+// ensurePython finds the interpreter once: PythonEnv's, else python3 on
+// PATH.
 func (r *Resolver) ensurePython() error {
 	if !r.looked {
 		r.looked = true
-		r.python, r.pythonErr = r.LookPath("python3")
+		name := "python3"
+		if v, ok := r.Getenv(PythonEnv); ok && v != "" {
+			name, r.setting = v, v
+		}
+		r.python, r.pythonErr = r.LookPath(name)
+		if r.pythonErr == nil && r.setting != "" && !filepath.IsAbs(r.python) {
+			// A relative path is the working directory's, whichever
+			// directory the helper later starts in.
+			if abs, err := filepath.Abs(r.python); err == nil {
+				r.python = abs
+			}
+		}
 	}
 	return r.pythonErr
 }
@@ -493,8 +522,17 @@ func (r *Resolver) helper() (*helper, error) {
 	return h, nil
 }
 
-// noPythonError is the failure of a Python plugin without python3.
-func noPythonError(p plugin) error {
+// noPythonError is the failure of a Python plugin without its
+// interpreter.
+func (r *Resolver) noPythonError(p plugin) error {
+	if r.setting != "" {
+		why := r.pythonErr
+		if u := errors.Unwrap(why); u != nil {
+			why = u
+		}
+		return template.Errorf("the %s plugin '%s' is written in Python (%s), and cfzt-runner runs Python plugins with the interpreter %s names, %s, which is not an executable file (%v): correct %s, or unset it to use python3 from PATH (see docs/ansible-operator.md)",
+			p.kind, p.resolved, p.path, PythonEnv, r.setting, why, PythonEnv)
+	}
 	return template.Errorf("the %s plugin '%s' is written in Python (%s), and cfzt-runner runs Python plugins with python3, which is not on PATH: install python3, or use cfzt-runner's image flavour with Python (see docs/ansible-operator.md)", p.kind, p.resolved, p.path)
 }
 
@@ -552,7 +590,7 @@ func (r *Resolver) callLookup(c *template.Ctx, p plugin, terms []any, a *templat
 // startFailure is the error of a plugin whose file cannot run.
 func (r *Resolver) startFailure(p plugin) error {
 	if _, isExec := p.noPython.(*exec.Error); isExec || r.pythonErr != nil {
-		return noPythonError(p)
+		return r.noPythonError(p)
 	}
 	return template.Errorf("cannot run the %s plugin '%s' (%s): %v", p.kind, p.resolved, p.path, p.noPython)
 }

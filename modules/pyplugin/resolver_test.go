@@ -454,3 +454,90 @@ func TestNamesAndPrecedence(t *testing.T) {
 	_, _, err = render(t, e, "{{ 1 | other.coll.x }}", nil)
 	require.EqualError(t, err, "Syntax error in template: No filter named 'other.coll.x'.")
 }
+
+// TestInterpreterSetting: CFZT_PYTHON chooses the helper's interpreter (a
+// path, or a command on PATH); without it, python3 on PATH.
+func TestInterpreterSetting(t *testing.T) {
+	needPython(t)
+	real, err := exec.LookPath("python3")
+	require.NoError(t, err)
+	bin := t.TempDir()
+	marker := filepath.Join(bin, "used")
+	// A wrapper that records that it ran, then runs python3.
+	wrapper := filepath.Join(bin, "mypython")
+	require.NoError(t, os.WriteFile(wrapper, []byte("#!/bin/sh\necho \"$0\" >> "+marker+"\nexec "+real+" \"$@\"\n"), 0o755))
+	base := fixture(t, map[string]string{"filter_plugins/id.py": identity})
+
+	for _, c := range []struct{ name, setting, path string }{
+		{"absolute path", wrapper, ""},
+		{"command on PATH", "mypython", bin},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, os.RemoveAll(marker))
+			if c.path != "" {
+				t.Setenv("PATH", c.path+string(filepath.ListSeparator)+os.Getenv("PATH"))
+			}
+			e, r := engineFor(t, base)
+			r.Getenv = func(k string) (string, bool) {
+				if k == PythonEnv {
+					return c.setting, true
+				}
+				return "", false
+			}
+			got, _, err := render(t, e, "{{ 'x' | same }}", nil)
+			require.NoError(t, err)
+			require.Equal(t, "x", got)
+			used, err := os.ReadFile(marker)
+			require.NoError(t, err, "the helper ran under %s", PythonEnv)
+			require.Equal(t, wrapper+"\n", string(used))
+		})
+	}
+
+	t.Run("unset or empty: python3 on PATH", func(t *testing.T) {
+		for _, env := range []map[string]string{{}, {PythonEnv: ""}} {
+			e, r := engineFor(t, base)
+			r.Getenv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+			var asked []string
+			r.LookPath = func(name string) (string, error) { asked = append(asked, name); return exec.LookPath(name) }
+			_, _, err := render(t, e, "{{ 'x' | same }}", nil)
+			require.NoError(t, err)
+			require.Equal(t, []string{"python3"}, asked)
+		}
+	})
+
+	t.Run("names no executable", func(t *testing.T) {
+		for _, setting := range []string{filepath.Join(bin, "missing"), marker + ".txt", "no-such-python"} {
+			if setting == marker+".txt" {
+				require.NoError(t, os.WriteFile(setting, []byte("not a program"), 0o644))
+			}
+			e, r := engineFor(t, base)
+			r.Getenv = func(k string) (string, bool) { return setting, k == PythonEnv }
+			_, _, err := render(t, e, "{{ 'x' | same }}", nil)
+			require.ErrorContains(t, err, "The filter plugin 'same' failed: the filter plugin 'same' is written in Python ("+
+				filepath.Join(base, "filter_plugins/id.py")+"), and cfzt-runner runs Python plugins with the interpreter CFZT_PYTHON names, "+setting+", which is not an executable file (")
+			require.ErrorContains(t, err, "): correct CFZT_PYTHON, or unset it to use python3 from PATH (see docs/ansible-operator.md)")
+			require.Nil(t, r.h, "no helper started")
+		}
+	})
+}
+
+// TestInterpreterNotFromVariables: in an operator the variables come from
+// the custom resource's spec, so an attacker who writes one sets
+// ansible_python_interpreter (or discovered_interpreter_python) to a
+// program of their choosing; the plugin helper must not run it.
+func TestInterpreterNotFromVariables(t *testing.T) {
+	needPython(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "pwned")
+	evil := filepath.Join(dir, "evil")
+	require.NoError(t, os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+marker+"\nexec python3 \"$@\"\n"), 0o755))
+	e, r := engineFor(t, fixture(t, map[string]string{"filter_plugins/id.py": identity}))
+	r.Getenv = func(string) (string, bool) { return "", false }
+	vars := value.DictOf("ansible_python_interpreter", evil, "discovered_interpreter_python", evil,
+		"ansible_playbook_python", evil, "CFZT_PYTHON", evil)
+	got, _, err := render(t, e, "{{ 'x' | same }}", vars)
+	require.NoError(t, err)
+	require.Equal(t, "x", got)
+	_, err = os.Stat(marker)
+	require.ErrorIs(t, err, os.ErrNotExist, "a variable chose the helper's interpreter")
+}

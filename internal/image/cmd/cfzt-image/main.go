@@ -27,11 +27,19 @@ func main() {
 	name := flag.String("name", image.DefaultName, "image reference recorded in the tarball")
 	version := flag.String("version", "", "version stamped into the binary and the image label (default: the tag of -name)")
 	caBundle := flag.String("ca-bundle", "", "PEM trust store to install (default: the build machine's)")
-	base := flag.String("image", "operator", "operator (the Cloudflare Zero Trust operator) or ansible-operator (the base image for operator-sdk Ansible operators)")
+	base := flag.String("image", "operator", "operator (the Cloudflare Zero Trust operator), ansible-operator (the base image for operator-sdk Ansible operators) or ansible-operator-python (that base with python3, from the Debian packages hack/fetch-python-debs.sh unpacks)")
+	pythonRoot := flag.String("python-root", "", "for -image ansible-operator-python: the root filesystem holding python3 (default: the one hack/fetch-python-debs.sh unpacked under .cache/python-debs)")
 	arch := flag.String("arch", runtime.GOARCH, "CPU architectures, comma-separated (amd64, arm64); more than one writes a multi-platform image: an OCI index of one image per platform")
-	docs := flag.String("docs", "", "comma-separated Markdown files whose image size figures (between the image-size markers) are rewritten from the linux/amd64 image built")
+	docs := flag.String("docs", "", "comma-separated Markdown files whose image size figures (between the image's image-size markers) are rewritten from the linux/amd64 image built")
 	flag.Parse()
-	sdkBase = *base == "ansible-operator"
+	kind = *base
+	switch kind {
+	case image.SizesOperator, image.SizesAnsibleOperator, image.SizesPythonFlavour:
+	default:
+		fmt.Fprintf(os.Stderr, "cfzt-image: -image %q: want operator, ansible-operator or ansible-operator-python\n", kind)
+		os.Exit(2)
+	}
+	pyRoot = *pythonRoot
 	archs = strings.Split(*arch, ",")
 	if *docs != "" {
 		docFiles = strings.Split(*docs, ",")
@@ -56,6 +64,24 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 	defer os.RemoveAll(tmp)
 	if version == "" {
 		version = tag(name)
+		if kind == image.SizesPythonFlavour {
+			// The small flavour's version (dev for dev-python), so that the
+			// two flavours' binaries, and so their first layers, are the
+			// same bytes.
+			version = strings.TrimSuffix(version, "-python")
+		}
+	}
+	if kind == image.SizesPythonFlavour {
+		for _, a := range archs {
+			if a != image.PythonArch {
+				return fmt.Errorf("the python flavour is built for %s only: %s locks that architecture's packages", image.PythonArch, image.PythonLock)
+			}
+		}
+		if pyRoot == "" {
+			if pyRoot, err = image.PythonRootfs(root); err != nil {
+				return err
+			}
+		}
 	}
 	var imgs []*image.Image
 	for _, a := range archs {
@@ -64,9 +90,13 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 			return err
 		}
 		var img *image.Image
-		if sdkBase {
-			img, err = image.AnsibleOperator(image.SDKOptions{Name: name, Version: version, CABundle: caBundle, Binary: bin, Arch: a})
-		} else {
+		sdk := image.SDKOptions{Name: name, Version: version, CABundle: caBundle, Binary: bin, Arch: a}
+		switch kind {
+		case image.SizesAnsibleOperator:
+			img, err = image.AnsibleOperator(sdk)
+		case image.SizesPythonFlavour:
+			img, err = image.AnsibleOperatorPython(sdk, pyRoot)
+		default:
 			img, err = image.Operator(image.Options{Name: name, Version: version, CABundle: caBundle,
 				Binary: bin, AnsibleDir: filepath.Join(root, "ansible"), Arch: a})
 		}
@@ -118,11 +148,11 @@ func run(ctx context.Context, out, name, version, caBundle string) error {
 		s := image.SizesOf(l)
 		fmt.Printf("  linux/%s: %d layers, %.1f MB compressed (%.1f MB unpacked; the binary %.1f MB)\n", s.Arch,
 			len(l.Manifest.Layers), float64(s.Compressed)/(1<<20), float64(s.Unpacked)/(1<<20), float64(s.Binary)/(1<<20))
-		if s.Arch != "amd64" || sdkBase {
+		if s.Arch != "amd64" {
 			continue
 		}
 		for _, d := range docFiles {
-			if err := image.WriteSizeFigures(filepath.Join(root, d), s); err != nil {
+			if err := image.WriteSizeFiguresOf(filepath.Join(root, d), kind, s); err != nil {
 				return err
 			}
 			fmt.Printf("  size figures written to %s\n", d)
@@ -137,8 +167,8 @@ var (
 	docFiles []string
 )
 
-// sdkBase selects the ansible-operator base image (-image ansible-operator).
-var sdkBase bool
+// kind is the -image to build; pyRoot the -python-root.
+var kind, pyRoot string
 
 // tag is the tag of an image reference, "latest" without one.
 func tag(name string) string {
