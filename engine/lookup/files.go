@@ -137,7 +137,7 @@ func lookupTemplate(c *template.Ctx, terms []any, a *template.Args) ([]any, erro
 			return nil, err
 		}
 		_, _, userManaged := c.Vars().Lookup("ansible_managed")
-		locals, err := template.FileVars(name, p, nil, c.Engine().Now(), !userManaged)
+		locals, err := FileVars(name, p, nil, c.Engine().Now(), !userManaged)
 		if err != nil {
 			return nil, template.Errorf("the template file %s could not be found for the lookup", name)
 		}
