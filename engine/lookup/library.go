@@ -10,8 +10,10 @@
 // file of its family, added to that family's map; Libraries lists the
 // families. Plugins reach the run through the template.Ctx methods of the
 // plugin API: LookupOptions (set_options), FindFile and FindFileWarn,
-// SearchPath, Var, Warn, Decrypt, RenderTemplateFile, Hosts, Engine
-// (Getenv, Environ, Settings, Vault).
+// SearchPath, LoopAction, SelectHosts, Var, Vars, Warn, Decrypt,
+// RenderTemplateFile, and Engine (Getenv, Environ, Settings, Vault,
+// LookupOptionDefs); they fail with template.Errorf, TypeErrorf,
+// Detachedf and OptionErr, as the language's own plugins do.
 package lookup
 
 import "github.com/cfzt/cfzt-runner/engine/template"
