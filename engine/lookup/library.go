@@ -23,7 +23,7 @@ import "github.com/cfzt/cfzt-runner/engine/template"
 func Libraries() []template.Library {
 	return []template.Library{
 		fileLookups(), firstFoundLookups(), dataFileLookups(), commandLookups(), envLookups(),
-		inventoryLookups(), passwordLookups(), configLookups(), urlLookups(),
+		inventoryLookups(), passwordLookups(), configLookups(), urlLookups(), treeLookups(),
 		fileTests(), pathFilters(),
 	}
 }
