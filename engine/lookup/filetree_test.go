@@ -51,6 +51,17 @@ func TestFiletree(t *testing.T) {
 	require.Equal(t, []string{"a", "d", "d/b", "loop", "rootfs"}, paths)
 	require.Equal(t, []string{"filetree: Error file type of " + filepath.Join(dir, "files", "t", "fifo") + " is not supported"}, warns)
 
+	// A file name is data: one that looks like a template is listed as
+	// it is, never rendered.
+	attack := filepath.Join(dir, "files", "u", "{{ lookup('pipe', 'touch pwned') }}")
+	require.NoError(t, os.WriteFile(attack, nil, 0o644))
+	got, err := newEngine().Render("{{ query('community.general.filetree', 'u') | map(attribute='path') | select('search', 'pipe') | first }}",
+		template.MapVars{D: value.NewDict(0)}, template.Options{Search: search.Path{Base: dir}})
+	require.NoError(t, err)
+	require.Equal(t, "{{ lookup('pipe', 'touch pwned') }}", got)
+	require.NoFileExists(t, filepath.Join(dir, "pwned"))
+	require.NoError(t, os.Remove(attack))
+
 	// The first tree wins a path both have.
 	paths, _ = filetree(t, value.NewDict(0), dir, "'t', 'u'")
 	require.Equal(t, []string{"a", "c", "d", "d/b", "loop", "rootfs"}, paths)
