@@ -56,7 +56,7 @@ func lookupCSVFile(c *template.Ctx, terms []any, a *template.Args) ([]any, error
 		if delim == "TAB" || delim == `\t` {
 			delim = "\t"
 		}
-		path := c.FindFileWarn("files", value.Str(opts["file"]), false)
+		path := c.FindFileWarn("files", value.Str(opts["file"]))
 		if path == "" {
 			return nil, template.Errorf("expected str, bytes or os.PathLike object, not NoneType")
 		}
@@ -111,7 +111,7 @@ func lookupUnvault(c *template.Ctx, terms []any, _ *template.Args) ([]any, error
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
-		p := c.FindFileWarn("files", name, false)
+		p := c.FindFileWarn("files", name)
 		if p == "" {
 			return nil, template.Errorf("Unable to find file matching \"%s\" ", name)
 		}
@@ -231,7 +231,7 @@ func iniParamList(keys []string, params map[string]string) []any {
 // (or, with re, every matching key's) in the section.
 func iniValues(c *template.Ctx, key string, opts map[string]any) ([]any, error) {
 	file := value.Str(opts["file"])
-	path := c.FindFileWarn("files", file, false)
+	path := c.FindFileWarn("files", file)
 	if path == "" {
 		return nil, template.Errorf("expected str, bytes or os.PathLike object, not NoneType")
 	}

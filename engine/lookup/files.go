@@ -88,7 +88,7 @@ func lookupFile(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
 		fail := func(cause string) error {
 			return template.Errorf("Unable to access the file %s: %s", value.Repr(name), cause)
 		}
-		p := c.FindFileWarn("files", name, true)
+		p := c.FindFile("files", name)
 		if p == "" {
 			return nil, fail("File not found. Use -vvvvv to see paths searched.")
 		}
@@ -128,7 +128,7 @@ func lookupTemplate(c *template.Ctx, terms []any, a *template.Args) ([]any, erro
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
-		p := c.FindFileWarn("templates", name, false)
+		p := c.FindFileWarn("templates", name)
 		if p == "" {
 			return nil, template.Errorf("the template file %s could not be found for the lookup", name)
 		}
@@ -182,7 +182,7 @@ func lookupFileglob(c *template.Ctx, terms []any, _ *template.Args) ([]any, erro
 		base := py.Basename(term)
 		var dirs []string
 		if base != term {
-			dirs = []string{c.FindFileWarn("files", py.Dirname(term), false)}
+			dirs = []string{c.FindFileWarn("files", py.Dirname(term))}
 		} else {
 			for _, p := range c.SearchPath().SearchPath() {
 				dirs = append(dirs, filepath.Join(p, "files"), p)

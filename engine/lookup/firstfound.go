@@ -67,7 +67,7 @@ func lookupFirstFound(c *template.Ctx, terms []any, a *template.Args) ([]any, er
 	}
 	subdir := firstFoundSubdir(c)
 	for _, fn := range candidates {
-		if p := c.FindFileWarn(subdir, fn, true); p != "" {
+		if p := c.FindFile(subdir, fn); p != "" {
 			return []any{py.Abspath(p)}, nil
 		}
 	}

@@ -85,15 +85,12 @@ func (c *Ctx) SearchPath() search.Path { return c.opt.Search.ForLookups() }
 
 // FindFileWarn is find_file_in_search_path: the file (or directory)
 // needle on the lookup search path, with subdir tried first in each
-// directory. A missing file is "" and, unless quiet, the warning
-// ansible-core gives. FindFile is the quiet form.
-func (c *Ctx) FindFileWarn(subdir, needle string, quiet bool) string {
-	found, _, ok := c.SearchPath().Find(subdir, needle)
-	if !ok {
-		if !quiet {
-			c.warn(diag.Warn("Unable to find '"+needle+"' in expected paths (use -vvvvv to see paths)", nil))
-		}
-		return ""
+// directory; a missing file is "" and the warning ansible-core gives.
+// FindFile is the same without the warning.
+func (c *Ctx) FindFileWarn(subdir, needle string) string {
+	found := c.FindFile(subdir, needle)
+	if found == "" {
+		c.warn(diag.Warn("Unable to find '"+needle+"' in expected paths (use -vvvvv to see paths)", nil))
 	}
 	return found
 }
