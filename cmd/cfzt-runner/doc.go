@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -93,7 +94,7 @@ type docCatalog struct {
 }
 
 func newDocCatalog() (*docCatalog, error) {
-	c := &docCatalog{specs: moduleSpecs(), eng: template.New()}
+	c := &docCatalog{specs: moduleSpecs(), eng: template.New(lookup.Libraries()...)}
 	registerPlugins(c.eng, module.NewShared())
 	for _, set := range moduleSets() {
 		c.entries = append(c.entries, set...)

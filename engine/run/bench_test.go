@@ -11,6 +11,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
@@ -58,7 +59,7 @@ func BenchmarkLoop1000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	eng := template.New()
+	eng := template.New(lookup.Libraries()...)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

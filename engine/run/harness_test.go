@@ -11,6 +11,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
@@ -216,7 +217,7 @@ func (f *fixture) run(t *testing.T) *recorder {
 	inv.AddVarsDir(pb.Dir)
 	f.out = &bytes.Buffer{}
 	f.rec = &recorder{Default: &display.Default{Out: f.out, Err: f.out, Verbose: f.opts.Verbosity, Color: f.color}}
-	eng := template.New()
+	eng := template.New(lookup.Libraries()...)
 	eng.NoEmbeddedTemplates = f.noEmbedded
 	r := &run.Runner{Engine: eng, Modules: reg, Loader: loader, Display: f.rec, Observer: f, Inventory: inv,
 		Stdout: f.out, Opts: f.opts}

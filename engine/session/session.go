@@ -16,6 +16,7 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/config"
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"
@@ -95,7 +96,7 @@ func (r *Run) Close() {
 // NewEngine returns a template engine with the session's plugins, whose
 // lookups keep their clients in shared.
 func (s *Session) NewEngine(shared *module.Shared) *template.Engine {
-	eng := template.New()
+	eng := template.New(lookup.Libraries()...)
 	eng.Settings = s.Config.Settings()
 	eng.NoEmbeddedTemplates = !s.Config.AllowEmbeddedTemplates
 	if len(s.Env) > 0 {

@@ -179,7 +179,7 @@ func getItem(obj, key any) (any, error) {
 			if s, isStr := key.(string); isStr {
 				return getAttr(obj, s), nil
 			}
-			return nil, typeErrorf("list indices must be integers or slices, not %s", value.TypeName(key))
+			return nil, TypeErrorf("list indices must be integers or slices, not %s", value.TypeName(key))
 		}
 		n := seqLen(obj)
 		if i < 0 {

@@ -104,7 +104,7 @@ func (c *Ctx) evalArgs(w syntax.Arguments, star, dstar syntax.Expr) (*Args, erro
 		if err != nil {
 			return nil, err
 		}
-		items, err := iterate(v)
+		items, err := Iterate(v)
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +174,7 @@ func checkInput(in any, name string) (any, error) {
 	}
 	switch u := in.(type) {
 	case value.Undefined:
-		return nil, undefinedErr(u)
+		return nil, UndefinedErr(u)
 	case jinjaUndefined:
 		return nil, &UndefinedError{Msg: u.hint}
 	case *groupTuple, markup:
@@ -241,7 +241,7 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 		return nil, err
 	}
 	if u, ok := fn.(value.Undefined); ok {
-		return nil, undefinedErr(u)
+		return nil, UndefinedErr(u)
 	}
 	a, err := c.evalArgs(x.Arguments, x.Star, x.DStar)
 	if err != nil {
@@ -250,7 +250,7 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 	if err := c.renderEmbeddedTerms(x, a); err != nil {
 		return nil, err
 	}
-	if _, isMacro := fn.(*macro); !isMacro && !lookupTakesUndefined(x, a) {
+	if _, isMacro := fn.(*macro); !isMacro && !c.eng.lookupTakesUndefined(x, a) {
 		if u := firstUndefinedArg(a); u != nil {
 			return u, nil
 		}
@@ -279,7 +279,7 @@ func (c *Ctx) evalCall(x *syntax.Call) (any, error) {
 	case blockRef:
 		return f.render(c)
 	}
-	return nil, typeErrorf("'%s' object is not callable", value.TypeName(fn))
+	return nil, TypeErrorf("'%s' object is not callable", value.TypeName(fn))
 }
 
 // argsTooDeep reports whether an argument of a call nests beyond

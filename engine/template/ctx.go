@@ -47,7 +47,7 @@ func (c *Ctx) Engine() *Engine { return c.eng }
 func (c *Ctx) Var(name string) (any, error) {
 	v := c.lookupName(name)
 	if u, ok := v.(value.Undefined); ok {
-		return nil, undefinedErr(u)
+		return nil, UndefinedErr(u)
 	}
 	return v, nil
 }
@@ -311,6 +311,21 @@ func (c *Ctx) Render(src string) (any, error) { return c.RenderWith(src, nil) }
 // RenderWith renders a template file's text with extra local variables.
 func (c *Ctx) RenderWith(src string, locals *value.Dict) (any, error) {
 	return c.renderFile("", src, locals, nil)
+}
+
+// RenderTemplateFile renders the text of the template file at path as the
+// template lookup does: with locals (nil for none) on top of the
+// variables, the environment options cfg (nil for the default), includes
+// found beside the file first, and the file as the origin of an error
+// without one. Its failure is the template's own, which lookup() returns
+// as it is: neither wrapped in the lookup's plugin error nor hidden by
+// errors='ignore' (ansible-core carries it as a marker value).
+func (c *Ctx) RenderTemplateFile(path, src string, locals *value.Dict, cfg *syntax.Config) (any, error) {
+	v, err := c.renderFile(path, src, locals, cfg)
+	if err != nil {
+		return nil, &passThrough{err}
+	}
+	return v, nil
 }
 
 // renderFile renders the text of the template file at path (empty when

@@ -38,8 +38,13 @@ type Engine struct {
 	filters map[string]FilterFunc
 	tests   map[string]TestFunc
 	lookups map[string]LookupFunc
-	globals map[string]any
-	cache   *sync.Map // cacheKey or configKey -> []syntax.Node; shared by WithResolver's copies
+	// lookupOpts and takesUndefined are the libraries' LookupOptions
+	// and TakeUndefined.
+	lookupOpts     map[string]map[string]settings.Def
+	takesUndefined map[string]bool
+	libs           []Library // the libraries registered, for PluginNames
+	globals        map[string]any
+	cache          *sync.Map // cacheKey or configKey -> []syntax.Node; shared by WithResolver's copies
 
 	// Getenv reads the environment for lookup('env'); Environ is the
 	// whole environment, which the commands of lookup('pipe') and
@@ -64,21 +69,28 @@ type Engine struct {
 	Resolver PluginResolver
 }
 
-// New returns an engine with every built-in filter, test and lookup.
-func New() *Engine {
+// New returns an engine with the language's own filters, tests and
+// lookups and those of libs: the composition root passes engine/lookup's
+// library, the plugins that read files, run processes and fetch URLs; an
+// engine without it is the template language alone.
+func New(libs ...Library) *Engine {
 	e := &Engine{
-		cache:   &sync.Map{},
-		filters: map[string]FilterFunc{},
-		tests:   map[string]TestFunc{},
-		lookups: map[string]LookupFunc{},
-		globals: builtinGlobals(),
-		Getenv:  os.LookupEnv,
-		Environ: os.Environ,
-		Now:     time.Now,
+		cache:          &sync.Map{},
+		filters:        map[string]FilterFunc{},
+		tests:          map[string]TestFunc{},
+		lookups:        map[string]LookupFunc{},
+		lookupOpts:     map[string]map[string]settings.Def{},
+		takesUndefined: map[string]bool{},
+		globals:        builtinGlobals(),
+		Getenv:         os.LookupEnv,
+		Environ:        os.Environ,
+		Now:            time.Now,
 	}
-	if err := e.register(families()); err != nil {
-		// The families are static tables; TestFamilies keeps them free of
-		// duplicates, so this is a programming error, as in regexp.MustCompile.
+	e.libs = append(families(), libs...)
+	if err := e.register(e.libs); err != nil {
+		// Libraries are static tables; TestFamiliesRegisterEachNameOnce and
+		// engine/lookup's TestLibraryRegisters keep them free of duplicates,
+		// so this is a programming error, as in regexp.MustCompile.
 		panic(err)
 	}
 	return e
@@ -289,7 +301,7 @@ func (e *Engine) RenderValue(v any, vars Vars, opt Options) (any, error) {
 // lazy templating leaves a marker in its place; for any other lookup it is
 // RenderValue.
 func (e *Engine) RenderTerms(lookup string, v any, vars Vars, opt Options) (any, error) {
-	if !lookupsTakingUndefined[stripFQCN(lookup)] {
+	if !e.takesUndefined[stripFQCN(lookup)] {
 		return e.RenderValue(v, vars, opt)
 	}
 	return e.newCtx(vars, opt).resolveDeep(v, true, nil)

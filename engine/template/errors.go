@@ -79,8 +79,8 @@ type FilterError struct {
 
 func (e *FilterError) Error() string { return e.Msg }
 
-// detachedf returns a Detached FilterError.
-func detachedf(format string, a ...any) error {
+// Detachedf returns a Detached FilterError.
+func Detachedf(format string, a ...any) error {
 	return &FilterError{Msg: fmt.Sprintf(format, a...), Detached: true}
 }
 
@@ -131,12 +131,13 @@ func (e *TemplateSyntaxError) Error() string { return "Syntax error in template:
 // Errorf returns a FilterError; filters use it for argument problems.
 func Errorf(format string, a ...any) error { return &FilterError{Msg: fmt.Sprintf(format, a...)} }
 
-// typeErrorf returns a RuntimeError for Python TypeErrors and friends.
-func typeErrorf(format string, a ...any) error {
+// TypeErrorf returns a RuntimeError for Python TypeErrors and friends.
+func TypeErrorf(format string, a ...any) error {
 	return &RuntimeError{Msg: fmt.Sprintf(format, a...)}
 }
 
-func undefinedErr(u value.Undefined) error {
+// UndefinedErr is the error of using the undefined value u.
+func UndefinedErr(u value.Undefined) error {
 	if u.Err != nil {
 		return u.Err
 	}
@@ -207,7 +208,7 @@ func fromPy(err error) error {
 	case *py.Error:
 		return &RuntimeError{Msg: e.Msg}
 	case *py.UndefinedUse:
-		return undefinedErr(e.Value)
+		return UndefinedErr(e.Value)
 	}
 	return err
 }

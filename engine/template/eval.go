@@ -83,7 +83,7 @@ func (c *Ctx) eval(e syntax.Expr) (any, error) {
 	case *syntax.Test:
 		return c.evalTest(x)
 	}
-	return nil, typeErrorf("unsupported expression %T", e)
+	return nil, TypeErrorf("unsupported expression %T", e)
 }
 
 // evalDefined evaluates e and fails if the result is undefined.
@@ -94,7 +94,7 @@ func (c *Ctx) evalDefined(e syntax.Expr) (any, error) {
 	}
 	switch u := v.(type) {
 	case value.Undefined:
-		return nil, undefinedErr(u)
+		return nil, UndefinedErr(u)
 	case jinjaUndefined:
 		return nil, &UndefinedError{Msg: u.hint}
 	case markup, *groupTuple:

@@ -56,7 +56,7 @@ func (s *sink) value(v any) error {
 	case nil:
 		return nil
 	case value.Undefined:
-		return undefinedErr(x)
+		return UndefinedErr(x)
 	}
 	s.parts = append(s.parts, v)
 	if t, ok := v.(string); ok {
@@ -181,7 +181,7 @@ func concatText(v any) string {
 func toText(v any) (string, error) {
 	switch x := v.(type) {
 	case value.Undefined:
-		return "", undefinedErr(x)
+		return "", UndefinedErr(x)
 	case jinjaUndefined:
 		return "", nil
 	}
@@ -210,7 +210,7 @@ func (c *Ctx) exec(n syntax.Node, b *sink) error {
 		v, err := c.eval(x.Expr)
 		if err == nil {
 			if u, ok := v.(value.Undefined); ok {
-				err = undefinedErr(u)
+				err = UndefinedErr(u)
 			}
 		}
 		if err != nil {
@@ -314,7 +314,7 @@ func (c *Ctx) execSet(x *syntax.Set) error {
 		}
 		ns, ok := obj.(*namespace)
 		if !ok {
-			return typeErrorf("cannot assign attribute on non-namespace object")
+			return TypeErrorf("cannot assign attribute on non-namespace object")
 		}
 		// What a namespace carries from one loop iteration to the next is
 		// bounded in depth, so no loop can nest a value without end.
@@ -328,12 +328,12 @@ func (c *Ctx) execSet(x *syntax.Set) error {
 		c.assign(x.Names[0], v)
 		return nil
 	}
-	items, err := iterate(v)
+	items, err := Iterate(v)
 	if err != nil {
 		return err
 	}
 	if len(items) != len(x.Names) {
-		return typeErrorf("too many values to unpack (expected %d)", len(x.Names))
+		return TypeErrorf("too many values to unpack (expected %d)", len(x.Names))
 	}
 	for i, name := range x.Names {
 		c.assign(name, items[i])
@@ -349,7 +349,7 @@ func (c *Ctx) execFor(x *syntax.For, b *sink) error {
 	if r, ok := seq.(*py.Range); ok && x.Cond == nil {
 		return c.execForRange(x, r, b)
 	}
-	items, err := iterate(seq)
+	items, err := Iterate(seq)
 	if err != nil {
 		return err
 	}
@@ -413,7 +413,7 @@ func (c *Ctx) execCall(x *syntax.CallBlock, b *sink) error {
 	}
 	m, ok := fn.(*macro)
 	if !ok {
-		return typeErrorf("'%s' object is not callable", value.TypeName(fn))
+		return TypeErrorf("'%s' object is not callable", value.TypeName(fn))
 	}
 	a, err := c.evalArgs(x.Call.Arguments, x.Call.Star, x.Call.DStar)
 	if err != nil {
@@ -436,7 +436,7 @@ func bindTargets(s *value.Dict, targets []string, it any) {
 		s.Set(targets[0], it)
 		return
 	}
-	parts, _ := iterate(it)
+	parts, _ := Iterate(it)
 	for i, t := range targets {
 		if i < len(parts) {
 			s.Set(t, parts[i])
@@ -458,10 +458,10 @@ func listOrTuple(v any) (items []any, ok bool) {
 	return nil, false
 }
 
-// iterate lists the elements of an iterable as Python's iter() would;
+// Iterate lists the elements of an iterable as Python's iter() would;
 // template-only wrappers (Markup, groupby's tuples) iterate as the value
 // they wrap.
-func iterate(v any) ([]any, error) {
+func Iterate(v any) ([]any, error) {
 	switch x := v.(type) {
 	case *groupTuple:
 		return x.t, nil
@@ -676,7 +676,7 @@ func (c *Ctx) callGrow(x *syntax.Call) (bool, any, error) {
 	}
 	right := []any{v}
 	if m.Attr == "extend" {
-		if right, err = iterate(v); err != nil {
+		if right, err = Iterate(v); err != nil {
 			return true, nil, err
 		}
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // ansibleCoreFilters returns ansible-core's general filters (default replaces Jinja2's).
-func ansibleCoreFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func ansibleCoreFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"b64decode":  filterB64decode,
 		"b64encode":  filterB64encode,
 		"bool":       filterBool,
@@ -112,7 +112,7 @@ func filterTernary(_ *Ctx, in any, a *Args) (any, error) {
 		return v[2], nil
 	}
 	if u, ok := in.(value.Undefined); ok {
-		return nil, undefinedErr(u)
+		return nil, UndefinedErr(u)
 	}
 	if value.Truthy(in) {
 		return v[0], nil
@@ -134,7 +134,7 @@ func filterComment(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	text, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("'%s' object has no attribute 'replace'", value.TypeName(in))
+		return nil, TypeErrorf("'%s' object has no attribute 'replace'", value.TypeName(in))
 	}
 	styles := map[string]map[string]string{
 		"plain":  {"decoration": "# "},
@@ -170,7 +170,7 @@ func filterComment(_ *Ctx, in any, a *Args) (any, error) {
 		case string:
 			n, ok := py.ParseInt(x, 10)
 			if !ok {
-				return 0, typeErrorf("invalid literal for int() with base 10: %s", value.Repr(x))
+				return 0, TypeErrorf("invalid literal for int() with base 10: %s", value.Repr(x))
 			}
 			return n, nil
 		default:
@@ -179,7 +179,7 @@ func filterComment(_ *Ctx, in any, a *Args) (any, error) {
 				if f, isF := x.(float64); isF {
 					return int(f), nil
 				}
-				return 0, typeErrorf("int() argument must be a string, a bytes-like object or a real number, not '%s'", value.TypeName(x))
+				return 0, TypeErrorf("int() argument must be a string, a bytes-like object or a real number, not '%s'", value.TypeName(x))
 			}
 			return n, nil
 		}
@@ -223,24 +223,24 @@ func filterSplit(_ *Ctx, in any, a *Args) (any, error) {
 	if a.Kw != nil {
 		for _, k := range a.Kw.Keys() {
 			if k != "sep" && k != "maxsplit" {
-				return nil, typeErrorf("'%s' is an invalid keyword argument for split()", k)
+				return nil, TypeErrorf("'%s' is an invalid keyword argument for split()", k)
 			}
 		}
 	}
 	if len(a.Pos) > 2 {
-		return nil, typeErrorf("split() takes at most 2 arguments (%d given)", len(a.Pos))
+		return nil, TypeErrorf("split() takes at most 2 arguments (%d given)", len(a.Pos))
 	}
 	s, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("descriptor 'split' for 'str' objects doesn't apply to a '%s' object", value.TypeName(in))
+		return nil, TypeErrorf("descriptor 'split' for 'str' objects doesn't apply to a '%s' object", value.TypeName(in))
 	}
 	if sep, ok := a.Get(0, "sep"); ok && sep != nil {
 		ss, isStr := sep.(string)
 		if !isStr {
-			return nil, typeErrorf("must be str or None, not %s", value.TypeName(sep))
+			return nil, TypeErrorf("must be str or None, not %s", value.TypeName(sep))
 		}
 		if ss == "" {
-			return nil, typeErrorf("empty separator")
+			return nil, TypeErrorf("empty separator")
 		}
 	}
 	return py.Split(s, a, false), nil

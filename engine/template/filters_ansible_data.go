@@ -9,8 +9,8 @@ import (
 )
 
 // ansibleDataFilters returns ansible-core's filters that reshape lists and dicts.
-func ansibleDataFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func ansibleDataFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"combine":     filterCombine,
 		"dict2items":  filterDict2items,
 		"extract":     filterExtract,
@@ -101,15 +101,15 @@ func filterItems2dict(_ *Ctx, in any, a *Args) (any, error) {
 	for _, it := range items {
 		d, ok := it.(*value.Dict)
 		if !ok {
-			return nil, detachedf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
+			return nil, Detachedf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
 		}
 		k, ok1 := d.Get(value.Str(v[0]))
 		x, ok2 := d.Get(value.Str(v[1]))
 		if !ok1 || !ok2 {
-			return nil, detachedf("items2dict requires each dictionary in the list to contain the keys '%s' and '%s', got %s instead.", value.Str(v[0]), value.Str(v[1]), value.Str(in))
+			return nil, Detachedf("items2dict requires each dictionary in the list to contain the keys '%s' and '%s', got %s instead.", value.Str(v[0]), value.Str(v[1]), value.Str(in))
 		}
 		if _, ok := py.HashKey(k); !ok {
-			return nil, detachedf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
+			return nil, Detachedf("items2dict requires a list of dictionaries, got %s instead.", value.Str(in))
 		}
 		out.Set(value.Str(k), x)
 	}
@@ -150,7 +150,7 @@ func filterFlatten(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func filterFlatten(_ *Ctx, in any, a *Args) (any, error) {
 		default:
 			n, ok := value.AsInt(x)
 			if !ok {
-				return nil, typeErrorf("'>=' not supported between instances of '%s' and 'int'", value.TypeName(x))
+				return nil, TypeErrorf("'>=' not supported between instances of '%s' and 'int'", value.TypeName(x))
 			}
 			levels = max(n, 0)
 		}
@@ -177,9 +177,9 @@ func zipArgs(in any, a *Args) ([][]any, error) {
 	all := append([]any{in}, a.Pos...)
 	lists := make([][]any, len(all))
 	for i, x := range all {
-		items, err := iterate(x)
+		items, err := Iterate(x)
 		if err != nil {
-			return nil, typeErrorf("'%s' object is not iterable", value.TypeName(x))
+			return nil, TypeErrorf("'%s' object is not iterable", value.TypeName(x))
 		}
 		lists[i] = items
 	}
@@ -190,7 +190,7 @@ func filterZip(_ *Ctx, in any, a *Args) (any, error) {
 	if a.Kw != nil {
 		for _, k := range a.Kw.Keys() {
 			if k != "strict" {
-				return nil, typeErrorf("'%s' is an invalid keyword argument for zip()", k)
+				return nil, TypeErrorf("'%s' is an invalid keyword argument for zip()", k)
 			}
 		}
 	}
@@ -206,7 +206,7 @@ func filterZipLongest(_ *Ctx, in any, a *Args) (any, error) {
 	if a.Kw != nil {
 		for _, k := range a.Kw.Keys() {
 			if k != "fillvalue" {
-				return nil, typeErrorf("zip_longest() got an unexpected keyword argument")
+				return nil, TypeErrorf("zip_longest() got an unexpected keyword argument")
 			}
 			fill, _ = a.Kw.Get(k)
 		}
@@ -310,7 +310,7 @@ func filterSubelements(_ *Ctx, in any, a *Args) (any, error) {
 					vals = []any{}
 					break
 				}
-				return nil, detachedf("could not find %s key in iterated item %s", value.Repr(sub), value.Repr(vals))
+				return nil, Detachedf("could not find %s key in iterated item %s", value.Repr(sub), value.Repr(vals))
 			}
 			vals = x
 		}

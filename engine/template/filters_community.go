@@ -10,8 +10,8 @@ import (
 )
 
 // communityFilters returns the community.general filters that the roles use.
-func communityFilters() family {
-	return family{collection: "community.general", filters: map[string]FilterFunc{
+func communityFilters() Library {
+	return Library{Collection: "community.general", Filters: map[string]FilterFunc{
 		"counter":         filterCounter,
 		"dict":            filterDict,
 		"dict_kv":         filterDictKV,
@@ -27,21 +27,21 @@ func filterDict(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := py.Sig("dict_filter").Bind(a); err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
 	d := value.NewDict(len(items))
 	for i, it := range items {
-		pair, err := iterate(it)
+		pair, err := Iterate(it)
 		if err != nil {
-			return nil, typeErrorf("cannot convert dictionary update sequence element #%d to a sequence", i)
+			return nil, TypeErrorf("cannot convert dictionary update sequence element #%d to a sequence", i)
 		}
 		if len(pair) != 2 {
-			return nil, typeErrorf("dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
+			return nil, TypeErrorf("dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
 		}
 		if _, ok := py.HashKey(pair[0]); !ok {
-			return nil, typeErrorf("unhashable type: '%s'", value.TypeName(pair[0]))
+			return nil, TypeErrorf("unhashable type: '%s'", value.TypeName(pair[0]))
 		}
 		d.Set(value.Str(pair[0]), pair[1])
 	}
@@ -121,7 +121,7 @@ func keysMatcher(target any, mp string) (func(string) bool, error) {
 		re, err := py.CompilePattern(pats[0], 0)
 		if err != nil {
 			// Raised while handling re.error: a section of its own.
-			return nil, detachedf("The target must be a valid regex if matching_parameter=regex. target is %s", pats[0])
+			return nil, Detachedf("The target must be a valid regex if matching_parameter=regex. target is %s", pats[0])
 		}
 		return func(k string) bool {
 			// re.match: a match that starts at the key's start (the
@@ -247,7 +247,7 @@ func filterVersionSort(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := py.Sig("version_sort").Bind(a); err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,7 @@ func filterCounter(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := py.Sig("counter").Bind(a); err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func filterGroupbyAsDict(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // dateFilters returns ansible-core's date filters.
-func dateFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func dateFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"strftime":    filterStrftime,
 		"to_datetime": filterToDatetime,
 	}}
@@ -23,11 +23,11 @@ func filterToDatetime(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	s, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("strptime() argument 1 must be str, not %s", value.TypeName(in))
+		return nil, TypeErrorf("strptime() argument 1 must be str, not %s", value.TypeName(in))
 	}
 	f, ok := v[0].(string)
 	if !ok {
-		return nil, typeErrorf("strptime() argument 2 must be str, not %s", value.TypeName(v[0]))
+		return nil, TypeErrorf("strptime() argument 2 must be str, not %s", value.TypeName(v[0]))
 	}
 	return py.Strptime(s, f)
 }
@@ -39,13 +39,13 @@ func filterStrftime(c *Ctx, in any, a *Args) (any, error) {
 	}
 	f, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("strftime() argument 1 must be str, not %s", value.TypeName(in))
+		return nil, TypeErrorf("strftime() argument 1 must be str, not %s", value.TypeName(in))
 	}
 	t := c.Engine().Now()
 	if v[0] != nil {
 		sec, err := py.Float(v[0])
 		if err != nil {
-			return nil, detachedf("Invalid value for epoch value (%s)", value.Str(v[0]))
+			return nil, Detachedf("Invalid value for epoch value (%s)", value.Str(v[0]))
 		}
 		whole := math.Floor(sec)
 		t = time.Unix(int64(whole), 0)

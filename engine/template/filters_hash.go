@@ -15,8 +15,8 @@ import (
 )
 
 // hashFilters returns ansible-core's hash and UUID filters.
-func hashFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func hashFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"checksum": hashFilter("secure_hash_s", "sha1"),
 		"hash":     filterHash,
 		"md5":      hashFilter("md5s", "md5"),
@@ -58,7 +58,7 @@ func newHash(name string) (hash.Hash, bool) {
 func hexDigest(name string, in any) (string, error) {
 	h, ok := newHash(name)
 	if !ok {
-		return "", detachedf("unsupported hash type %s", name)
+		return "", Detachedf("unsupported hash type %s", name)
 	}
 	h.Write([]byte(value.Str(in)))
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -80,7 +80,7 @@ func hashFilter(fn, algo string) FilterFunc {
 				return nil, err
 			}
 			if v[0] != nil {
-				return nil, typeErrorf("'%s' object is not callable", value.TypeName(v[0]))
+				return nil, TypeErrorf("'%s' object is not callable", value.TypeName(v[0]))
 			}
 		} else if _, err := py.Sig(fn).Bind(a); err != nil {
 			return nil, err
@@ -98,7 +98,7 @@ func filterToUUID(_ *Ctx, in any, a *Args) (any, error) {
 	ns = strings.TrimPrefix(ns, "{")
 	nsb, err := hex.DecodeString(ns)
 	if err != nil || len(nsb) != 16 {
-		return nil, detachedf("Invalid value '%s' for 'namespace': badly formed hexadecimal UUID string", value.Str(v[0]))
+		return nil, Detachedf("Invalid value '%s' for 'namespace': badly formed hexadecimal UUID string", value.Str(v[0]))
 	}
 	h := sha1.New()
 	h.Write(nsb)

@@ -3,8 +3,8 @@ package template
 import "github.com/cfzt/cfzt-runner/engine/value"
 
 // jinjaApplyFilters returns Jinja2's filters that apply another filter, a test or an attribute to each item.
-func jinjaApplyFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func jinjaApplyFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"map":        filterMap,
 		"reject":     filterReject,
 		"rejectattr": filterRejectattr,
@@ -35,7 +35,7 @@ func filterMap(c *Ctx, in any, a *Args) (any, error) {
 		name, rest := a.Pos[0], a.Pos[1:]
 		fn = func(it any) (any, error) { return callFilterByName(c, name, it, rest, a.Kw) }
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func selectOrReject(c *Ctx, in any, a *Args, keep bool, lookupAttr bool) (any, e
 	if len(args) == 0 {
 		test = func(x any) (bool, error) {
 			if u, ok := x.(value.Undefined); ok {
-				return false, undefinedErr(u)
+				return false, UndefinedErr(u)
 			}
 			return value.Truthy(x), nil
 		}
@@ -73,7 +73,7 @@ func selectOrReject(c *Ctx, in any, a *Args, keep bool, lookupAttr bool) (any, e
 		name, rest := args[0], args[1:]
 		test = func(x any) (bool, error) { return callTestByName(c, name, x, rest, a.Kw) }
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func callFilterByName(c *Ctx, name any, in any, pos []any, kw *value.Dict) (any,
 		return nil, Errorf("No filter named %s.", value.Repr(name))
 	}
 	if u, isU := in.(value.Undefined); isU && !undefinedOK[n] && !undefinedOK[stripFQCN(n)] {
-		return nil, undefinedErr(u)
+		return nil, UndefinedErr(u)
 	}
 	return fn(c, in, &Args{Pos: pos, Kw: kw})
 }
@@ -129,7 +129,7 @@ func callTestByName(c *Ctx, name any, in any, pos []any, kw *value.Dict) (bool, 
 		return false, Errorf("No test named %s.", value.Repr(name))
 	}
 	if u, isU := in.(value.Undefined); isU && !undefinedOK[n] && !undefinedOK[stripFQCN(n)] {
-		return false, undefinedErr(u)
+		return false, UndefinedErr(u)
 	}
 	return fn(c, in, &Args{Pos: pos, Kw: kw})
 }

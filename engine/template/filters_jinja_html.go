@@ -12,8 +12,8 @@ import (
 )
 
 // jinjaHTMLFilters returns Jinja2's built-in filters for HTML, XML and URLs; those that return markupsafe's Markup are marked so.
-func jinjaHTMLFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func jinjaHTMLFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"e":           returnsMarkup(filterEscape),
 		"escape":      returnsMarkup(filterEscape),
 		"forceescape": returnsMarkup(filterForceescape),
@@ -130,18 +130,18 @@ func filterUrlencode(_ *Ctx, in any, a *Args) (any, error) {
 	case *value.Dict:
 		x.Each(func(k string, v any) bool { pairs = append(pairs, value.Tuple{k, v}); return true })
 	case []any, value.Tuple:
-		pairs, _ = iterate(x)
+		pairs, _ = Iterate(x)
 	default:
 		return urlQuote(in, false), nil
 	}
 	parts := make([]string, 0, len(pairs))
 	for _, p := range pairs {
-		kv, err := iterate(p)
+		kv, err := Iterate(p)
 		if err != nil {
 			return nil, err
 		}
 		if len(kv) != 2 {
-			return nil, typeErrorf("too many values to unpack (expected 2)")
+			return nil, TypeErrorf("too many values to unpack (expected 2)")
 		}
 		parts = append(parts, urlQuote(kv[0], true)+"="+urlQuote(kv[1], true))
 	}
@@ -179,7 +179,7 @@ func filterUrlize(_ *Ctx, in any, a *Args) (any, error) {
 	rel := strings.Join(rels, " ")
 	var schemes []string
 	if v[4] != nil {
-		items, err := iterate(v[4])
+		items, err := Iterate(v[4])
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +271,7 @@ func filterXmlattr(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	d, ok := in.(*value.Dict)
 	if !ok {
-		return nil, typeErrorf("'%s' object has no attribute 'items'", value.TypeName(in))
+		return nil, TypeErrorf("'%s' object has no attribute 'items'", value.TypeName(in))
 	}
 	var items []string
 	for _, k := range d.Keys() {
@@ -283,7 +283,7 @@ func filterXmlattr(_ *Ctx, in any, a *Args) (any, error) {
 			continue
 		}
 		if xmlAttrKeyRe.MatchString(k) {
-			return nil, typeErrorf("Invalid character in attribute name: %s", value.Repr(k))
+			return nil, TypeErrorf("Invalid character in attribute name: %s", value.Repr(k))
 		}
 		items = append(items, htmlEscape(k)+`="`+htmlEscape(softStr(x))+`"`)
 	}

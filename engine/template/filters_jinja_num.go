@@ -11,8 +11,8 @@ import (
 )
 
 // jinjaNumFilters returns Jinja2's built-in filters on numbers.
-func jinjaNumFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func jinjaNumFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"abs":            filterAbs,
 		"filesizeformat": filterFilesizeformat,
 		"float":          filterFloat,
@@ -39,7 +39,7 @@ func filterAbs(_ *Ctx, in any, a *Args) (any, error) {
 	case float64:
 		return math.Abs(x), nil
 	}
-	return nil, typeErrorf("bad operand type for abs(): '%s'", value.TypeName(in))
+	return nil, TypeErrorf("bad operand type for abs(): '%s'", value.TypeName(in))
 }
 
 func filterFloat(_ *Ctx, in any, a *Args) (any, error) {
@@ -74,7 +74,7 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 			return v[0], nil
 		}
 		if math.IsInf(f, 0) {
-			return nil, typeErrorf("cannot convert float infinity to integer")
+			return nil, TypeErrorf("cannot convert float infinity to integer")
 		}
 		return py.FloatToInt(f), nil
 	case bool, int:
@@ -85,7 +85,7 @@ func filterInt(_ *Ctx, in any, a *Args) (any, error) {
 			return v[0], nil
 		}
 		if math.IsInf(x, 0) {
-			return nil, typeErrorf("cannot convert float infinity to integer")
+			return nil, TypeErrorf("cannot convert float infinity to integer")
 		}
 		return py.FloatToInt(x), nil
 	case *big.Int:
@@ -104,11 +104,11 @@ func filterRound(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, Errorf("method must be common, ceil or floor")
 	}
 	if !value.IsNumber(in) {
-		return nil, typeErrorf("type %s doesn't define __round__ method", value.TypeName(in))
+		return nil, TypeErrorf("type %s doesn't define __round__ method", value.TypeName(in))
 	}
 	prec, ok := value.AsInt(v[0])
 	if !ok {
-		return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v[0]))
+		return nil, TypeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v[0]))
 	}
 	if method == "common" {
 		if f, isF := in.(float64); isF {
@@ -126,7 +126,7 @@ func filterRound(_ *Ctx, in any, a *Args) (any, error) {
 		r = math.Floor(f * p)
 	}
 	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return nil, typeErrorf("cannot convert float infinity to integer")
+		return nil, TypeErrorf("cannot convert float infinity to integer")
 	}
 	return r / p, nil
 }

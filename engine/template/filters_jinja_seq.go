@@ -8,8 +8,8 @@ import (
 )
 
 // jinjaSeqFilters returns Jinja2's built-in filters on sequences and mappings.
-func jinjaSeqFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func jinjaSeqFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"attr":     filterAttr,
 		"batch":    filterBatch,
 		"count":    filterLength,
@@ -37,7 +37,7 @@ func filterAttr(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	name, ok := v[0].(string)
 	if !ok {
-		return nil, typeErrorf("attribute name must be string, not '%s'", value.TypeName(v[0]))
+		return nil, TypeErrorf("attribute name must be string, not '%s'", value.TypeName(v[0]))
 	}
 	if py.HasMethod(in, name) {
 		return &boundMethod{recv: in, name: name}, nil
@@ -60,7 +60,7 @@ func filterBatch(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func filterBatch(_ *Ctx, in any, a *Args) (any, error) {
 		if v[1] != nil {
 			n, ok := value.AsInt(v[0])
 			if !ok {
-				return nil, typeErrorf("unsupported operand type(s) for -: '%s' and 'int'", value.TypeName(v[0]))
+				return nil, TypeErrorf("unsupported operand type(s) for -: '%s' and 'int'", value.TypeName(v[0]))
 			}
 			for len(tmp) < n {
 				tmp = append(tmp, v[1])
@@ -103,7 +103,7 @@ func filterDictsort(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	d, ok := in.(*value.Dict)
 	if !ok {
-		return nil, typeErrorf("'%s' object has no attribute 'items'", value.TypeName(in))
+		return nil, TypeErrorf("'%s' object has no attribute 'items'", value.TypeName(in))
 	}
 	items := make([]any, 0, d.Len())
 	keys := make([]any, 0, d.Len())
@@ -123,7 +123,7 @@ func filterFirst(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := py.Sig("sync_do_first").Implicit().Bind(a); err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -140,9 +140,9 @@ func filterLast(_ *Ctx, in any, a *Args) (any, error) {
 	switch in.(type) {
 	case []any, value.Tuple, *groupTuple, string, *value.Dict, *py.Range:
 	default:
-		return nil, typeErrorf("'%s' object is not reversible", value.TypeName(in))
+		return nil, TypeErrorf("'%s' object is not reversible", value.TypeName(in))
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func filterGroupby(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func filterItems(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	d, ok := in.(*value.Dict)
 	if !ok {
-		return nil, typeErrorf("Can only get item pairs from a mapping.")
+		return nil, TypeErrorf("Can only get item pairs from a mapping.")
 	}
 	out := make([]any, 0, d.Len())
 	d.Each(func(k string, v any) bool { out = append(out, value.Tuple{k, v}); return true })
@@ -222,7 +222,7 @@ func filterJoin(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -258,14 +258,14 @@ func filterLength(_ *Ctx, in any, a *Args) (any, error) {
 	case *py.Range:
 		return x.Len(), nil
 	}
-	return nil, typeErrorf("object of type '%s' has no len()", value.TypeName(in))
+	return nil, TypeErrorf("object of type '%s' has no len()", value.TypeName(in))
 }
 
 func filterList(_ *Ctx, in any, a *Args) (any, error) {
 	if _, err := py.Sig("sync_do_list").Bind(a); err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func filterReverse(_ *Ctx, in any, a *Args) (any, error) {
 		}
 		return string(r), nil
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, Errorf("argument must be iterable")
 	}
@@ -299,7 +299,7 @@ func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	seq, err := iterate(in)
+	seq, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func filterSlice(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, err
 	}
 	if slices == 0 {
-		return nil, typeErrorf("integer division or modulo by zero")
+		return nil, TypeErrorf("integer division or modulo by zero")
 	}
 	n := len(seq)
 	per := py.FloorDiv(n, slices)
@@ -341,7 +341,7 @@ func filterSort(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -360,13 +360,13 @@ func filterSum(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
 	acc := v[1]
 	if _, isStr := acc.(string); isStr {
-		return nil, typeErrorf("sum() can't sum strings [use ''.join(seq) instead]")
+		return nil, TypeErrorf("sum() can't sum strings [use ''.join(seq) instead]")
 	}
 	var get func(any) (any, error)
 	if v[0] != nil {
@@ -379,7 +379,7 @@ func filterSum(_ *Ctx, in any, a *Args) (any, error) {
 			}
 		}
 		if u, ok := it.(value.Undefined); ok {
-			return nil, undefinedErr(u)
+			return nil, UndefinedErr(u)
 		}
 		if acc, err = py.BinaryOp("+", acc, it); err != nil {
 			return nil, err
@@ -393,7 +393,7 @@ func minOrMax(in any, a *Args, fn string, isMax bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -416,10 +416,10 @@ func minOrMax(in any, a *Args, fn string, isMax bool) (any, error) {
 			return nil, err
 		}
 		if u, ok := py.FirstUndefined(k); ok {
-			return nil, undefinedErr(u)
+			return nil, UndefinedErr(u)
 		}
 		if u, ok := py.FirstUndefined(bestKey); ok {
-			return nil, undefinedErr(u)
+			return nil, UndefinedErr(u)
 		}
 		better, err := py.Compare(op, k, bestKey)
 		if err != nil {

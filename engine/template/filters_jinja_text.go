@@ -10,8 +10,8 @@ import (
 )
 
 // jinjaTextFilters returns Jinja2's built-in filters on text.
-func jinjaTextFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func jinjaTextFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"capitalize": filterCapitalize,
 		"center":     filterCenter,
 		"format":     filterFormat,
@@ -75,7 +75,7 @@ func filterIndent(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	s, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("unsupported operand type(s) for +=: '%s' and 'str'", value.TypeName(in))
+		return nil, TypeErrorf("unsupported operand type(s) for +=: '%s' and 'str'", value.TypeName(in))
 	}
 	var ind string
 	if w, ok := v[0].(string); ok {
@@ -83,7 +83,7 @@ func filterIndent(_ *Ctx, in any, a *Args) (any, error) {
 	} else {
 		n, err := py.Index(v[0])
 		if err != nil {
-			return nil, typeErrorf("can't multiply sequence by non-int of type '%s'", value.TypeName(v[0]))
+			return nil, TypeErrorf("can't multiply sequence by non-int of type '%s'", value.TypeName(v[0]))
 		}
 		ind = strings.Repeat(" ", max(n, 0))
 	}
@@ -206,10 +206,10 @@ func filterTruncate(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	endLen := utf8.RuneCountInString(end)
 	if length < endLen {
-		return nil, typeErrorf("expected length >= %d, got %d", endLen, length)
+		return nil, TypeErrorf("expected length >= %d, got %d", endLen, length)
 	}
 	if leeway < 0 {
-		return nil, typeErrorf("expected leeway >= 0, got %d", leeway)
+		return nil, TypeErrorf("expected leeway >= 0, got %d", leeway)
 	}
 	if len(s) <= length+leeway {
 		return string(s), nil
@@ -243,7 +243,7 @@ func filterWordwrap(_ *Ctx, in any, a *Args) (any, error) {
 		return nil, err
 	}
 	if width <= 0 {
-		return nil, typeErrorf("invalid width %d (must be > 0)", width)
+		return nil, TypeErrorf("invalid width %d (must be > 0)", width)
 	}
 	wrap := "\n"
 	if v[2] != nil {

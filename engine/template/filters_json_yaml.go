@@ -6,8 +6,8 @@ import (
 )
 
 // jsonYAMLFilters returns ansible-core's JSON and YAML filters.
-func jsonYAMLFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func jsonYAMLFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"from_json":     filterFromJSON,
 		"from_yaml":     filterFromYAML,
 		"from_yaml_all": filterFromYAMLAll,
@@ -20,7 +20,7 @@ func jsonYAMLFilters() family {
 
 func filterToJSON(_ *Ctx, in any, a *Args) (any, error) {
 	if len(a.Pos) > 1 {
-		return nil, typeErrorf("to_json() takes from 1 to 2 positional arguments but %d were given", len(a.Pos)+1)
+		return nil, TypeErrorf("to_json() takes from 1 to 2 positional arguments but %d were given", len(a.Pos)+1)
 	}
 	o := py.JSONDumpOptions{ItemSep: ", ", KeySep: ": ", EnsureASCII: true, AllowNaN: true}
 	o, err := o.WithKwargs(a.Kw)
@@ -32,7 +32,7 @@ func filterToJSON(_ *Ctx, in any, a *Args) (any, error) {
 
 func filterToNiceJSON(_ *Ctx, in any, a *Args) (any, error) {
 	if len(a.Pos) > 2 {
-		return nil, typeErrorf("to_nice_json() takes from 1 to 3 positional arguments but %d were given", len(a.Pos)+1)
+		return nil, TypeErrorf("to_nice_json() takes from 1 to 3 positional arguments but %d were given", len(a.Pos)+1)
 	}
 	kw := value.NewDict(4)
 	kw.Set("indent", a.Default(0, "", 4))
@@ -44,7 +44,7 @@ func filterToNiceJSON(_ *Ctx, in any, a *Args) (any, error) {
 				continue
 			}
 			if (k == "indent" && len(a.Pos) > 0) || (k == "sort_keys" && len(a.Pos) > 1) {
-				return nil, typeErrorf("to_nice_json() got multiple values for argument '%s'", k)
+				return nil, TypeErrorf("to_nice_json() got multiple values for argument '%s'", k)
 			}
 			kw.Set(k, v)
 		}
@@ -65,11 +65,11 @@ func filterFromJSON(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	_ = v
 	if extra != nil && extra.Len() > 0 {
-		return nil, typeErrorf("JSONDecoder.__init__() got an unexpected keyword argument '%s'", extra.Keys()[0])
+		return nil, TypeErrorf("JSONDecoder.__init__() got an unexpected keyword argument '%s'", extra.Keys()[0])
 	}
 	s, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("the JSON object must be str, bytes or bytearray, not %s", value.TypeName(in))
+		return nil, TypeErrorf("the JSON object must be str, bytes or bytearray, not %s", value.TypeName(in))
 	}
 	return py.JSONLoads(s)
 }
@@ -92,7 +92,7 @@ func filterFromYAML(_ *Ctx, in any, a *Args) (any, error) {
 	case 1:
 		return docs[0], nil
 	}
-	return nil, typeErrorf("expected a single document in the stream")
+	return nil, TypeErrorf("expected a single document in the stream")
 }
 
 func filterFromYAMLAll(_ *Ctx, in any, a *Args) (any, error) {
@@ -139,7 +139,7 @@ func filterToNiceYAML(_ *Ctx, in any, a *Args) (any, error) {
 func yamlDocs(s string) ([]any, error) {
 	docs, _, err := value.DecodeYAML("<string>", []byte(s))
 	if err != nil {
-		return nil, typeErrorf("%s", err.Error())
+		return nil, TypeErrorf("%s", err.Error())
 	}
 	return docs, nil
 }

@@ -26,16 +26,16 @@ func filterJSONQuery(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	expr, ok := v[0].(string)
 	if !ok {
-		return nil, detachedf("Error in jmespath.search in json_query filter plugin:\nexpected a string, got %s", value.TypeName(v[0]))
+		return nil, Detachedf("Error in jmespath.search in json_query filter plugin:\nexpected a string, got %s", value.TypeName(v[0]))
 	}
 	q := &jmesQuery{}
 	src, err := q.literals(expr)
 	if err != nil {
-		return nil, detachedf("JMESPathError in json_query filter plugin:\n%s", err)
+		return nil, Detachedf("JMESPathError in json_query filter plugin:\n%s", err)
 	}
 	node, err := parsing.NewParser().Parse(src)
 	if err != nil {
-		return nil, detachedf("JMESPathError in json_query filter plugin:\n%s", err)
+		return nil, Detachedf("JMESPathError in json_query filter plugin:\n%s", err)
 	}
 	out, err := q.eval(node, plainData(in))
 	if err != nil {
@@ -43,9 +43,9 @@ func filterJSONQuery(_ *Ctx, in any, a *Args) (any, error) {
 		if errors.As(err, &pe) {
 			// Python's own exception, not jmespath's: the filter's
 			// other branch.
-			return nil, detachedf("Error in jmespath.search in json_query filter plugin:\n%s", pe.msg)
+			return nil, Detachedf("Error in jmespath.search in json_query filter plugin:\n%s", pe.msg)
 		}
-		return nil, detachedf("JMESPathError in json_query filter plugin:\n%s", err)
+		return nil, Detachedf("JMESPathError in json_query filter plugin:\n%s", err)
 	}
 	return out, nil
 }

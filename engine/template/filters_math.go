@@ -10,8 +10,8 @@ import (
 )
 
 // mathFilters returns ansible-core's math filters (mathstuff).
-func mathFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func mathFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"combinations":    filterCombinations,
 		"human_readable":  filterHumanReadable,
 		"human_to_bytes":  filterHumanToBytes,
@@ -36,9 +36,9 @@ func filterLog(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	if x <= 0 || b <= 0 || b == 1 {
 		if b == 1 && x > 0 {
-			return nil, typeErrorf("float division by zero")
+			return nil, TypeErrorf("float division by zero")
 		}
-		return nil, typeErrorf("math domain error")
+		return nil, TypeErrorf("math domain error")
 	}
 	if b == 10 {
 		return math.Log10(x), nil
@@ -61,7 +61,7 @@ func filterPow(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	r := math.Pow(x, y)
 	if math.IsNaN(r) {
-		return nil, typeErrorf("math domain error")
+		return nil, TypeErrorf("math domain error")
 	}
 	return r, nil
 }
@@ -145,7 +145,7 @@ func filterProduct(_ *Ctx, in any, a *Args) (any, error) {
 	if a.Kw != nil {
 		for _, k := range a.Kw.Keys() {
 			if k != "repeat" {
-				return nil, typeErrorf("'%s' is an invalid keyword argument for product()", k)
+				return nil, TypeErrorf("'%s' is an invalid keyword argument for product()", k)
 			}
 			x, _ := a.Kw.Get(k)
 			n, err := py.Index(x)
@@ -184,11 +184,11 @@ func filterPermutations(_ *Ctx, in any, a *Args) (any, error) {
 	if a.Kw != nil {
 		for _, k := range a.Kw.Keys() {
 			if k != "r" {
-				return nil, typeErrorf("'%s' is an invalid keyword argument for permutations()", k)
+				return nil, TypeErrorf("'%s' is an invalid keyword argument for permutations()", k)
 			}
 		}
 	}
-	pool, err := iterate(in)
+	pool, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -223,13 +223,13 @@ func filterPermutations(_ *Ctx, in any, a *Args) (any, error) {
 func filterCombinations(_ *Ctx, in any, a *Args) (any, error) {
 	x, ok := a.Get(0, "r")
 	if !ok {
-		return nil, typeErrorf("combinations() missing required argument 'r' (pos 2)")
+		return nil, TypeErrorf("combinations() missing required argument 'r' (pos 2)")
 	}
 	r, err := py.Index(x)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := iterate(in)
+	pool, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func filterRekeyOnMember(_ *Ctx, in any, a *Args) (any, error) {
 	case *value.Dict:
 		x.Each(func(_ string, e any) bool { items = append(items, e); return true })
 	case []any, value.Tuple:
-		items, _ = iterate(x)
+		items, _ = Iterate(x)
 	default:
 		return nil, Errorf("Type is not a valid list, set, or dict")
 	}

@@ -6,8 +6,8 @@ import (
 )
 
 // netFilters returns ansible-core's URL filters (the ipaddr family is ansible.utils').
-func netFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func netFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"urldecode": filterURLDecode,
 		"urlsplit":  filterURLSplit,
 	}}
@@ -20,7 +20,7 @@ func filterURLSplit(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	s, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("'%s' object has no attribute 'decode'", value.TypeName(in))
+		return nil, TypeErrorf("'%s' object has no attribute 'decode'", value.TypeName(in))
 	}
 	u, err := py.URLSplit(s)
 	if err != nil {
@@ -33,7 +33,7 @@ func filterURLSplit(_ *Ctx, in any, a *Args) (any, error) {
 	if q := value.Str(v[0]); value.Truthy(v[0]) {
 		x, ok := d.Get(q)
 		if !ok {
-			return nil, typeErrorf("%s: unknown URL component: %s", value.Str(v[1]), q)
+			return nil, TypeErrorf("%s: unknown URL component: %s", value.Str(v[1]), q)
 		}
 		return x, nil
 	}
@@ -46,7 +46,7 @@ func filterURLDecode(_ *Ctx, in any, a *Args) (any, error) {
 	}
 	s, ok := in.(string)
 	if !ok {
-		return nil, typeErrorf("a bytes-like object is required, not '%s'", value.TypeName(in))
+		return nil, TypeErrorf("a bytes-like object is required, not '%s'", value.TypeName(in))
 	}
 	return py.UnquotePlus(s), nil
 }

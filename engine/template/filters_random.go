@@ -6,8 +6,8 @@ import (
 )
 
 // randomFilters returns ansible-core's random filters, seeded as Python's random.Random.
-func randomFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func randomFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"random":  filterRandom,
 		"shuffle": filterShuffle,
 	}}
@@ -41,7 +41,7 @@ func filterRandom(_ *Ctx, in any, a *Args) (any, error) {
 		width := end - start
 		if step == 1 {
 			if width <= 0 {
-				return nil, typeErrorf("empty range for randrange() (%d, %d, %d)", start, end, width)
+				return nil, TypeErrorf("empty range for randrange() (%d, %d, %d)", start, end, width)
 			}
 			return start + r.Randbelow(width), nil
 		}
@@ -52,10 +52,10 @@ func filterRandom(_ *Ctx, in any, a *Args) (any, error) {
 		case step < 0:
 			n = py.FloorDiv(width+step+1, step)
 		default:
-			return nil, typeErrorf("zero step for randrange()")
+			return nil, TypeErrorf("zero step for randrange()")
 		}
 		if n <= 0 {
-			return nil, typeErrorf("empty range for randrange()")
+			return nil, TypeErrorf("empty range for randrange()")
 		}
 		return start + step*r.Randbelow(n), nil
 	}
@@ -69,13 +69,13 @@ func filterRandom(_ *Ctx, in any, a *Args) (any, error) {
 	if value.Truthy(v[0]) || value.Truthy(v[1]) {
 		return nil, Errorf("start and step can only be used with integer values")
 	}
-	items, _ := iterate(in)
+	items, _ := Iterate(in)
 	if len(items) == 0 {
-		return nil, typeErrorf("Cannot choose from an empty sequence")
+		return nil, TypeErrorf("Cannot choose from an empty sequence")
 	}
 	i := r.Randbelow(len(items))
 	if d, ok := in.(*value.Dict); ok {
-		return nil, typeErrorf("%d", i+0*d.Len())
+		return nil, TypeErrorf("%d", i+0*d.Len())
 	}
 	return items[i], nil
 }
@@ -85,7 +85,7 @@ func filterShuffle(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return in, nil
 	}

@@ -10,8 +10,8 @@ import (
 )
 
 // regexFilters returns ansible-core's regular expression filters, with Python's re syntax.
-func regexFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func regexFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"regex_escape":  filterRegexEscape,
 		"regex_findall": filterRegexFindall,
 		"regex_replace": filterRegexReplace,
@@ -73,7 +73,7 @@ var (
 
 func filterRegexSearch(_ *Ctx, in any, a *Args) (any, error) {
 	if len(a.Pos) == 0 && !a.Kw.Has("regex") {
-		return nil, typeErrorf("regex_search() missing 1 required positional argument: 'regex'")
+		return nil, TypeErrorf("regex_search() missing 1 required positional argument: 'regex'")
 	}
 	var pattern any
 	var groupArgs []any
@@ -93,7 +93,7 @@ func filterRegexSearch(_ *Ctx, in any, a *Args) (any, error) {
 				multiline = value.Truthy(x)
 			case "regex":
 				if len(a.Pos) > 0 {
-					return nil, typeErrorf("regex_search() got multiple values for argument 'regex'")
+					return nil, TypeErrorf("regex_search() got multiple values for argument 'regex'")
 				}
 			}
 		}
@@ -103,19 +103,19 @@ func filterRegexSearch(_ *Ctx, in any, a *Args) (any, error) {
 	for _, g := range groupArgs {
 		gs, ok := g.(string)
 		if !ok {
-			return nil, typeErrorf("'%s' object has no attribute 'startswith'", value.TypeName(g))
+			return nil, TypeErrorf("'%s' object has no attribute 'startswith'", value.TypeName(g))
 		}
 		switch {
 		case strings.HasPrefix(gs, `\g`):
 			m := searchGroupNameRe.FindStringSubmatch(gs)
 			if m == nil {
-				return nil, typeErrorf("'NoneType' object has no attribute 'group'")
+				return nil, TypeErrorf("'NoneType' object has no attribute 'group'")
 			}
 			groups = append(groups, m[1])
 		case strings.HasPrefix(gs, `\`):
 			m := searchGroupNumRe.FindStringSubmatch(gs)
 			if m == nil {
-				return nil, typeErrorf("'NoneType' object has no attribute 'group'")
+				return nil, TypeErrorf("'NoneType' object has no attribute 'group'")
 			}
 			n, _ := strconv.Atoi(m[1])
 			groups = append(groups, n)
@@ -146,11 +146,11 @@ func filterRegexSearch(_ *Ctx, in any, a *Args) (any, error) {
 		case string:
 			idx = re.SubexpIndex(x)
 			if idx < 0 {
-				return nil, typeErrorf("no such group")
+				return nil, TypeErrorf("no such group")
 			}
 		}
 		if idx > re.NumSubexp() {
-			return nil, typeErrorf("no such group")
+			return nil, TypeErrorf("no such group")
 		}
 		if m[2*idx] < 0 {
 			out = append(out, nil)

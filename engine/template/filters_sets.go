@@ -8,8 +8,8 @@ import (
 )
 
 // setFilters returns ansible-core's set filters, and unique.
-func setFilters() family {
-	return family{collection: "ansible.builtin", filters: map[string]FilterFunc{
+func setFilters() Library {
+	return Library{Collection: "ansible.builtin", Filters: map[string]FilterFunc{
 		"difference":           setFilter("difference"),
 		"intersect":            setFilter("intersect"),
 		"symmetric_difference": setFilter("symmetric_difference"),
@@ -48,11 +48,11 @@ func setFilter(op string) FilterFunc {
 		if err != nil {
 			return nil, err
 		}
-		x, err := iterate(in)
+		x, err := Iterate(in)
 		if err != nil {
 			return nil, err
 		}
-		y, err := iterate(v[0])
+		y, err := Iterate(v[0])
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func filterUnique(_ *Ctx, in any, a *Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, err := iterate(in)
+	items, err := Iterate(in)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func filterUnique(_ *Ctx, in any, a *Args) (any, error) {
 			return nil, err
 		}
 		if u, ok := k.(value.Undefined); ok {
-			return nil, undefinedErr(u)
+			return nil, UndefinedErr(u)
 		}
 		h, ok := py.HashKey(k)
 		if !ok {

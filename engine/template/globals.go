@@ -34,7 +34,7 @@ func globalRange(_ *Ctx, a *Args) (any, error) {
 	for i, v := range a.Pos {
 		n, ok := value.AsInt(v)
 		if !ok {
-			return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v))
+			return nil, TypeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(v))
 		}
 		ints[i] = n
 	}
@@ -47,10 +47,10 @@ func globalRange(_ *Ctx, a *Args) (any, error) {
 	case 3:
 		r.Start, r.Stop, r.Step = ints[0], ints[1], ints[2]
 		if r.Step == 0 {
-			return nil, typeErrorf("range() arg 3 must not be zero")
+			return nil, TypeErrorf("range() arg 3 must not be zero")
 		}
 	default:
-		return nil, typeErrorf("range expected at most 3 arguments, got %d", len(ints))
+		return nil, TypeErrorf("range expected at most 3 arguments, got %d", len(ints))
 	}
 	return r, nil
 }
@@ -62,14 +62,14 @@ func globalDict(_ *Ctx, a *Args) (any, error) {
 		case *value.Dict:
 			d.Update(x)
 		default:
-			items, err := iterate(v)
+			items, err := Iterate(v)
 			if err != nil {
 				return nil, err
 			}
 			for _, it := range items {
-				pair, err := iterate(it)
+				pair, err := Iterate(it)
 				if err != nil || len(pair) != 2 {
-					return nil, typeErrorf("dictionary update sequence element has wrong length")
+					return nil, TypeErrorf("dictionary update sequence element has wrong length")
 				}
 				d.Set(value.Str(pair[0]), pair[1])
 			}
@@ -114,7 +114,7 @@ func globalNow(c *Ctx, a *Args) (any, error) {
 func globalLipsum(_ *Ctx, a *Args) (any, error) {
 	n, ok := value.AsInt(a.Default(0, "n", 5))
 	if !ok {
-		return nil, typeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(a.Default(0, "n", 5)))
+		return nil, TypeErrorf("'%s' object cannot be interpreted as an integer", value.TypeName(a.Default(0, "n", 5)))
 	}
 	html := value.Truthy(a.Default(1, "html", true))
 	const para = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua."
@@ -134,6 +134,13 @@ func globalLipsum(_ *Ctx, a *Args) (any, error) {
 
 // defaultUndefHint is the message of undef() without a hint.
 const defaultUndefHint = "Mandatory variable has not been overridden"
+
+// IsUndefWithoutHint reports whether v is what undef() returns without a
+// hint (env's default=undef() makes an unset variable undefined).
+func IsUndefWithoutHint(v any) bool {
+	u, ok := v.(value.Undefined)
+	return ok && u.Msg == defaultUndefHint
+}
 
 func globalUndef(_ *Ctx, a *Args) (any, error) {
 	hint := a.String(0, "hint", "")
@@ -158,7 +165,7 @@ func globalQuery(c *Ctx, a *Args) (any, error) {
 // anything else stays a list.
 func invokeLookup(c *Ctx, a *Args, wantlist bool) (any, error) {
 	if len(a.Pos) == 0 {
-		return nil, typeErrorf("lookup() missing 1 required positional argument: 'name'")
+		return nil, TypeErrorf("lookup() missing 1 required positional argument: 'name'")
 	}
 	name := value.Str(a.Pos[0])
 	fn, ok := c.eng.lookupPlugin(name)

@@ -101,7 +101,7 @@ func (c *Ctx) findTemplate(name syntax.Expr, ignoreMissing bool) (string, error)
 	if s, ok := v.(string); ok {
 		names = []string{s}
 	} else {
-		items, err := iterate(v)
+		items, err := Iterate(v)
 		if err != nil {
 			return "", err
 		}

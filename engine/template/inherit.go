@@ -112,9 +112,9 @@ func (c *Ctx) findParent(name syntax.Expr) (string, error) {
 	switch {
 	case ok:
 	case isUnhashable(v):
-		return "", typeErrorf("unhashable type: '%s'", value.TypeName(v))
+		return "", TypeErrorf("unhashable type: '%s'", value.TypeName(v))
 	default:
-		return "", typeErrorf("'%s' object has no attribute 'split'", value.TypeName(v))
+		return "", TypeErrorf("'%s' object has no attribute 'split'", value.TypeName(v))
 	}
 	path, found := c.findInclude(s)
 	if !found {

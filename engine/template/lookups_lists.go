@@ -10,8 +10,8 @@ import (
 )
 
 // listLookups returns ansible-core's lookups that reshape their terms (the with_<lookup> loops).
-func listLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
+func listLookups() Library {
+	return Library{Collection: "ansible.builtin", Lookups: map[string]LookupFunc{
 		"dict":          lookupDict,
 		"indexed_items": lookupIndexedItems,
 		"items":         lookupItems,
@@ -74,7 +74,7 @@ func lookupTogether(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 	lists := make([][]any, len(terms))
 	n := 0
 	for i, t := range terms {
-		items, err := iterate(t)
+		items, err := Iterate(t)
 		if err != nil {
 			items = []any{t}
 		}
@@ -100,7 +100,7 @@ func lookupNested(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 	}
 	result := [][]any{{}}
 	for _, t := range terms {
-		items, err := iterate(t)
+		items, err := Iterate(t)
 		if err != nil {
 			items = []any{t}
 		}
@@ -135,7 +135,7 @@ func lookupCartesian(_ *Ctx, terms []any, _ *Args) ([]any, error) {
 		case string:
 			lists[i] = []any{x}
 		default:
-			items, err := iterate(t)
+			items, err := Iterate(t)
 			if err != nil {
 				items = []any{t}
 			}

@@ -9,8 +9,8 @@ import (
 )
 
 // sequenceLookups returns ansible-core's sequence lookup.
-func sequenceLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
+func sequenceLookups() Library {
+	return Library{Collection: "ansible.builtin", Lookups: map[string]LookupFunc{
 		"sequence": lookupSequence,
 	}}
 }

@@ -1,48 +1,21 @@
 package template
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
 
 func le(name, msg string) string { return "The lookup plugin '" + name + "' failed: " + msg }
 
+// TestLookups: the language's own lookups (variables, list shapes,
+// sequence); engine/lookup tests those that read files, run processes or
+// read the environment.
 func TestLookups(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "files"), 0o755))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "files", "f.txt"), []byte("  file content  \n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates", "t.j2"), []byte("hello {{ who | default('x') }}\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain.txt"), []byte("plain"), 0o644))
-
 	e := New()
-	e.Getenv = func(k string) (string, bool) {
-		if k == "MY_HOME" {
-			return "/home/me", true
-		}
-		return "", false
-	}
 	vars := MapVars{D: value.DictOf("myvar", 42, "who", "you")}
 	cases := []tcase{
-		{"{{ lookup('env', 'MY_HOME') }}", "/home/me", ""},
-		{"{{ lookup('env', 'NOPE_NOT_SET') }}", "", ""},
-		{"{{ lookup('env', 'NOPE_NOT_SET', default='d') }}", "d", ""},
-		{"{{ lookup('env', 5) }}", nil, le("env", "'int' object has no attribute 'split'")},
-		{"{{ lookup('file', 'f.txt') }}", "  file content", ""},
-		{"{{ lookup('file', 'f.txt', rstrip=false) }}", "  file content  \n", ""},
-		{"{{ lookup('file', 'f.txt', lstrip=true) }}", "file content", ""},
-		{"{{ lookup('ansible.builtin.file', 'plain.txt') }}", "plain", ""},
-		{"{{ lookup('file', 'nope.txt') }}", nil, le("file", "Unable to access the file 'nope.txt': File not found. Use -vvvvv to see paths searched.")},
-		{"{{ lookup('file', 'f.txt', bad=1) }}", "  file content", ""},
-		{"{{ lookup('file', 'f.txt', rstrip='maybe') }}", "  file content  \n", ""},
-		{"{{ lookup('template', 't.j2') }}", "hello you\n", ""},
-		{"{{ lookup('template', 't.j2', template_vars={'who': 'bob'}) }}", "hello bob\n", ""},
-		{"{{ lookup('template', 'nope.j2') }}", nil, le("template", "the template file nope.j2 could not be found for the lookup")},
 		{"{{ lookup('vars', 'myvar') }}", 42, ""},
 		{"{{ lookup('vars', 'nope', default='d') }}", "d", ""},
 		{"{{ lookup('vars', 'nope') }}", nil, "No variable named 'nope' was found."},
@@ -63,17 +36,11 @@ func TestLookups(t *testing.T) {
 		{"{{ query('sequence', 'end=5 count=2') }}", nil, le("sequence", "can't specify both count and end in with_sequence")},
 		{"{{ query('sequence', 'start=a end=2') }}", nil, le("sequence", "Config 'start' for 'sequence' lookup plugin from 'Direct' has an invalid value: Invalid value provided for 'integer': 'a'")},
 		{"{{ query('sequence', 'count=0') }}", []any{}, ""},
-		{"{{ query('first_found', ['nope.txt', 'plain.txt']) }}", L(filepath.Join(dir, "plain.txt")), ""},
-		{"{{ query('first_found', ['nope.txt', 'f.txt']) }}", nil, le("first_found", "No file was found when using first_found.")},
-		{"{{ query('first_found', files=['nope.txt', 'f.txt'], paths=['" + filepath.Join(dir, "files") + "']) }}", L(filepath.Join(dir, "files", "f.txt")), ""},
-		{"{{ query('first_found', ['nope.txt'], skip=true) }}", []any{}, ""},
-		{"{{ lookup('first_found', ['a', 'b']) }}", nil, le("first_found", "No file was found when using first_found.")},
 		{"{{ query('together', [1, 2], ['a']) }}", L(L(1, "a"), L(2, nil)), ""},
 		{"{{ query('nested', [1, 2], ['a']) }}", L(L(1, "a"), L(2, "a")), ""},
-		{"{{ query('fileglob', '*.txt') }}", L(filepath.Join(dir, "files", "f.txt")), ""},
 		{"{{ query('subelements', [{'n': 1, 'l': [5, 6]}], 'l') | map('last') | list }}", L(5, 6), ""},
 	}
-	renderCases(t, e, vars, Options{Search: search.Path{Base: dir}}, cases)
+	renderCases(t, e, vars, Options{}, cases)
 }
 
 // renderCases renders each case with e, vars and opt and checks its

@@ -2,68 +2,28 @@ package template
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// varLookups returns ansible-core's lookups of variables and the environment.
-func varLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"env":      lookupEnv,
-		"vars":     lookupVars,
-		"varnames": lookupVarnames,
-	}}
-}
-
-func lookupEnv(c *Ctx, terms []any, a *Args) ([]any, error) {
-	opts, err := lookupOptions(c, "env", a)
-	if err != nil {
-		return nil, err
+// varLookups returns ansible-core's lookups of variables.
+func varLookups() Library {
+	return Library{Collection: "ansible.builtin",
+		Lookups: map[string]LookupFunc{
+			"vars":     lookupVars,
+			"varnames": lookupVarnames,
+		},
+		LookupOptions: map[string]map[string]settings.Def{"vars": {"default": {}}},
 	}
-	def := opts["default"]
-	out := make([]any, 0, len(terms))
-	for _, t := range terms {
-		if u, undefined := t.(value.Undefined); undefined {
-			// An undefined term gives an undefined value.
-			out = append(out, u)
-			continue
-		}
-		s, ok := t.(string)
-		if !ok {
-			return nil, typeErrorf("'%s' object has no attribute 'split'", value.TypeName(t))
-		}
-		fields := strings.Fields(s)
-		if len(fields) == 0 {
-			return nil, typeErrorf("list index out of range")
-		}
-		name := fields[0]
-		switch v, set := c.Engine().Getenv(name); {
-		case set:
-			out = append(out, v)
-		case isDefaultUndef(def):
-			// default=undef(): an unset variable is undefined, with a
-			// message that names it.
-			out = append(out, value.Undefined{Msg: fmt.Sprintf("The environment variable %s is not set.", value.Repr(name))})
-		default:
-			out = append(out, def)
-		}
-	}
-	return out, nil
-}
-
-// isDefaultUndef reports whether v is what undef() returns without a hint.
-func isDefaultUndef(v any) bool {
-	u, ok := v.(value.Undefined)
-	return ok && u.Msg == defaultUndefHint
 }
 
 // lookupVars returns the variables the terms name. A missing one is the
 // default option when it is set, or an undefined value that fails where
 // it is used (so that a default filter can still catch it).
 func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
-	opts, err := lookupOptions(c, "vars", a)
+	opts, err := c.LookupOptions("vars", a)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +37,7 @@ func lookupVars(c *Ctx, terms []any, a *Args) ([]any, error) {
 		v := c.lookupName(name)
 		_, isGlobal := c.eng.globals[name]
 		if u, isU := v.(value.Undefined); isU && !isGlobal && u.Msg != undefinedName(name).Msg {
-			return nil, undefinedErr(u)
+			return nil, UndefinedErr(u)
 		}
 		switch v.(type) {
 		case value.Undefined, globalFunc:

@@ -16,7 +16,7 @@ func (b *boundMethod) String() string { return methodRepr(b) }
 func callMethod(m *boundMethod, a *Args) (res any, mutated any, err error) {
 	if r, ok := m.recv.(*loopInfo); ok && m.name == "cycle" {
 		if len(a.Pos) == 0 {
-			return nil, nil, typeErrorf("no items for cycling given")
+			return nil, nil, TypeErrorf("no items for cycling given")
 		}
 		return a.Pos[r.index%len(a.Pos)], nil, nil
 	}

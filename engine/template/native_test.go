@@ -127,8 +127,8 @@ func TestLookupMerging(t *testing.T) {
 		"{{ lookup('items', [1, 'b']) }}":                  []any{1, "b"},
 		"{{ lookup('items', [[1]]) }}":                     []any{1},
 		"{{ lookup('items', ['a', 'b'], wantlist=true) }}": []any{"a", "b"},
-		"{{ lookup('file', 'nope', errors='ignore') }}":    nil,
-		"{{ query('file', 'nope', errors='ignore') }}":     []any{},
+		"{{ lookup('dict', 'x', errors='ignore') }}":       nil,
+		"{{ query('dict', 'x', errors='ignore') }}":        []any{},
 	}
 	for src, want := range cases {
 		got, err := render(t, src, Options{})
@@ -138,10 +138,10 @@ func TestLookupMerging(t *testing.T) {
 	_, err := render(t, "{{ lookup('nonexistent', 'x') }}", Options{})
 	require.EqualError(t, err, "The lookup plugin 'nonexistent' was not found.")
 	var warns []*diag.Diagnostic
-	_, err = render(t, "{{ lookup('file', 'nope', errors='warn') }}", Options{Warn: func(w *diag.Diagnostic, _ bool) { warns = append(warns, w) }})
+	_, err = render(t, "{{ lookup('dict', 'x', errors='warn') }}", Options{Warn: func(w *diag.Diagnostic, _ bool) { warns = append(warns, w) }})
 	require.NoError(t, err)
 	require.Len(t, warns, 1)
-	require.True(t, strings.HasPrefix(warns[0].Summary, "An error occurred while running the lookup plugin 'file': "), warns[0].Summary)
+	require.True(t, strings.HasPrefix(warns[0].Summary, "An error occurred while running the lookup plugin 'dict': "), warns[0].Summary)
 }
 
 func TestMarkers(t *testing.T) {

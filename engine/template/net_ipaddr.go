@@ -10,16 +10,16 @@ import (
 )
 
 // ipaddrPlugins returns ansible.utils' ipaddr filters and tests.
-func ipaddrPlugins() family {
-	return family{
-		collection: "ansible.utils",
-		filters: map[string]FilterFunc{
+func ipaddrPlugins() Library {
+	return Library{
+		Collection: "ansible.utils",
+		Filters: map[string]FilterFunc{
 			"ipaddr": filterIPAddr("ipaddr", 0),
 			"ipv4":   filterIPAddr("ipv4", 4),
 			"ipv6":   filterIPAddr("ipv6", 6),
 			"ipwrap": filterIPWrap,
 		},
-		tests: map[string]TestFunc{
+		Tests: map[string]TestFunc{
 			"ip":         testIPAddr,
 			"ip_address": testIPAddress,
 			"ipaddr":     testIPAddr,

@@ -111,7 +111,7 @@ func ipaddrQuery(in any, query string, version int, alias string) (any, error) {
 		return v.indexQuery(query), nil
 	}
 	if alias == "" {
-		return nil, typeErrorf("unsupported operand type(s) for +: 'NoneType' and 'str'")
+		return nil, TypeErrorf("unsupported operand type(s) for +: 'NoneType' and 'str'")
 	}
 	return nil, Errorf("%s: unknown filter type: %s", alias, query)
 }

@@ -3,26 +3,26 @@ package template
 import "sort"
 
 // PluginNames lists the plugins of a kind ("filter", "test" or "lookup")
-// that e implements, sorted: a built-in plugin by its fully qualified name
+// that e implements, sorted: a plugin of a library given to New by its fully qualified name
 // (the collection its errors name), one registered later by a module
 // package (RegisterLookup) by the name it was registered under. An unknown
 // kind lists nothing.
 func (e *Engine) PluginNames(kind string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, f := range families() {
+	for _, f := range e.libs {
 		var names []string
 		switch kind {
 		case "filter":
-			names = pluginKeys(f.filters)
+			names = pluginKeys(f.Filters)
 		case "test":
-			names = pluginKeys(f.tests)
+			names = pluginKeys(f.Tests)
 		case "lookup":
-			names = pluginKeys(f.lookups)
+			names = pluginKeys(f.Lookups)
 		}
 		for _, n := range names {
 			seen[n] = true
-			out = append(out, f.collection+"."+n)
+			out = append(out, f.Collection+"."+n)
 		}
 	}
 	var registered []string

@@ -1,6 +1,10 @@
 package template
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cfzt/cfzt-runner/engine/settings"
+)
 
 // FilterFunc implements a filter: `in | name(args)`.
 type FilterFunc func(c *Ctx, in any, a *Args) (any, error)
@@ -12,55 +16,80 @@ type TestFunc func(c *Ctx, in any, a *Args) (bool, error)
 // Keyword arguments other than wantlist and errors arrive in a.Kw.
 type LookupFunc func(c *Ctx, terms []any, a *Args) ([]any, error)
 
-// family is one file's plugins, all in one collection. Each file of
-// plugins has a function that returns its family as map literals; families
-// lists those functions. Adding a plugin means adding it to its family's
-// map, in the file that implements it.
-type family struct {
-	// collection is the FQCN prefix the plugins' errors name, as in
+// Library is a set of plugins of one collection: a filter, test or lookup
+// function by short name. The language's own plugins (Jinja2's and
+// ansible-core's pure filters and tests, the list-shaping lookups) are
+// libraries of this package, one file each, listed by families; the
+// plugins that reach outside the template (files, processes, URLs, the
+// environment) are engine/lookup's, which the composition root hands to
+// New. A name registered twice is an error: short names must be unique
+// across collections, as a fully qualified name is looked up by its
+// short name.
+type Library struct {
+	// Collection is the FQCN prefix the plugins' errors name, as in
 	// "The filter plugin 'ansible.builtin.to_json' failed".
-	collection string
-	filters    map[string]FilterFunc
-	tests      map[string]TestFunc
-	lookups    map[string]LookupFunc
+	Collection string
+	Filters    map[string]FilterFunc
+	Tests      map[string]TestFunc
+	Lookups    map[string]LookupFunc
+	// LookupOptions are the options each lookup declares (ansible-core's
+	// DOCUMENTATION options), by lookup and option name: Ctx.LookupOptions
+	// reads a lookup's keyword arguments through them, and
+	// Engine.LookupOptionDefs shows them to the config lookup. A lookup
+	// absent from it takes no options (or parses its own).
+	LookupOptions map[string]map[string]settings.Def
+	// TakeUndefined names the lookups that receive undefined terms and
+	// options as values (ansible-core's accept_args_markers) instead of
+	// failing before they run.
+	TakeUndefined []string
 }
 
-// families returns every plugin family an engine has.
-func families() []family {
-	return []family{
+// families returns the language's own plugin libraries.
+func families() []Library {
+	return []Library{
 		jinjaTextFilters(), jinjaHTMLFilters(), jinjaSeqFilters(), jinjaApplyFilters(), jinjaNumFilters(),
 		ansibleCoreFilters(), ansibleDataFilters(), jsonYAMLFilters(), pathFilters(), regexFilters(),
 		netFilters(), hashFilters(), mathFilters(), setFilters(), randomFilters(), dateFilters(),
 		communityFilters(), ipaddrPlugins(),
-		jinjaTests(), resultTests(), ansibleTests(), fileTests(),
-		fileLookups(), firstFoundLookups(), varLookups(), listLookups(), sequenceLookups(),
-		commandLookups(), inventoryLookups(), passwordLookups(), configLookups(), urlLookups(), dataFileLookups(),
+		jinjaTests(), resultTests(), ansibleTests(),
+		varLookups(), listLookups(), sequenceLookups(),
 	}
 }
 
-// register adds the plugins of fams to e, wrapping filters and tests so
+// register adds the plugins of libs to e, wrapping filters and tests so
 // that their failures name their collection. A name registered twice is an
-// error: short names must be unique across collections, as lookups of a
-// fully qualified name strip the collection.
-func (e *Engine) register(fams []family) error {
-	for _, f := range fams {
-		for name, fn := range f.filters {
+// error.
+func (e *Engine) register(libs []Library) error {
+	for _, f := range libs {
+		for name, fn := range f.Filters {
 			if _, dup := e.filters[name]; dup {
 				return fmt.Errorf("filter %s is registered twice", name)
 			}
-			e.filters[name] = wrapFilter(f.collection+"."+name, fn)
+			e.filters[name] = wrapFilter(f.Collection+"."+name, fn)
 		}
-		for name, fn := range f.tests {
+		for name, fn := range f.Tests {
 			if _, dup := e.tests[name]; dup {
 				return fmt.Errorf("test %s is registered twice", name)
 			}
-			e.tests[name] = wrapTest(f.collection+"."+name, fn)
+			e.tests[name] = wrapTest(f.Collection+"."+name, fn)
 		}
-		for name, fn := range f.lookups {
+		for name, fn := range f.Lookups {
 			if _, dup := e.lookups[name]; dup {
 				return fmt.Errorf("lookup %s is registered twice", name)
 			}
 			e.lookups[name] = fn
+		}
+		for name, defs := range f.LookupOptions {
+			if _, ok := f.Lookups[name]; !ok {
+				return fmt.Errorf("options of lookup %s, which the library lacks", name)
+			}
+			e.lookupOpts[name] = defs
+		}
+		for _, name := range f.TakeUndefined {
+			if _, ok := f.Lookups[name]; !ok {
+				return fmt.Errorf("lookup %s takes undefined values but the library lacks it", name)
+			}
+			e.takesUndefined[name] = true
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package template
 import (
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/settings"
 	"github.com/stretchr/testify/require"
 )
 
@@ -14,14 +15,49 @@ func TestFQCNFilterNames(t *testing.T) {
 }
 
 func TestFamiliesRegisterEachNameOnce(t *testing.T) {
-	e := &Engine{filters: map[string]FilterFunc{}, tests: map[string]TestFunc{}, lookups: map[string]LookupFunc{}}
-	require.NoError(t, e.register(families()))
 	for _, f := range families() {
-		require.NotEmpty(t, f.collection)
-		require.NotEmpty(t, len(f.filters)+len(f.tests)+len(f.lookups), f.collection)
+		require.NotEmpty(t, f.Collection)
+		require.NotEmpty(t, len(f.Filters)+len(f.Tests)+len(f.Lookups), f.Collection)
 	}
-	dup := family{collection: "community.general", filters: map[string]FilterFunc{"basename": filterFileglob}}
-	require.EqualError(t, e.register([]family{dup}), "filter basename is registered twice")
+	require.NotPanics(t, func() { New() })
+	dup := Library{Collection: "community.general", Filters: map[string]FilterFunc{"basename": filterCommonpath}}
+	require.PanicsWithError(t, "filter basename is registered twice", func() { New(dup) })
+	dupLookup := Library{Collection: "community.general", Lookups: map[string]LookupFunc{"items": lookupItems}}
+	require.PanicsWithError(t, "lookup items is registered twice", func() { New(dupLookup) })
+}
+
+// TestLibraryDeclarations: a library's option declarations and
+// undefined-taking lookups must name lookups it has.
+func TestLibraryDeclarations(t *testing.T) {
+	e := &Engine{filters: map[string]FilterFunc{}, tests: map[string]TestFunc{}, lookups: map[string]LookupFunc{},
+		lookupOpts: map[string]map[string]settings.Def{}, takesUndefined: map[string]bool{}}
+	require.EqualError(t, e.register([]Library{{LookupOptions: map[string]map[string]settings.Def{"nope": {}}}}),
+		"options of lookup nope, which the library lacks")
+	require.EqualError(t, e.register([]Library{{TakeUndefined: []string{"nope"}}}),
+		"lookup nope takes undefined values but the library lacks it")
+}
+
+// TestLanguageAlone: an engine given no library is the template language
+// without I/O: the lookups, tests and filters that read files, run
+// processes or read the environment are not there, and fail as unknown
+// plugins do.
+func TestLanguageAlone(t *testing.T) {
+	e := New()
+	for _, name := range []string{"file", "pipe", "lines", "env", "url", "password", "template", "fileglob", "first_found", "config", "csvfile", "ini", "unvault", "inventory_hostnames"} {
+		require.False(t, e.HasLookup(name), name)
+	}
+	for _, name := range []string{"items", "list", "dict", "nested", "sequence", "subelements", "vars", "varnames"} {
+		require.True(t, e.HasLookup(name), name)
+	}
+	_, err := e.Render("{{ lookup('pipe', 'echo attack') }}", MapVars{D: D()}, Options{})
+	require.EqualError(t, err, "The lookup plugin 'pipe' was not found.")
+	_, err = e.Render("{{ '/etc/passwd' is file }}", MapVars{D: D()}, Options{})
+	require.Error(t, err)
+	_, err = e.Render("{{ '~' | expanduser }}", MapVars{D: D()}, Options{})
+	require.Error(t, err)
+	got, err := e.Render("{{ '/etc' is abs }}", MapVars{D: D()}, Options{})
+	require.NoError(t, err)
+	require.Equal(t, true, got)
 }
 
 func TestPluginErrorsNameTheirCollection(t *testing.T) {

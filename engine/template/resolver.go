@@ -105,4 +105,10 @@ func (c *Ctx) Decrypt(x value.Vaulted) (any, error) { return c.decrypt(x) }
 
 // FindFile finds a file on the task's search path as lookups do, in
 // subdir ("files", "templates"); "" when it is not there.
-func (c *Ctx) FindFile(subdir, name string) string { return c.findFile(subdir, name, true) }
+func (c *Ctx) FindFile(subdir, name string) string {
+	found, _, ok := c.SearchPath().Find(subdir, name)
+	if !ok {
+		return ""
+	}
+	return found
+}

@@ -107,7 +107,7 @@ func (c *Ctx) finalizeAt(v any, depth int) (any, error) {
 	case nil, bool, int, int64, float64, string:
 		return v, nil
 	case value.Undefined:
-		return nil, undefinedErr(x)
+		return nil, UndefinedErr(x)
 	case jinjaUndefined:
 		return nil, storageErr("Undefined", "")
 	case *py.Range:

@@ -2,7 +2,7 @@ package template
 
 import (
 	"math"
-	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -11,12 +11,14 @@ import (
 )
 
 // ansibleTests returns ansible-core's tests on strings, versions, truth, sets and URIs.
-func ansibleTests() family {
-	return family{collection: "ansible.builtin", tests: map[string]TestFunc{
+func ansibleTests() Library {
+	return Library{Collection: "ansible.builtin", Tests: map[string]TestFunc{
+		"abs":        testAbs,
 		"all":        anyAll("all", false),
 		"any":        anyAll("any", true),
 		"contains":   testContains,
 		"falsy":      testFalsy,
+		"is_abs":     testAbs,
 		"isnan":      simpleTest("isnotanumber", isNaN),
 		"issubset":   setTest("issubset", true),
 		"issuperset": setTest("issuperset", false),
@@ -34,7 +36,6 @@ func ansibleTests() family {
 			s, ok := v.(string)
 			return ok && strings.HasPrefix(s, "$ANSIBLE_VAULT;")
 		}),
-		"vaulted_file":    testVaultedFile,
 		"version":         testVersion,
 		"version_compare": testVersion,
 	}}
@@ -59,7 +60,7 @@ func testRegex(_ *Ctx, in any, a *Args) (bool, error) {
 	switch mt {
 	case "match", "search", "fullmatch":
 	default:
-		return false, typeErrorf("'str' object is not callable")
+		return false, TypeErrorf("'str' object is not callable")
 	}
 	return regexMatch(in, v[0], v[1], v[2], mt)
 }
@@ -75,7 +76,7 @@ func regexMatch(in, pattern, ignorecase, multiline any, matchType string) (bool,
 	}
 	p, ok := pattern.(string)
 	if !ok {
-		return false, typeErrorf("first argument must be string or compiled pattern")
+		return false, TypeErrorf("first argument must be string or compiled pattern")
 	}
 	// The pattern's leading global flags ((?ai)) stay in front.
 	lead := leadingFlagGroup.FindString(p)
@@ -124,13 +125,13 @@ func anyAll(fn string, isAny bool) TestFunc {
 		if err := py.OneArg(fn, a); err != nil {
 			return false, err
 		}
-		items, err := iterate(in)
+		items, err := Iterate(in)
 		if err != nil {
 			return false, err
 		}
 		for _, it := range items {
 			if u, ok := it.(value.Undefined); ok {
-				return false, undefinedErr(u)
+				return false, UndefinedErr(u)
 			}
 			if value.Truthy(it) == isAny {
 				return isAny, nil
@@ -140,15 +141,16 @@ func anyAll(fn string, isAny bool) TestFunc {
 	}
 }
 
-func testVaultedFile(_ *Ctx, in any, a *Args) (bool, error) {
-	if _, err := py.Sig("vaulted_file").Bind(a); err != nil {
+// testAbs is abs (os.path.isabs), which reads no file.
+func testAbs(_ *Ctx, in any, a *Args) (bool, error) {
+	if _, err := py.Sig("isabs").Bind(a); err != nil {
 		return false, err
 	}
-	b, err := os.ReadFile(value.Str(in))
-	if err != nil {
-		return false, Errorf("Cannot test if the file %s is a vault.", value.Repr(in))
+	s, ok := in.(string)
+	if !ok {
+		return false, TypeErrorf("expected str, bytes or os.PathLike object, not %s", value.TypeName(in))
 	}
-	return strings.HasPrefix(string(b), "$ANSIBLE_VAULT;"), nil
+	return filepath.IsAbs(s), nil
 }
 
 var versionOps = map[string]string{
@@ -184,7 +186,7 @@ func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
 		switch kind {
 		case "loose", "strict", "semver", "semantic", "pep440":
 		default:
-			return false, detachedf("Invalid version type (%s). Must be one of 'loose', 'strict', 'semver', 'semantic', 'pep440'", kind)
+			return false, Detachedf("Invalid version type (%s). Must be one of 'loose', 'strict', 'semver', 'semantic', 'pep440'", kind)
 		}
 	}
 	op, ok := versionOps[value.Str(v[1])]
@@ -193,7 +195,7 @@ func testVersion(_ *Ctx, in any, a *Args) (bool, error) {
 	}
 	n, err := py.CompareVersions(kind, value.Str(in), value.Str(v[0]))
 	if err != nil {
-		return false, detachedf("Version comparison failed: %s", err.Error())
+		return false, Detachedf("Version comparison failed: %s", err.Error())
 	}
 	switch op {
 	case "eq":

@@ -6,8 +6,8 @@ import (
 )
 
 // jinjaTests returns Jinja2's built-in tests.
-func jinjaTests() family {
-	return family{collection: "ansible.builtin", tests: map[string]TestFunc{
+func jinjaTests() Library {
+	return Library{Collection: "ansible.builtin", Tests: map[string]TestFunc{
 		"defined":     testDefined,
 		"undefined":   testUndefined,
 		"none":        simpleTest("test_none", func(v any) bool { return v == nil }),
@@ -201,10 +201,10 @@ func testIsTest(c *Ctx, in any, a *Args) (bool, error) {
 func compareTest(fn, op string) TestFunc {
 	return func(_ *Ctx, in any, a *Args) (bool, error) {
 		if a.Kw != nil && a.Kw.Len() > 0 {
-			return false, typeErrorf("%s() takes no keyword arguments", fn)
+			return false, TypeErrorf("%s() takes no keyword arguments", fn)
 		}
 		if len(a.Pos) != 1 {
-			return false, typeErrorf("%s expected 2 arguments, got %d", fn, len(a.Pos)+1)
+			return false, TypeErrorf("%s expected 2 arguments, got %d", fn, len(a.Pos)+1)
 		}
 		return py.Compare(op, in, a.Pos[0])
 	}

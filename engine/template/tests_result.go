@@ -7,8 +7,8 @@ import (
 )
 
 // resultTests returns ansible-core's tests on task results.
-func resultTests() family {
-	return family{collection: "ansible.builtin", tests: map[string]TestFunc{
+func resultTests() Library {
+	return Library{Collection: "ansible.builtin", Tests: map[string]TestFunc{
 		"change":      resultTest("changed", testChanged),
 		"changed":     resultTest("changed", testChanged),
 		"failed":      resultTest("failed", func(d *value.Dict) (bool, error) { return dictTruthy(d, "failed"), nil }),
@@ -54,7 +54,7 @@ func testTimedout(d *value.Dict) (bool, error) {
 	}
 	td, ok := t.(*value.Dict)
 	if !ok {
-		return false, typeErrorf("'%s' object has no attribute 'get'", value.TypeName(t))
+		return false, TypeErrorf("'%s' object has no attribute 'get'", value.TypeName(t))
 	}
 	return dictTruthy(td, "period"), nil
 }
@@ -69,7 +69,7 @@ func testChanged(d *value.Dict) (bool, error) {
 		return false, nil
 	}
 	if len(list) == 0 {
-		return false, typeErrorf("list index out of range")
+		return false, TypeErrorf("list index out of range")
 	}
 	if _, ok := list[0].(*value.Dict); !ok {
 		return false, nil
@@ -77,7 +77,7 @@ func testChanged(d *value.Dict) (bool, error) {
 	for _, r := range list {
 		rd, ok := r.(*value.Dict)
 		if !ok {
-			return false, typeErrorf("'%s' object has no attribute 'get'", value.TypeName(r))
+			return false, TypeErrorf("'%s' object has no attribute 'get'", value.TypeName(r))
 		}
 		if dictTruthy(rd, "changed") {
 			return true, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/display"
 	"github.com/cfzt/cfzt-runner/engine/inventory"
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/run"
@@ -101,7 +102,7 @@ func TestProfileSteadyState(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &run.Runner{Engine: template.New(), Modules: reg, Loader: loader, Display: &display.Default{Out: io.Discard, Err: io.Discard},
+		r := &run.Runner{Engine: template.New(lookup.Libraries()...), Modules: reg, Loader: loader, Display: &display.Default{Out: io.Discard, Err: io.Discard},
 			Inventory: inventory.New(), Stdout: io.Discard}
 		start := time.Now()
 		if rc := r.Run(ctx, pb); rc != 0 {

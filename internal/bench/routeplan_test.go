@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/internal/e2e"
@@ -67,7 +68,7 @@ func routePlanInputs(t testing.TB, n int) (*template.Engine, planVars, string) {
 		"kw_task_index": map[string]any{}, "kw_lb_ips": map[string]any{}, "kw_tenant_checks": map[string]any{},
 		"kw_zone_misses": map[string]any{}, "kw_now_epoch": 1_800_000_000, "kw_watch_namespaces": namespaces,
 	}).(*value.Dict)
-	eng := template.New()
+	eng := template.New(lookup.Libraries()...)
 	eng.Getenv = func(string) (string, bool) { return "", false }
 	return eng, planVars{facts: facts, role: vars}, string(src)
 }

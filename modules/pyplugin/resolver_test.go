@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -55,7 +56,7 @@ func engineFor(t *testing.T, base string) (*template.Engine, *Resolver) {
 		CollectionRoots: func() []string { return []string{filepath.Join(base, "collections")} },
 	})
 	t.Cleanup(r.Close)
-	return template.New().WithResolver(r), r
+	return template.New(lookup.Libraries()...).WithResolver(r), r
 }
 
 func render(t *testing.T, e *template.Engine, src string, vars *value.Dict) (any, []*diag.Diagnostic, error) {
@@ -320,7 +321,7 @@ func TestRoleLoadedLaterIsSeen(t *testing.T) {
 		return nil
 	}, CollectionRoots: func() []string { return nil }})
 	t.Cleanup(r.Close)
-	e := template.New().WithResolver(r)
+	e := template.New(lookup.Libraries()...).WithResolver(r)
 	_, _, err := render(t, e, "{{ 1 | same }}", nil)
 	require.EqualError(t, err, "Syntax error in template: No filter named 'same'.")
 	dirs = append(dirs, filepath.Join(base, "role", "filter_plugins"))
@@ -335,7 +336,7 @@ func TestConfiguredPathsSearchSubdirectories(t *testing.T) {
 	r := New(Dirs{Loaded: func(string) []string { return nil }, Configured: map[string][]string{Filter: {filepath.Join(base, "conf")}},
 		CollectionRoots: func() []string { return nil }})
 	t.Cleanup(r.Close)
-	got, _, err := render(t, template.New().WithResolver(r), "{{ 2 | same }}", nil)
+	got, _, err := render(t, template.New(lookup.Libraries()...).WithResolver(r), "{{ 2 | same }}", nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, got)
 }
@@ -416,7 +417,7 @@ func BenchmarkBuiltinThroughResolver(b *testing.B) {
 	require.NoError(b, os.WriteFile(filepath.Join(dir, "filter_plugins", "id.py"), []byte(identity), 0o644))
 	r := New(Dirs{Loaded: func(kind string) []string { return []string{filepath.Join(dir, kind+"_plugins")} }, CollectionRoots: func() []string { return nil }})
 	defer r.Close()
-	e := template.New().WithResolver(r)
+	e := template.New(lookup.Libraries()...).WithResolver(r)
 	vars := template.MapVars{D: value.DictOf("x", "abc")}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

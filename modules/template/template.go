@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/search"
@@ -90,7 +91,7 @@ func render(req *module.Request, src, found string, dest any, opts module.FileTe
 		return nil, errors.New(syntax.ErrSameStart)
 	}
 	_, userManaged := req.Host.Var("ansible_managed")
-	vars, err := template.FileVars(src, found, dest, time.Now(), !userManaged)
+	vars, err := lookup.FileVars(src, found, dest, time.Now(), !userManaged)
 	if err != nil {
 		return nil, err
 	}

@@ -178,3 +178,31 @@ func checkGrouping(path string) string {
 	}
 	return ""
 }
+
+// TestTemplateLanguageDoesNoIO: engine/template is the language alone. The
+// plugins that run processes, fetch URLs or look up users are
+// engine/lookup's, handed to template.New; the language imports neither
+// that library nor the packages that do such I/O (reading the templates a
+// template includes is the language's own).
+func TestTemplateLanguageDoesNoIO(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, "./engine/template/")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	forbidden := map[string]bool{
+		"os/exec": true, "os/user": true, "syscall": true, "net": true, "net/http": true,
+		module + "engine/urls": true, module + "engine/lookup": true,
+	}
+	imports := strings.Fields(string(out))
+	if len(imports) < 10 {
+		t.Fatalf("go list gave %d imports of engine/template", len(imports))
+	}
+	for _, imp := range imports {
+		if forbidden[imp] {
+			t.Errorf("engine/template imports %s: I/O belongs in engine/lookup (docs/architecture.md, Where a plugin goes)", imp)
+		}
+	}
+}

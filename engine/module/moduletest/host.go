@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -43,7 +44,7 @@ func NewHost(vars *value.Dict) *Host {
 	if vars == nil {
 		vars = value.NewDict(0)
 	}
-	return &Host{HostName: "localhost", Vars: vars, engine: template.New(), State: module.NewShared()}
+	return &Host{HostName: "localhost", Vars: vars, engine: template.New(lookup.Libraries()...), State: module.NewShared()}
 }
 
 // Request builds a request for a module with args (key, value, ...).

@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"regexp"
@@ -6,14 +6,19 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // firstFoundLookups returns ansible-core's first_found lookup.
-func firstFoundLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"first_found": lookupFirstFound,
-	}}
+func firstFoundLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin",
+		Lookups: map[string]template.LookupFunc{
+			"first_found": lookupFirstFound,
+		},
+		LookupOptions: optionsOf("first_found"),
+		TakeUndefined: []string{"first_found"},
+	}
 }
 
 // firstFoundSubdir is the subdirectory first_found searches first. Run by
@@ -21,8 +26,8 @@ func firstFoundLookups() family {
 // template task, vars for include_vars, files otherwise). Called as
 // lookup() or query() ansible-core passes no subdirectory, which its
 // search turns into a directory literally named "None".
-func firstFoundSubdir(c *Ctx) string {
-	action := c.opt.LoopAction
+func firstFoundSubdir(c *template.Ctx) string {
+	action := c.LoopAction()
 	if action == "" {
 		return "None"
 	}
@@ -38,17 +43,17 @@ func firstFoundSubdir(c *Ctx) string {
 // are read: a dict term replaces them all, as set_options does, and later
 // terms see what it set.
 type firstFoundRun struct {
-	c    *Ctx
+	c    *template.Ctx
 	opts map[string]any
 }
 
-func lookupFirstFound(c *Ctx, terms []any, a *Args) ([]any, error) {
-	if c.opt.LoopAction != "" {
+func lookupFirstFound(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
+	if c.LoopAction() != "" {
 		terms = dropUndefined(terms).([]any)
 	} else if err := firstUndefined(terms); err != nil {
 		return nil, err
 	}
-	opts, err := lookupOptions(c, "first_found", a)
+	opts, err := c.LookupOptions("first_found", a)
 	if err != nil {
 		return nil, err
 	}
@@ -62,14 +67,14 @@ func lookupFirstFound(c *Ctx, terms []any, a *Args) ([]any, error) {
 	}
 	subdir := firstFoundSubdir(c)
 	for _, fn := range candidates {
-		if p := c.findFile(subdir, fn, true); p != "" {
+		if p := c.FindFile(subdir, fn); p != "" {
 			return []any{py.Abspath(p)}, nil
 		}
 	}
 	if run.opts["skip"] == true {
 		return []any{}, nil
 	}
-	return nil, Errorf("No file was found when using first_found.")
+	return nil, template.Errorf("No file was found when using first_found.")
 }
 
 // process lists the paths to try for the terms: each file of a term under
@@ -81,7 +86,7 @@ func (r *firstFoundRun) process(terms []any) ([]string, error) {
 		desc := "files"
 		switch x := t.(type) {
 		case *value.Dict:
-			opts, err := lookupOptions(r.c, "first_found", &Args{Kw: x})
+			opts, err := r.c.LookupOptions("first_found", &template.Args{Kw: x})
 			if err != nil {
 				return nil, err
 			}
@@ -90,7 +95,7 @@ func (r *firstFoundRun) process(terms []any) ([]string, error) {
 		case string:
 			files = []any{x}
 		case []any, value.Tuple:
-			items, _ := iterate(x)
+			items, _ := template.Iterate(x)
 			sub, err := r.process(items)
 			if err != nil {
 				return nil, err
@@ -98,7 +103,7 @@ func (r *firstFoundRun) process(terms []any) ([]string, error) {
 			total = append(total, sub...)
 			continue
 		default:
-			return nil, Errorf("Invalid term supplied. A string, dict or list is required, not %s).", value.Repr(value.TypeName(t)))
+			return nil, template.Errorf("Invalid term supplied. A string, dict or list is required, not %s).", value.Repr(value.TypeName(t)))
 		}
 		fileList := r.splitOn(desc, files, ",;")
 		pathList := r.splitOn(`the "paths" option`, r.opts["paths"], ",:;")
@@ -126,11 +131,11 @@ func (r *firstFoundRun) splitOn(target string, v any, seps string) []string {
 		if len(parts) > 1 {
 			w := diag.Deprecate("Automatic splitting of "+target+" on "+value.Repr(seps)+" is deprecated.", "2.23", diag.Unknown())
 			w.Plugin, w.Note, w.Help = "lookup plugin 'first_found'", x, "Provide a list of paths for "+target+" instead."
-			r.c.warn(w)
+			r.c.Warn(w)
 		}
 		return parts
 	}
-	items, _ := iterate(v)
+	items, _ := template.Iterate(v)
 	var out []string
 	for _, it := range items {
 		out = append(out, r.splitOn(target, it, seps)...)
@@ -167,7 +172,7 @@ func dropUndefined(v any) any {
 func firstUndefined(v any) error {
 	switch x := v.(type) {
 	case value.Undefined:
-		return undefinedErr(x)
+		return template.UndefinedErr(x)
 	case []any:
 		for _, e := range x {
 			if err := firstUndefined(e); err != nil {

@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"strings"
@@ -6,11 +6,12 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/settings"
 )
 
-// lookupOptionDefs are the options each lookup declares, by lookup and
-// option name, with ansible-core 2.19's types and defaults. lookupOptions
-// reads a lookup's keyword arguments through them, and the config lookup
-// shows them for plugin_type=lookup. A lookup absent from this table
-// takes no options (or, like sequence, parses its own).
+// lookupOptionDefs are the options each lookup of this package declares,
+// by lookup and option name, with ansible-core 2.19's types and defaults.
+// Each family gives its lookups' options to its template.Library
+// (optionsOf): Ctx.LookupOptions reads a lookup's keyword arguments
+// through them, and the config lookup shows them for plugin_type=lookup.
+// A lookup absent from this table takes no options.
 func lookupOptionDefs() map[string]map[string]settings.Def {
 	str := func(def any) settings.Def { return settings.Def{Type: "str", Default: def} }
 	boolean := func(def bool) settings.Def { return settings.Def{Type: "bool", Default: def} }
@@ -44,7 +45,6 @@ func lookupOptionDefs() map[string]map[string]settings.Def {
 			"allow_no_value": boolean(false),
 			"interpolation":  boolean(true),
 		},
-		"vars": {"default": {}},
 		"file": {"lstrip": boolean(false), "rstrip": boolean(true)},
 		"first_found": {
 			"files": {Type: "list", Default: []any{}},
@@ -72,6 +72,16 @@ func lookupOptionDefs() map[string]map[string]settings.Def {
 			"trim_blocks":           boolean(true),
 		},
 	}
+}
+
+// optionsOf returns the options of the lookups names, for their library.
+func optionsOf(names ...string) map[string]map[string]settings.Def {
+	all := lookupOptionDefs()
+	out := make(map[string]map[string]settings.Def, len(names))
+	for _, n := range names {
+		out[n] = all[n]
+	}
+	return out
 }
 
 // urlOptionDefs are the url lookup's options; most may also come from a

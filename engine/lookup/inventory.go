@@ -1,10 +1,13 @@
-package template
+package lookup
 
-import "github.com/cfzt/cfzt-runner/engine/value"
+import (
+	"github.com/cfzt/cfzt-runner/engine/template"
+	"github.com/cfzt/cfzt-runner/engine/value"
+)
 
 // inventoryLookups returns ansible-core's inventory_hostnames lookup.
-func inventoryLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
+func inventoryLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin", Lookups: map[string]template.LookupFunc{
 		"inventory_hostnames": lookupInventoryHostnames,
 	}}
 }
@@ -12,13 +15,13 @@ func inventoryLookups() family {
 // lookupInventoryHostnames lists the hosts the terms (host patterns such
 // as "all:!localhost" or "web[0:2]") select in the inventory the groups
 // variable describes.
-func lookupInventoryHostnames(c *Ctx, terms []any, _ *Args) ([]any, error) {
+func lookupInventoryHostnames(c *template.Ctx, terms []any, _ *template.Args) ([]any, error) {
 	groups, err := c.Var("groups")
 	if err != nil {
 		return nil, err
 	}
 	d, ok := groups.(*value.Dict)
-	if !ok || c.opt.Hosts == nil {
+	if !ok {
 		return []any{}, nil
 	}
 	patterns := make([]string, len(terms))
@@ -26,7 +29,7 @@ func lookupInventoryHostnames(c *Ctx, terms []any, _ *Args) ([]any, error) {
 		patterns[i] = value.Str(t)
 	}
 	out := []any{}
-	for _, h := range c.opt.Hosts(d, patterns) {
+	for _, h := range c.SelectHosts(d, patterns) {
 		out = append(out, h)
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
@@ -18,18 +19,18 @@ import (
 // controller's environment (a task's environment keyword is for its
 // module, not its lookups) and the runner's own user. The command's
 // stdin and stderr are /dev/null, as in ansible-core's worker processes.
-func commandLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
+func commandLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin", Lookups: map[string]template.LookupFunc{
 		"lines": lookupLines,
 		"pipe":  lookupPipe,
 	}}
 }
 
-func lookupPipe(c *Ctx, terms []any, _ *Args) ([]any, error) {
+func lookupPipe(c *template.Ctx, terms []any, _ *template.Args) ([]any, error) {
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		cmd := value.Str(t)
-		stdout, err := c.runShell("pipe", cmd)
+		stdout, err := runShell(c, "pipe", cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -38,14 +39,14 @@ func lookupPipe(c *Ctx, terms []any, _ *Args) ([]any, error) {
 	return out, nil
 }
 
-func lookupLines(c *Ctx, terms []any, _ *Args) ([]any, error) {
+func lookupLines(c *template.Ctx, terms []any, _ *template.Args) ([]any, error) {
 	out := []any{}
 	for _, t := range terms {
 		cmd, ok := t.(string)
 		if !ok {
-			return nil, typeErrorf("expected str, bytes or os.PathLike object, not %s", value.TypeName(t))
+			return nil, template.TypeErrorf("expected str, bytes or os.PathLike object, not %s", value.TypeName(t))
 		}
-		stdout, err := c.runShell("lines", cmd)
+		stdout, err := runShell(c, "lines", cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -59,10 +60,10 @@ func lookupLines(c *Ctx, terms []any, _ *Args) ([]any, error) {
 // runShell runs cmd with /bin/sh and returns its standard output, which
 // must be UTF-8; a non-zero exit is the lookup's failure, with the
 // negative signal number for a command killed by a signal.
-func (c *Ctx) runShell(plugin, cmd string) (string, error) {
+func runShell(c *template.Ctx, plugin, cmd string) (string, error) {
 	sh := exec.Command("/bin/sh", "-c", cmd)
-	sh.Dir = c.opt.Search.Base
-	sh.Env = c.eng.Environ()
+	sh.Dir = c.SearchPath().Base
+	sh.Env = c.Engine().Environ()
 	var stdout bytes.Buffer
 	sh.Stdout = &stdout
 	err := sh.Run()
@@ -73,9 +74,9 @@ func (c *Ctx) runShell(plugin, cmd string) (string, error) {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			code = -int(ws.Signal())
 		}
-		return "", Errorf("lookup_plugin.%s(%s) returned %d", plugin, cmd, code)
+		return "", template.Errorf("lookup_plugin.%s(%s) returned %d", plugin, cmd, code)
 	case err != nil:
-		return "", Errorf("%s", py.OSErrorText(err, sh.Dir))
+		return "", template.Errorf("%s", py.OSErrorText(err, sh.Dir))
 	}
 	return strictUTF8(stdout.Bytes())
 }
@@ -87,7 +88,7 @@ func strictUTF8(b []byte) (string, error) {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
-			return "", Errorf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", b[i], i)
+			return "", template.Errorf("'utf-8' codec can't decode byte 0x%02x in position %d: invalid start byte", b[i], i)
 		}
 		i += size
 	}

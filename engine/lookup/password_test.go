@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"os"
@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/search"
-	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/stretchr/testify/require"
 )
 
 // The seeded passwords are ansible-core 2.19's for the same seeds.
 func TestPasswordLookup(t *testing.T) {
 	dir := t.TempDir()
-	e := New()
-	opt := Options{Search: search.Path{Base: dir}}
+	e := newEngine()
+	opt := template.Options{Search: search.Path{Base: dir}}
 	cases := []tcase{
 		{"{{ lookup('password', '/dev/null length=8 chars=digits seed=x') | length }}", 8, ""},
 		{"{{ lookup('password', '/dev/null', length=12, chars=['ascii_lowercase', '-'], seed='s1') }}", "srainvotefsx", ""},
@@ -29,7 +29,7 @@ func TestPasswordLookup(t *testing.T) {
 		{"{{ lookup('password', 'creds/enc2', encrypt='md5_crypt') }}", nil, le("password",
 			"Unable to encrypt nor hash, passlib must be installed: No module named 'passlib'")},
 	}
-	renderCases(t, e, MapVars{D: value.NewDict(0)}, opt, cases)
+	renderCases(t, e, noVars(), opt, cases)
 	b, err := os.ReadFile(filepath.Join(dir, "creds", "one"))
 	require.NoError(t, err)
 	require.Equal(t, "gre_nz\n", string(b))

@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"crypto/sha1"
@@ -12,14 +12,18 @@ import (
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"
 	"github.com/cfzt/cfzt-runner/engine/settings"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // passwordLookups returns ansible-core's password lookup.
-func passwordLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"password": lookupPassword,
-	}}
+func passwordLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin",
+		Lookups: map[string]template.LookupFunc{
+			"password": lookupPassword,
+		},
+		LookupOptions: optionsOf("password"),
+	}
 }
 
 // passwordCharsets are the names of Python's string module constants
@@ -44,7 +48,7 @@ var passwordParams = map[string]bool{"length": true, "encrypt": true, "chars": t
 // file with a new random password when it does not exist. /dev/null
 // stores nothing: each call generates a new password (or a reproducible
 // one with seed).
-func lookupPassword(c *Ctx, terms []any, a *Args) ([]any, error) {
+func lookupPassword(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		term := value.Str(t)
@@ -64,7 +68,7 @@ func lookupPassword(c *Ctx, terms []any, a *Args) ([]any, error) {
 // passwordTerm splits a term into its path and its options: the
 // parameters written in the term replace the keyword arguments entirely,
 // as ansible-core's set_options does.
-func passwordTerm(c *Ctx, term string, a *Args) (string, map[string]any, error) {
+func passwordTerm(c *template.Ctx, term string, a *template.Args) (string, map[string]any, error) {
 	relpath, rest, hasParams := strings.Cut(term, " ")
 	args := a
 	if hasParams {
@@ -73,7 +77,7 @@ func passwordTerm(c *Ctx, term string, a *Args) (string, map[string]any, error) 
 			relpath += " " + value.Str(raw)
 			params.Delete("_raw_params")
 			if !strings.HasPrefix(term, relpath) {
-				return "", nil, Errorf("Unrecognized value after key=value parameters given to password lookup")
+				return "", nil, template.Errorf("Unrecognized value after key=value parameters given to password lookup")
 			}
 		}
 		var invalid []string
@@ -85,13 +89,13 @@ func passwordTerm(c *Ctx, term string, a *Args) (string, map[string]any, error) 
 		if len(invalid) > 0 {
 			// ansible-core lists a set, in an order that varies between
 			// runs; the term's order is one of them.
-			return "", nil, Errorf("Unrecognized parameter(s) given to password lookup: %s", strings.Join(invalid, ", "))
+			return "", nil, template.Errorf("Unrecognized parameter(s) given to password lookup: %s", strings.Join(invalid, ", "))
 		}
 		if params.Len() > 0 {
-			args = &Args{Kw: params}
+			args = &template.Args{Kw: params}
 		}
 	}
-	opts, err := lookupOptions(c, "password", args)
+	opts, err := c.LookupOptions("password", args)
 	if err != nil {
 		return "", nil, err
 	}
@@ -107,7 +111,7 @@ func passwordTerm(c *Ctx, term string, a *Args) (string, map[string]any, error) 
 
 // passwordCharsOption reads chars=... from a term: comma-separated
 // specs, ",," standing for a comma.
-func passwordCharsOption(c *Ctx, opts map[string]any, s string) error {
+func passwordCharsOption(c *template.Ctx, opts map[string]any, s string) error {
 	var specs []any
 	if strings.Contains(s, ",,") {
 		specs = append(specs, ",")
@@ -117,9 +121,9 @@ func passwordCharsOption(c *Ctx, opts map[string]any, s string) error {
 			specs = append(specs, p)
 		}
 	}
-	v, _, err := c.eng.Settings.Resolve(settings.Label("lookup", "password", "chars"), lookupOptionDefs()["password"]["chars"], specs, true)
+	v, _, err := c.Engine().Settings.Resolve(settings.Label("lookup", "password", "chars"), lookupOptionDefs()["password"]["chars"], specs, true)
 	if err != nil {
-		return optionErr(err)
+		return template.OptionErr(err)
 	}
 	opts["chars"] = v
 	return nil
@@ -128,7 +132,7 @@ func passwordCharsOption(c *Ctx, opts map[string]any, s string) error {
 // passwordFor reads or creates the password file at relpath (relative to
 // the play's directory) and returns its password, encrypted when the
 // encrypt option asks for it.
-func passwordFor(c *Ctx, relpath string, opts map[string]any) (string, error) {
+func passwordFor(c *template.Ctx, relpath string, opts map[string]any) (string, error) {
 	path := passwordPath(c, relpath)
 	length, _ := opts["length"].(int)
 	chars := passwordChars(opts["chars"])
@@ -171,7 +175,7 @@ func passwordFor(c *Ctx, relpath string, opts map[string]any) (string, error) {
 	if ident == "" {
 		ident = wantIdent
 	} else if wantIdent != "" && ident != wantIdent {
-		return "", Errorf("The ident parameter provided (%s) does not match the stored one (%s).", ident, wantIdent)
+		return "", template.Errorf("The ident parameter provided (%s) does not match the stored one (%s).", ident, wantIdent)
 	}
 	if encrypt != "" && ident == "" {
 		if ident = cryptImplicitIdent(encrypt); ident != "" {
@@ -191,10 +195,10 @@ func passwordFor(c *Ctx, relpath string, opts map[string]any) (string, error) {
 
 // passwordPath is the loader's path_dwim: a path relative to the play's
 // directory, quotes removed, ~ and variables expanded.
-func passwordPath(c *Ctx, relpath string) string {
+func passwordPath(c *template.Ctx, relpath string) string {
 	relpath = settings.Unquote(relpath)
 	if !strings.HasPrefix(relpath, "/") && !strings.HasPrefix(relpath, "~") {
-		base := c.opt.Search.Base
+		base := c.SearchPath().Base
 		if base == "" {
 			base, _ = os.Getwd()
 		}
@@ -227,7 +231,7 @@ const saltChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 func randomPassword(length int, chars string, seed any) (string, error) {
 	runes := []rune(chars)
 	if len(runes) == 0 {
-		return "", Errorf("Cannot choose from an empty sequence")
+		return "", template.Errorf("Cannot choose from an empty sequence")
 	}
 	var src py.RandSource = py.SystemRandom{}
 	if seed != nil {
@@ -252,7 +256,7 @@ func readPasswordFile(path string) (string, bool, error) {
 		return "", false, nil
 	}
 	if err != nil {
-		return "", false, Errorf("%s", py.OSErrorText(err, path))
+		return "", false, template.Errorf("%s", py.OSErrorText(err, path))
 	}
 	return strings.TrimRightFunc(string(b), py.IsSpace), true, nil
 }
@@ -288,10 +292,10 @@ func formatPasswordContent(pw, salt, encrypt, ident string) string {
 // directory (mode 0700) as needed.
 func writePasswordFile(path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return Errorf("%s", py.OSErrorText(err, filepath.Dir(path)))
+		return template.Errorf("%s", py.OSErrorText(err, filepath.Dir(path)))
 	}
 	if err := os.WriteFile(path, []byte(content+"\n"), 0o600); err != nil {
-		return Errorf("%s", py.OSErrorText(err, path))
+		return template.Errorf("%s", py.OSErrorText(err, path))
 	}
 	return os.Chmod(path, 0o600)
 }
@@ -307,7 +311,7 @@ func lockPasswordFile(path string) (func(), error) {
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, Errorf("%s", py.OSErrorText(err, dir))
+		return nil, template.Errorf("%s", py.OSErrorText(err, dir))
 	}
 	sum := sha1.Sum([]byte(path))
 	lock := filepath.Join(dir, hex.EncodeToString(sum[:])+".ansible_lockfile")
@@ -318,7 +322,7 @@ func lockPasswordFile(path string) (func(), error) {
 	for wait := 0; pathExists(lock); wait++ {
 		time.Sleep(time.Second << wait)
 		if wait >= 2 {
-			return nil, Errorf("Password lookup cannot get the lock in 7 seconds, abort..."+
+			return nil, template.Errorf("Password lookup cannot get the lock in 7 seconds, abort..."+
 				"This may caused by un-removed lockfile"+
 				"you can manually remove it from controller machine at %s and try again", lock)
 		}
@@ -354,5 +358,5 @@ func cryptImplicitIdent(scheme string) string {
 // does it with passlib, which the reference installation lacks; like it,
 // cfzt-runner stores the salt and then fails.
 func cryptPassword(_, _, _, _ string) (string, error) {
-	return "", Errorf("Unable to encrypt nor hash, passlib must be installed: No module named 'passlib'")
+	return "", template.Errorf("Unable to encrypt nor hash, passlib must be installed: No module named 'passlib'")
 }

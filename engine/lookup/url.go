@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"errors"
@@ -6,15 +6,19 @@ import (
 	"time"
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/urls"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // urlLookups returns ansible-core's url lookup.
-func urlLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"url": lookupURL,
-	}}
+func urlLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin",
+		Lookups: map[string]template.LookupFunc{
+			"url": lookupURL,
+		},
+		LookupOptions: optionsOf("url"),
+	}
 }
 
 // lookupURL fetches each term with a GET request and returns the body's
@@ -24,15 +28,15 @@ func urlLookups() family {
 // policy, certificate checks unless validate_certs is off, and proxies
 // from the environment unless use_proxy is off, .netrc. GSSAPI and
 // cipher lists are refused (engine/urls).
-func lookupURL(c *Ctx, terms []any, a *Args) ([]any, error) {
-	opts, err := lookupOptions(c, "url", a)
+func lookupURL(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
+	opts, err := c.LookupOptions("url", a)
 	if err != nil {
 		return nil, err
 	}
 	if f, _ := opts["follow_redirects"].(string); f == "yes" || f == "no" {
 		w := diag.Deprecate("Using 'yes' or 'no' for 'follow_redirects' parameter is deprecated.", "2.22", nil)
 		w.Plugin = "lookup plugin 'url'"
-		c.warn(w)
+		c.Warn(w)
 	}
 	out := []any{}
 	for _, t := range terms {
@@ -55,7 +59,7 @@ func lookupURL(c *Ctx, terms []any, a *Args) ([]any, error) {
 // fetchURL makes the GET request for one term through engine/urls
 // (open_url) and returns the body, with the lookup's wording for a
 // failure.
-func fetchURL(c *Ctx, term string, opts map[string]any) (string, error) {
+func fetchURL(c *template.Ctx, term string, opts map[string]any) (string, error) {
 	str := func(k string) string { v, _ := opts[k].(string); return v }
 	timeout, _ := opts["timeout"].(float64)
 	r := &urls.Request{URL: term, Agent: str("http_agent"), Force: opts["force"] == true,
@@ -82,11 +86,11 @@ func fetchURL(c *Ctx, term string, opts map[string]any) (string, error) {
 	var urlErr *urls.URLError
 	switch {
 	case errors.As(err, &httpErr):
-		return "", detachedf("Received HTTP error for %s : %s", term, httpErr.Error())
+		return "", template.Detachedf("Received HTTP error for %s : %s", term, httpErr.Error())
 	case errors.As(err, &urlErr):
-		return "", detachedf("Failed lookup url for %s : %s", term, urlErr.Error())
+		return "", template.Detachedf("Failed lookup url for %s : %s", term, urlErr.Error())
 	case err != nil:
-		return "", Errorf("%s", err.Error())
+		return "", template.Errorf("%s", err.Error())
 	}
 	return string(resp.Body), nil
 }

@@ -1,22 +1,23 @@
-package template
+package lookup
 
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
-// fileTests returns ansible-core's tests on paths and files of the controller.
-func fileTests() family {
-	return family{collection: "ansible.builtin", tests: map[string]TestFunc{
-		"abs":          pathTest("isabs", filepath.IsAbs),
+// fileTests returns ansible-core's tests on the files of the controller
+// (abs, which reads no file, is the language's).
+func fileTests() template.Library {
+	return template.Library{Collection: "ansible.builtin", Tests: map[string]template.TestFunc{
 		"directory":    pathTest("isdir", isDir),
 		"exists":       pathTest("exists", func(p string) bool { _, err := os.Stat(p); return err == nil }),
 		"file":         pathTest("isfile", isFile),
-		"is_abs":       pathTest("isabs", filepath.IsAbs),
 		"is_dir":       pathTest("isdir", isDir),
 		"is_file":      pathTest("isfile", isFile),
 		"is_link":      pathTest("islink", isLink),
@@ -26,23 +27,33 @@ func fileTests() family {
 		"link_exists":  pathTest("lexists", func(p string) bool { _, err := os.Lstat(p); return err == nil }),
 		"mount":        pathTest("ismount", isMount),
 		"same_file":    testSameFile,
+		"vaulted_file": testVaultedFile,
 	}}
 }
 
-func pathTest(fn string, f func(string) bool) TestFunc {
-	return func(_ *Ctx, in any, a *Args) (bool, error) {
+func pathTest(fn string, f func(string) bool) template.TestFunc {
+	return func(_ *template.Ctx, in any, a *template.Args) (bool, error) {
 		if _, err := py.Sig(fn).Bind(a); err != nil {
 			return false, err
 		}
 		s, ok := in.(string)
 		if !ok {
-			if fn == "isabs" {
-				return false, typeErrorf("expected str, bytes or os.PathLike object, not %s", value.TypeName(in))
-			}
 			return false, nil
 		}
 		return f(s), nil
 	}
+}
+
+// testVaultedFile is vaulted_file: whether the file holds vault text.
+func testVaultedFile(_ *template.Ctx, in any, a *template.Args) (bool, error) {
+	if _, err := py.Sig("vaulted_file").Bind(a); err != nil {
+		return false, err
+	}
+	b, err := os.ReadFile(value.Str(in))
+	if err != nil {
+		return false, template.Errorf("Cannot test if the file %s is a vault.", value.Repr(in))
+	}
+	return strings.HasPrefix(string(b), "$ANSIBLE_VAULT;"), nil
 }
 
 func isLink(p string) bool {
@@ -67,18 +78,18 @@ func isMount(p string) bool {
 	return s1.Dev != s2.Dev || s1.Ino == s2.Ino
 }
 
-func testSameFile(_ *Ctx, in any, a *Args) (bool, error) {
+func testSameFile(_ *template.Ctx, in any, a *template.Args) (bool, error) {
 	v, err := py.Sig("samefile", py.Req("f2")).Bind(a)
 	if err != nil {
 		return false, err
 	}
 	s1, err := os.Stat(value.Str(in))
 	if err != nil {
-		return false, typeErrorf("[Errno 2] No such file or directory: %s", value.Repr(value.Str(in)))
+		return false, template.TypeErrorf("[Errno 2] No such file or directory: %s", value.Repr(value.Str(in)))
 	}
 	s2, err := os.Stat(value.Str(v[0]))
 	if err != nil {
-		return false, typeErrorf("[Errno 2] No such file or directory: %s", value.Repr(value.Str(v[0])))
+		return false, template.TypeErrorf("[Errno 2] No such file or directory: %s", value.Repr(value.Str(v[0])))
 	}
 	return os.SameFile(s1, s2), nil
 }

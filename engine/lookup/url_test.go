@@ -1,10 +1,11 @@
-package template
+package lookup
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
@@ -31,8 +32,8 @@ func TestURLLookup(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	e := New()
-	vars := MapVars{D: value.DictOf("u", srv.URL, "ansible_lookup_url_agent", "from-var")}
+	e := newEngine()
+	vars := template.MapVars{D: value.DictOf("u", srv.URL, "ansible_lookup_url_agent", "from-var")}
 	cases := []tcase{
 		{"{{ query('url', u ~ '/data') }}", L("one", "two"), ""},
 		{"{{ lookup('url', u ~ '/data', split_lines=false) }}", "one\r\ntwo\n", ""},
@@ -43,10 +44,10 @@ func TestURLLookup(t *testing.T) {
 		{"{{ lookup('url', 'http://127.0.0.1:1/') }}", nil, le("url", "Failed lookup url for http://127.0.0.1:1/ : <urlopen error [Errno 111] Connection refused>")},
 		{"{{ lookup('url', 'nourl') }}", nil, le("url", "unknown url type: 'nourl'")},
 	}
-	renderCases(t, e, vars, Options{}, cases)
+	renderCases(t, e, vars, template.Options{}, cases)
 
 	seen = nil
-	_, err := e.Render("{{ lookup('url', u ~ '/private', username='me', password='pw', force_basic_auth=true, force=true, headers={'X-A': 'b'}) }}", vars, Options{})
+	_, err := e.Render("{{ lookup('url', u ~ '/private', username='me', password='pw', force_basic_auth=true, force=true, headers={'X-A': 'b'}) }}", vars, template.Options{})
 	require.NoError(t, err)
 	require.Len(t, seen, 1, "force_basic_auth sends the credentials at once")
 	require.Equal(t, "b", seen[0].Header.Get("X-A"))

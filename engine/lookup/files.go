@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"errors"
@@ -9,18 +9,22 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/template/syntax"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/engine/vault"
 )
 
 // fileLookups returns ansible-core's lookups of files on the controller.
-func fileLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"file":     lookupFile,
-		"fileglob": lookupFileglob,
-		"template": lookupTemplate,
-	}}
+func fileLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin",
+		Lookups: map[string]template.LookupFunc{
+			"file":     lookupFile,
+			"fileglob": lookupFileglob,
+			"template": lookupTemplate,
+		},
+		LookupOptions: optionsOf("file", "template"),
+	}
 }
 
 // readTextFile reads a file as the loader's get_text_file_contents does,
@@ -28,19 +32,19 @@ func fileLookups() family {
 func readTextFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", Errorf("An error occurred while trying to read the file '%s': %s", path, py.OSErrorText(err, path))
+		return "", template.Errorf("An error occurred while trying to read the file '%s': %s", path, py.OSErrorText(err, path))
 	}
 	return string(b), nil
 }
 
 // readVaultedText reads a text file as readTextFile does, decrypting it
 // when it is vault-encrypted, as the loader's get_text_file_contents does.
-func (c *Ctx) readVaultedText(path string) (string, error) {
+func readVaultedText(c *template.Ctx, path string) (string, error) {
 	s, err := readTextFile(path)
 	if err != nil || !vault.IsEncrypted([]byte(s)) {
 		return s, err
 	}
-	plain, err := c.eng.Vault.Decrypt([]byte(s))
+	plain, err := c.Engine().Vault.Decrypt([]byte(s))
 	if err != nil {
 		return "", &vaultFileError{Path: path, Err: err}
 	}
@@ -73,8 +77,8 @@ func (e *vaultFileError) Diagnose() *diag.Diagnostic {
 	return &diag.Diagnostic{Summary: e.Prefix + ".", Cause: inner}
 }
 
-func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
-	opts, err := lookupOptions(c, "file", a)
+func lookupFile(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
+	opts, err := c.LookupOptions("file", a)
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +86,13 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 	for _, t := range terms {
 		name := value.Str(t)
 		fail := func(cause string) error {
-			return Errorf("Unable to access the file %s: %s", value.Repr(name), cause)
+			return template.Errorf("Unable to access the file %s: %s", value.Repr(name), cause)
 		}
-		p := c.findFile("files", name, true)
+		p := c.FindFile("files", name)
 		if p == "" {
 			return nil, fail("File not found. Use -vvvvv to see paths searched.")
 		}
-		s, err := c.readVaultedText(p)
+		s, err := readVaultedText(c, p)
 		if err != nil {
 			var ve *vaultFileError
 			if errors.As(err, &ve) {
@@ -112,39 +116,37 @@ func lookupFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 // search path as ansible-core's template lookup does: with the lookup's
 // delimiter and trim_blocks options, the template_* variables and the
 // template_vars option on top of the task's variables.
-func lookupTemplate(c *Ctx, terms []any, a *Args) ([]any, error) {
-	opts, err := lookupOptions(c, "template", a)
+func lookupTemplate(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
+	opts, err := c.LookupOptions("template", a)
 	if err != nil {
 		return nil, err
 	}
 	cfg := lookupSyntax(opts)
 	if !cfg.DistinctStarts() {
-		return nil, Errorf(syntax.ErrSameStart)
+		return nil, template.Errorf(syntax.ErrSameStart)
 	}
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
-		p := c.findFile("templates", name, false)
+		p := c.FindFileWarn("templates", name)
 		if p == "" {
-			return nil, Errorf("the template file %s could not be found for the lookup", name)
+			return nil, template.Errorf("the template file %s could not be found for the lookup", name)
 		}
-		src, err := c.readVaultedText(p)
+		src, err := readVaultedText(c, p)
 		if err != nil {
 			return nil, err
 		}
-		_, _, userManaged := c.vars.Lookup("ansible_managed")
-		locals, err := FileVars(name, p, nil, c.eng.Now(), !userManaged)
+		_, _, userManaged := c.Vars().Lookup("ansible_managed")
+		locals, err := FileVars(name, p, nil, c.Engine().Now(), !userManaged)
 		if err != nil {
-			return nil, Errorf("the template file %s could not be found for the lookup", name)
+			return nil, template.Errorf("the template file %s could not be found for the lookup", name)
 		}
 		if tv, ok := opts["template_vars"].(*value.Dict); ok {
 			locals.Update(tv)
 		}
-		res, err := c.renderFile(p, src, locals, &cfg)
+		res, err := c.RenderTemplateFile(p, src, locals, &cfg)
 		if err != nil {
-			// ansible-core's template inside a lookup yields a marker, which
-			// no lookup error handling catches.
-			return nil, &passThrough{err}
+			return nil, err
 		}
 		out = append(out, res)
 	}
@@ -173,16 +175,16 @@ func lookupSyntax(opts map[string]any) syntax.Config {
 // path and globs in it; a bare pattern globs in each search directory's
 // files/, then in the directory itself. The first directory with a match
 // gives the pattern's files.
-func lookupFileglob(c *Ctx, terms []any, _ *Args) ([]any, error) {
+func lookupFileglob(c *template.Ctx, terms []any, _ *template.Args) ([]any, error) {
 	out := []any{}
 	for _, t := range terms {
 		term := value.Str(t)
 		base := py.Basename(term)
 		var dirs []string
 		if base != term {
-			dirs = []string{c.findFile("files", py.Dirname(term), false)}
+			dirs = []string{c.FindFileWarn("files", py.Dirname(term))}
 		} else {
-			for _, p := range c.searchPath().SearchPath() {
+			for _, p := range c.SearchPath().SearchPath() {
 				dirs = append(dirs, filepath.Join(p, "files"), p)
 			}
 		}

@@ -1,17 +1,17 @@
-package template
+package lookup
 
 import (
 	"testing"
 
 	"github.com/cfzt/cfzt-runner/engine/search"
-	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/template"
 )
 
 func TestCommandLookups(t *testing.T) {
 	dir := t.TempDir()
-	e := New()
+	e := newEngine()
 	e.Environ = func() []string { return []string{"PATH=/usr/bin:/bin", "ONLY_IN_ENGINE=yes"} }
-	opt := Options{Search: search.Path{Base: dir}}
+	opt := template.Options{Search: search.Path{Base: dir}}
 	cases := []tcase{
 		{"{{ lookup('pipe', 'echo hello') }}", "hello", ""},
 		{"{{ lookup('pipe', 'printf \"a\\n\\nb \\n\\n\"') }}", "a\n\nb", ""},
@@ -26,5 +26,5 @@ func TestCommandLookups(t *testing.T) {
 		{"{{ query('lines', 'true') }}", []any{}, ""},
 		{"{{ query('lines', 'exit 2') }}", nil, le("lines", "lookup_plugin.lines(exit 2) returned 2")},
 	}
-	renderCases(t, e, MapVars{D: value.NewDict(0)}, opt, cases)
+	renderCases(t, e, noVars(), opt, cases)
 }

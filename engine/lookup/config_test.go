@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/settings"
-	"github.com/cfzt/cfzt-runner/engine/value"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,12 +15,12 @@ func TestConfigLookup(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ansible.cfg")
 	require.NoError(t, os.WriteFile(cfg, []byte("[defaults]\nforks = 7\nroles_path = roles\n[colors]\nok = blue\n"), 0o644))
-	e := New()
+	e := newEngine()
 	env := map[string]string{"ANSIBLE_TIMEOUT": "33"}
 	e.Settings = &settings.Source{Path: cfg, File: settings.ParseINI("[defaults]\nforks = 7\nroles_path = roles\n[colors]\nok = blue\n"),
 		Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
 	var warnings []string
-	opt := Options{Warn: func(w *diag.Diagnostic, _ bool) { warnings = append(warnings, w.Summary) }}
+	opt := template.Options{Warn: func(w *diag.Diagnostic, _ bool) { warnings = append(warnings, w.Summary) }}
 	cases := []tcase{
 		{"{{ lookup('config', 'DEFAULT_FORKS') }}", 7, ""},
 		{"{{ lookup('config', 'DEFAULT_ROLES_PATH') }}", L(filepath.Join(dir, "roles")), ""},
@@ -37,6 +37,6 @@ func TestConfigLookup(t *testing.T) {
 		{"{{ query('config', 'x', plugin_type='lookup') }}", nil, le("config", "Both plugin_type and plugin_name are required, cannot use one without the other.")},
 		{"{{ query('config', 'x', plugin_type='shell', plugin_name='sh') }}", nil, le("config", "Unable to load shell plugin 'sh'.")},
 	}
-	renderCases(t, e, MapVars{D: value.NewDict(0)}, opt, cases)
+	renderCases(t, e, noVars(), opt, cases)
 	require.Equal(t, []string{"Skipping NOPE: No config definition exists for 'NOPE'."}, warnings)
 }

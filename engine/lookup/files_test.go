@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"os"
@@ -7,13 +7,14 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/search"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
 
 // lookupLayout is a play directory with a role, as the file lookups see
 // it from a task of that role.
-func lookupLayout(t *testing.T) (dir string, opt Options, warnings *[]string) {
+func lookupLayout(t *testing.T) (dir string, opt template.Options, warnings *[]string) {
 	t.Helper()
 	dir = t.TempDir()
 	files := map[string]string{
@@ -33,7 +34,7 @@ func lookupLayout(t *testing.T) (dir string, opt Options, warnings *[]string) {
 	}
 	role := filepath.Join(dir, "roles", "r")
 	var ws []string
-	opt = Options{
+	opt = template.Options{
 		Search: search.Path{Dirs: []string{role, filepath.Join(role, "tasks")}, Base: dir, InRole: true},
 		Warn:   func(w *diag.Diagnostic, _ bool) { ws = append(ws, w.Summary) },
 	}
@@ -42,8 +43,8 @@ func lookupLayout(t *testing.T) (dir string, opt Options, warnings *[]string) {
 
 func TestFileLookupsSearchPath(t *testing.T) {
 	dir, opt, warnings := lookupLayout(t)
-	e := New()
-	vars := MapVars{D: value.DictOf("who", "you")}
+	e := newEngine()
+	vars := template.MapVars{D: value.DictOf("who", "you")}
 	cases := []struct {
 		src     string
 		want    any
@@ -87,21 +88,21 @@ func TestFileLookupsSearchPath(t *testing.T) {
 // with_first_found searches the subdirectory the task's action names.
 func TestFirstFoundLoopSubdir(t *testing.T) {
 	dir, opt, _ := lookupLayout(t)
-	e := New()
+	e := newEngine()
 	for action, want := range map[string]string{
 		"ansible.builtin.debug":        filepath.Join(dir, "files", "play.conf"),
 		"ansible.builtin.include_vars": filepath.Join(dir, "vars", "os.yml"),
 	} {
 		opt.LoopAction = action
-		got, err := e.Query("first_found", []any{"os.yml", "play.conf"}, MapVars{D: value.NewDict(0)}, opt)
+		got, err := e.Query("first_found", []any{"os.yml", "play.conf"}, noVars(), opt)
 		require.NoError(t, err, action)
 		require.Equal(t, L(want), got, action)
 	}
 	// Undefined terms are dropped from a loop's terms.
-	terms, err := e.RenderTerms("first_found", L("{{ nope }}", "play.conf"), MapVars{D: value.NewDict(0)}, opt)
+	terms, err := e.RenderTerms("first_found", L("{{ nope }}", "play.conf"), noVars(), opt)
 	require.NoError(t, err)
 	opt.LoopAction = "debug"
-	got, err := e.Query("first_found", terms.([]any), MapVars{D: value.NewDict(0)}, opt)
+	got, err := e.Query("first_found", terms.([]any), noVars(), opt)
 	require.NoError(t, err)
 	require.Equal(t, L(filepath.Join(dir, "files", "play.conf")), got)
 }

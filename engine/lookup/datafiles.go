@@ -1,4 +1,4 @@
-package template
+package lookup
 
 import (
 	"encoding/csv"
@@ -8,25 +8,29 @@ import (
 
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/py"
+	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
 
 // dataFileLookups returns ansible-core's lookups that read one value out
 // of a data file on the search path: csvfile, ini and unvault.
-func dataFileLookups() family {
-	return family{collection: "ansible.builtin", lookups: map[string]LookupFunc{
-		"csvfile": lookupCSVFile,
-		"ini":     lookupINI,
-		"unvault": lookupUnvault,
-	}}
+func dataFileLookups() template.Library {
+	return template.Library{Collection: "ansible.builtin",
+		Lookups: map[string]template.LookupFunc{
+			"csvfile": lookupCSVFile,
+			"ini":     lookupINI,
+			"unvault": lookupUnvault,
+		},
+		LookupOptions: optionsOf("csvfile", "ini"),
+	}
 }
 
 // lookupCSVFile returns, for each term (the key, optionally followed by
 // k=v options that stay set for later terms), column col of the first
 // row whose column keycol is the key, or the default option.
-func lookupCSVFile(c *Ctx, terms []any, a *Args) ([]any, error) {
+func lookupCSVFile(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
 	if len(terms) == 0 {
-		return nil, Errorf("Search key is required but was not found")
+		return nil, template.Errorf("Search key is required but was not found")
 	}
 	kw := kwCopy(a)
 	var out []any
@@ -34,17 +38,17 @@ func lookupCSVFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 		kv := playbook.ParseKV(value.Str(t))
 		key, ok := kv.Get("_raw_params")
 		if !ok {
-			return nil, Errorf("Search key is required but was not found")
+			return nil, template.Errorf("Search key is required but was not found")
 		}
 		kv.Delete("_raw_params")
 		for _, k := range kv.Keys() {
 			if _, known := lookupOptionDefs()["csvfile"][k]; !known {
-				return nil, Errorf("%s is not a valid option", value.Repr(k))
+				return nil, template.Errorf("%s is not a valid option", value.Repr(k))
 			}
 			v, _ := kv.Get(k)
 			kw.Set(k, v)
 		}
-		opts, err := lookupOptions(c, "csvfile", &Args{Kw: kw})
+		opts, err := c.LookupOptions("csvfile", &template.Args{Kw: kw})
 		if err != nil {
 			return nil, err
 		}
@@ -52,9 +56,9 @@ func lookupCSVFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 		if delim == "TAB" || delim == `\t` {
 			delim = "\t"
 		}
-		path := c.findFile("files", value.Str(opts["file"]), false)
+		path := c.FindFileWarn("files", value.Str(opts["file"]))
 		if path == "" {
-			return nil, Errorf("expected str, bytes or os.PathLike object, not NoneType")
+			return nil, template.Errorf("expected str, bytes or os.PathLike object, not NoneType")
 		}
 		v, err := csvColumn(path, value.Str(key), delim, opts)
 		if err != nil {
@@ -71,11 +75,11 @@ func lookupCSVFile(c *Ctx, terms []any, a *Args) ([]any, error) {
 // module reads it) for the row whose keycol column is key.
 func csvColumn(path, key, delim string, opts map[string]any) (any, error) {
 	if len([]rune(delim)) != 1 {
-		return nil, Errorf(`"delimiter" must be a 1-character string`)
+		return nil, template.Errorf(`"delimiter" must be a 1-character string`)
 	}
 	src, err := readTextFile(path)
 	if err != nil {
-		return nil, Errorf("%s", err.Error())
+		return nil, template.Errorf("%s", err.Error())
 	}
 	col, _ := opts["col"].(int)
 	keycol, _ := opts["keycol"].(int)
@@ -89,13 +93,13 @@ func csvColumn(path, key, delim string, opts map[string]any) (any, error) {
 			return opts["default"], nil
 		}
 		if err != nil {
-			return nil, Errorf("%s", err.Error())
+			return nil, template.Errorf("%s", err.Error())
 		}
 		if len(row) == 0 || keycol >= len(row) || row[keycol] != key {
 			continue
 		}
 		if col < 0 || col >= len(row) {
-			return nil, Errorf("list index out of range")
+			return nil, template.Errorf("list index out of range")
 		}
 		return row[col], nil
 	}
@@ -103,21 +107,21 @@ func csvColumn(path, key, delim string, opts map[string]any) (any, error) {
 
 // lookupUnvault returns the text of each file the terms name, found under
 // files/ on the search path, decrypted when it is vault-encrypted.
-func lookupUnvault(c *Ctx, terms []any, _ *Args) ([]any, error) {
+func lookupUnvault(c *template.Ctx, terms []any, _ *template.Args) ([]any, error) {
 	out := make([]any, 0, len(terms))
 	for _, t := range terms {
 		name := value.Str(t)
-		p := c.findFile("files", name, false)
+		p := c.FindFileWarn("files", name)
 		if p == "" {
-			return nil, Errorf("Unable to find file matching \"%s\" ", name)
+			return nil, template.Errorf("Unable to find file matching \"%s\" ", name)
 		}
-		s, err := c.readVaultedText(p)
+		s, err := readVaultedText(c, p)
 		if err != nil {
 			var ve *vaultFileError
 			if errors.As(err, &ve) {
 				return nil, ve
 			}
-			return nil, Errorf("%s", err.Error())
+			return nil, template.Errorf("%s", err.Error())
 		}
 		out = append(out, s)
 	}
@@ -125,7 +129,7 @@ func lookupUnvault(c *Ctx, terms []any, _ *Args) ([]any, error) {
 }
 
 // kwCopy is a copy of a lookup's keyword arguments, to add options to.
-func kwCopy(a *Args) *value.Dict {
+func kwCopy(a *template.Args) *value.Dict {
 	if a == nil || a.Kw == nil {
 		return value.NewDict(0)
 	}
@@ -138,7 +142,7 @@ func kwCopy(a *Args) *value.Dict {
 // DEFAULT section's values in every section, %(name)s interpolation, and
 // with re=true every value whose key the term matches. Options written
 // in a term (key opt=value ...) stay set for the later terms.
-func lookupINI(c *Ctx, terms []any, a *Args) ([]any, error) {
+func lookupINI(c *template.Ctx, terms []any, a *template.Args) ([]any, error) {
 	kw := kwCopy(a)
 	var out []any
 	for _, t := range terms {
@@ -151,7 +155,7 @@ func lookupINI(c *Ctx, terms []any, a *Args) ([]any, error) {
 			}
 			key = k
 		}
-		opts, err := lookupOptions(c, "ini", &Args{Kw: kw})
+		opts, err := c.LookupOptions("ini", &template.Args{Kw: kw})
 		if err != nil {
 			return nil, err
 		}
@@ -198,15 +202,15 @@ func iniInlineParams(term string, kw *value.Dict) (string, error) {
 		}
 		parts := strings.Split(param, "=")
 		if len(parts) != 2 {
-			return "", Errorf("Could not use %s from %s.", value.Repr(param), value.Repr(iniParamList(keys, params)))
+			return "", template.Errorf("Could not use %s from %s.", value.Repr(param), value.Repr(iniParamList(keys, params)))
 		}
 		if _, ok := defs[parts[0]]; !ok {
-			return "", Errorf("%s is not a valid option.", value.Repr(parts[0]))
+			return "", template.Errorf("%s is not a valid option.", value.Repr(parts[0]))
 		}
 		kw.Set(parts[0], parts[1])
 	}
 	if !gotKey {
-		return "", Errorf("No key to look up was provided as first term within string inline options: %s", term)
+		return "", template.Errorf("No key to look up was provided as first term within string inline options: %s", term)
 	}
 	return key, nil
 }
@@ -225,15 +229,15 @@ func iniParamList(keys []string, params map[string]string) []any {
 
 // iniValues reads the file the options name and returns the key's value
 // (or, with re, every matching key's) in the section.
-func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
+func iniValues(c *template.Ctx, key string, opts map[string]any) ([]any, error) {
 	file := value.Str(opts["file"])
-	path := c.findFile("files", file, false)
+	path := c.FindFileWarn("files", file)
 	if path == "" {
-		return nil, Errorf("expected str, bytes or os.PathLike object, not NoneType")
+		return nil, template.Errorf("expected str, bytes or os.PathLike object, not NoneType")
 	}
 	src, err := readTextFile(path)
 	if err != nil {
-		return nil, Errorf("%s", err.Error())
+		return nil, template.Errorf("%s", err.Error())
 	}
 	section := value.Str(opts["section"])
 	if opts["type"] == "properties" {
@@ -245,30 +249,30 @@ func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
 	if err != nil {
 		var ce *py.ConfigError
 		if errors.As(err, &ce) && ce.Duplicate {
-			return nil, Errorf("Duplicate option in %s.", value.Repr(file))
+			return nil, template.Errorf("Duplicate option in %s.", value.Repr(file))
 		}
-		return nil, Errorf("%s", err.Error())
+		return nil, template.Errorf("%s", err.Error())
 	}
 	sec, ok := cp.Section(section)
 	if !ok {
-		return nil, Errorf("No section %s in %s.", value.Repr(section), value.Repr(file))
+		return nil, template.Errorf("No section %s in %s.", value.Repr(section), value.Repr(file))
 	}
 	interp := value.Truthy(opts["interpolation"])
 	if value.Truthy(opts["re"]) {
 		re, err := py.CompileRegex(key, false, false)
 		if err != nil {
-			return nil, Errorf("%s", err.Error())
+			return nil, template.Errorf("%s", err.Error())
 		}
 		var out []any
 		for _, k := range sec.Items() {
 			loc, err := re.FindStringIndex(k)
 			if err != nil {
-				return nil, Errorf("%s", err.Error())
+				return nil, template.Errorf("%s", err.Error())
 			}
 			if loc != nil && loc[0] == 0 {
 				v, err := sec.Get(k, interp)
 				if err != nil {
-					return nil, Errorf("%s", err.Error())
+					return nil, template.Errorf("%s", err.Error())
 				}
 				out = append(out, v)
 			}
@@ -283,7 +287,7 @@ func iniValues(c *Ctx, key string, opts map[string]any) ([]any, error) {
 	}
 	v, err := sec.Get(key, interp)
 	if err != nil {
-		return nil, Errorf("%s", err.Error())
+		return nil, template.Errorf("%s", err.Error())
 	}
 	if v == nil {
 		return nil, nil
