@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/lookup"
 	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/playbook"
 	"github.com/cfzt/cfzt-runner/engine/template"
@@ -227,7 +228,7 @@ func TestScanKinds(t *testing.T) {
 	l := playbook.NewLoader(reg, nil)
 	pb, err := l.LoadPlaybook(filepath.Join(dir, "pb.yml"))
 	require.NoError(t, err)
-	got := ScanKinds(l, pb, template.New(), value.NewDict(0))
+	got := ScanKinds(l, pb, template.New(lookup.Libraries()...), value.NewDict(0))
 	require.Equal(t, []Target{
 		{GVK: schema.GroupVersionKind{Group: "cfzt.cloudflare.com", Version: "v1alpha1", Kind: "CloudflareTask"}, Namespace: "ops"},
 		{GVK: schema.GroupVersionKind{Group: "cfzt.cloudflare.com", Version: "v1alpha1", Kind: "CloudflareZeroTrustTenant"}},
