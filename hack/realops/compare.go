@@ -24,6 +24,11 @@ func compareCmd(args []string) error {
 		if err := json.Unmarshal(data, rs[i]); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
+		if rs[i].Log != "" {
+			if last, failed := lastTasks(rs[i].Log); last != "" {
+				rs[i].LastTask, rs[i].FailedTask = last, failed
+			}
+		}
 	}
 	fmt.Print(report(rs[0], rs[1]))
 	return nil

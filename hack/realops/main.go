@@ -347,6 +347,12 @@ func run(o runOpts) (*Result, error) {
 	stopSampling := mem.start()
 
 	res := &Result{Runtime: o.runtime, Operator: filepath.Base(o.src), Date: time.Now().UTC().Format(time.RFC3339), FirstSuccessful: -1, Stopped: -1, Log: logPath}
+	// What exists before the CR (RBAC, the namespace's defaults) is not
+	// the operator's output.
+	baseline, err := dump(ctx, dyn, disc, o.ns, kube)
+	if err != nil {
+		return res, err
+	}
 	crs := dyn.Resource(crGVR).Namespace(o.ns)
 	if _, err := crs.Create(ctx, cr, metav1.CreateOptions{}); err != nil {
 		return res, err
@@ -419,6 +425,9 @@ func run(o runOpts) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	for k := range baseline {
+		delete(res.Objects, k)
+	}
 	res.LastTask, res.FailedTask = lastTasks(logPath)
 
 	// Delete the CR; its finalizer, if any, runs.
@@ -443,7 +452,7 @@ func run(o runOpts) (*Result, error) {
 		}
 		res.Delete.Remaining = res.Delete.Remaining[:0]
 		for k := range left {
-			if strings.HasPrefix(k, "Pod/") || strings.HasPrefix(k, "ReplicaSet/") {
+			if _, ok := baseline[k]; ok || strings.HasPrefix(k, "Pod/") || strings.HasPrefix(k, "ReplicaSet/") {
 				continue // terminating with their owners
 			}
 			res.Delete.Remaining = append(res.Delete.Remaining, k)
@@ -749,7 +758,13 @@ func lastTasks(path string) (last, failed string) {
 		if json.Unmarshal([]byte(line), &m) != nil {
 			continue
 		}
+		// cfzt-runner names the task in EventData.Task; ansible-operator
+		// in EventData.Name of a task start and EventData.Task of a
+		// failure.
 		task, _ := m["EventData.Task"].(string)
+		if task == "" {
+			task, _ = m["EventData.Name"].(string)
+		}
 		if task == "" {
 			continue
 		}
