@@ -50,6 +50,7 @@ func report(a, b *Result) string {
 	}
 	row("outcome", func(r *Result) string { return r.StopReason })
 	row("time to first Successful", func(r *Result) string { return secs(r.FirstSuccessful) })
+	row("time to the first Failure (end of a failed first run)", func(r *Result) string { return secs(r.FirstFailure) })
 	row("time to the last change (no success)", func(r *Result) string { return secs(r.Stopped) })
 	row("last task logged", func(r *Result) string { return r.LastTask })
 	row("last failed task", func(r *Result) string { return r.FailedTask })

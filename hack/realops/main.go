@@ -84,6 +84,9 @@ type Result struct {
 	// FirstSuccessful is the time from the CR's creation to its first
 	// Successful=True condition (seconds), -1 if never.
 	FirstSuccessful float64 `json:"firstSuccessful"`
+	// FirstFailure is the time to the first Failure=True condition, the
+	// end of a first reconcile that failed (seconds), -1 if never.
+	FirstFailure float64 `json:"firstFailure"`
 	// Stopped is the time from the CR's creation to the last change of
 	// the CR or of the objects, when the run ended without success.
 	Stopped    float64 `json:"stopped"`
@@ -346,7 +349,7 @@ func run(o runOpts) (*Result, error) {
 	mem := &sampler{pid: cmd.Process.Pid}
 	stopSampling := mem.start()
 
-	res := &Result{Runtime: o.runtime, Operator: filepath.Base(o.src), Date: time.Now().UTC().Format(time.RFC3339), FirstSuccessful: -1, Stopped: -1, Log: logPath}
+	res := &Result{Runtime: o.runtime, Operator: filepath.Base(o.src), Date: time.Now().UTC().Format(time.RFC3339), FirstSuccessful: -1, FirstFailure: -1, Stopped: -1, Log: logPath}
 	// What exists before the CR (RBAC, the namespace's defaults) is not
 	// the operator's output.
 	baseline, err := dump(ctx, dyn, disc, o.ns, kube)
@@ -380,6 +383,9 @@ func run(o runOpts) (*Result, error) {
 			res.FirstSuccessful = time.Since(created).Seconds()
 			res.StopReason = "Successful"
 			break
+		}
+		if res.FirstFailure < 0 && condTrue(conds, "Failure") {
+			res.FirstFailure = time.Since(created).Seconds()
 		}
 		sig := signature(ctx, dyn, disc, o.ns, obj)
 		if sig != lastSig {
