@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -24,6 +25,12 @@ func compareCmd(args []string) error {
 		if err := json.Unmarshal(data, rs[i]); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
+		// Results of older harness builds kept a generated pod's suffix.
+		objs := map[string]map[string]any{}
+		for k, v := range rs[i].Objects {
+			objs[oldPodSuffix.ReplaceAllString(k, "-HASH-*")] = v
+		}
+		rs[i].Objects = objs
 		if rs[i].Log != "" {
 			if last, failed := lastTasks(rs[i].Log); last != "" {
 				rs[i].LastTask, rs[i].FailedTask = last, failed
@@ -33,6 +40,8 @@ func compareCmd(args []string) error {
 	fmt.Print(report(rs[0], rs[1]))
 	return nil
 }
+
+var oldPodSuffix = regexp.MustCompile(`-HASH-[a-z0-9]{5}$`)
 
 func secs(v float64) string {
 	if v < 0 {

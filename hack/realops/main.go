@@ -665,13 +665,13 @@ func dump(ctx context.Context, dyn dynamic.Interface, disc discovery.DiscoveryIn
 
 func normName(o *unstructured.Unstructured) string {
 	name := o.GetName()
-	if h := o.GetLabels()["pod-template-hash"]; h != "" {
-		name = strings.Replace(name, "-"+h, "-HASH", 1)
-	}
-	if o.GetGenerateName() != "" && strings.HasPrefix(name, o.GetGenerateName()) {
-		name = o.GetGenerateName() + "*"
+	if g := o.GetGenerateName(); g != "" && strings.HasPrefix(name, g) {
+		name = g + "*"
 	} else if len(o.GetOwnerReferences()) > 0 && o.GetOwnerReferences()[0].Kind == "Job" {
 		name = hashSuffix.ReplaceAllString(name, "-*")
+	}
+	if h := o.GetLabels()["pod-template-hash"]; h != "" {
+		name = strings.Replace(name, "-"+h, "-HASH", 1)
 	}
 	return name
 }
@@ -742,7 +742,7 @@ func hideValues(m map[string]any) {
 	for _, k := range []string{"data", "stringData"} {
 		if d, ok := m[k].(map[string]any); ok {
 			for key, v := range d {
-				d[key] = fmt.Sprintf("<%d chars>", len(fmt.Sprint(v)))
+				d[key] = fmt.Sprintf("(%d chars)", len(fmt.Sprint(v)))
 			}
 		}
 	}

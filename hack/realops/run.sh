@@ -13,7 +13,7 @@
 # (ansible-operator's ports 8888 and 5050 are fixed), CFZT_KUBE_APISERVER,
 # CFZT_KUBE_CONTROLLERS and CFZT_ANSIBLE_OPERATOR.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+root="${REALOPS_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)}"
 awx="$(cd "$1" && pwd -P)"; eda="$(cd "$2" && pwd -P)"; util="$(cd "$3" && pwd -P)"; out="$4"
 shift 4
 ops=("$@"); [ ${#ops[@]} -gt 0 ] || ops=(awx eda)
