@@ -605,9 +605,25 @@ func hasVerb(verbs []string, v string) bool {
 // signature summarises the CR's status and the namespace's objects, to
 // tell whether anything changes.
 func signature(ctx context.Context, dyn dynamic.Interface, disc discovery.DiscoveryInterface, ns string, cr *unstructured.Unstructured) string {
+	// The Running condition flips on every retry of a failing run, and
+	// its ansibleResult counts; what a retry changes otherwise is there.
 	var b strings.Builder
-	st, _ := json.Marshal(cr.Object["status"])
-	b.Write(st)
+	conds, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] != "Running" {
+			fmt.Fprintf(&b, "%v=%v:%v;", m["type"], m["status"], m["message"])
+		}
+	}
+	if st, ok := cr.Object["status"].(map[string]any); ok {
+		rest := map[string]any{}
+		for k, v := range st {
+			if k != "conditions" {
+				rest[k] = v
+			}
+		}
+		data, _ := json.Marshal(rest) // sorted keys
+		b.Write(data)
+	}
 	gvrs, _ := namespaced(disc)
 	for _, gvr := range gvrs {
 		l, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
