@@ -501,8 +501,17 @@ func prepareNode(ctx context.Context, c *kubetest.Cluster, kube kubernetes.Inter
 		_, err = kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err
 	}
-	if err := beat(); err != nil {
-		return err
+	// The stand-in and the node lifecycle controller write the Node too:
+	// a conflict is tried again.
+	for i := 0; ; i++ {
+		err := beat()
+		if err == nil {
+			break
+		}
+		if !apierrors.IsConflict(err) || i == 20 {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	go func() {
 		for ctx.Err() == nil {
