@@ -477,7 +477,16 @@ func run(o runOpts) (*Result, error) {
 // exec answered with exit 0 and no output, and hostPath volumes for the
 // claims of StatefulSets.
 func prepareNode(ctx context.Context, c *kubetest.Cluster, kube kubernetes.Interface) error {
-	k, err := kubelet.ForCluster(c, "realops-node")
+	// Its Node registration conflicts at times with the controllers'
+	// first writes to the new Node: tried again.
+	var k *kubelet.Kubelet
+	var err error
+	for i := 0; i < 10; i++ {
+		if k, err = kubelet.ForCluster(c, "realops-node"); err == nil || !apierrors.IsConflict(errors.Unwrap(err)) && !strings.Contains(err.Error(), "the object has been modified") {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 	if err != nil {
 		return err
 	}
