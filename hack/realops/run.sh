@@ -4,7 +4,7 @@
 # a time, each on a fresh test cluster (hack/realops), and prints the
 # comparison as Markdown (issue 22).
 #
-#   hack/realops/run.sh AWX_SRC EDA_SRC OSDK_UTIL_SRC OUTDIR [awx|awx-labels|eda ...]
+#   hack/realops/run.sh AWX_SRC EDA_SRC OSDK_UTIL_SRC OUTDIR [awx|awx-labels|awx-full|eda ...]
 #
 # AWX_SRC and EDA_SRC are checkouts of the operators (their release tags),
 # OSDK_UTIL_SRC one of operator-framework/operator-sdk-ansible-util, which
@@ -41,6 +41,13 @@ for op in "${ops[@]}"; do
 		# there (awx-operator 2.19.1 predates ansible-core 2.19).
 		src="$awx"; cr="$out/awx-labels-cr.yaml"; extra=()
 		printf 'apiVersion: awx.ansible.com/v1beta1\nkind: AWX\nmetadata:\n  name: awx-demo\n  labels:\n    tier: demo\nspec:\n  service_type: nodeport\n  additional_labels:\n  - tier\n' >"$cr" ;;
+	awx-full)
+		# awx-labels, and what keeps the templates of the "Apply Resources"
+		# loop from rendering to nothing (None under ansible-core 2.19, a
+		# failed item under both runtimes): a pre-stop grace period, a
+		# projects claim and an Ingress.
+		src="$awx"; cr="$out/awx-full-cr.yaml"; extra=()
+		printf 'apiVersion: awx.ansible.com/v1beta1\nkind: AWX\nmetadata:\n  name: awx-demo\n  labels:\n    tier: demo\nspec:\n  service_type: nodeport\n  additional_labels:\n  - tier\n  termination_grace_period_seconds: 30\n  projects_persistence: true\n  ingress_type: ingress\n  hostname: awx.example.com\n' >"$cr" ;;
 	eda) src="$eda"; cr="$out/eda-cr.yaml"; extra=(-env ANSIBLE_VERBOSITY=0)
 		printf 'apiVersion: eda.ansible.com/v1alpha1\nkind: EDA\nmetadata:\n  name: eda-demo\nspec:\n  no_log: false\n' >"$cr" ;;
 	*) echo "unknown operator $op" >&2; exit 2 ;;
