@@ -49,7 +49,9 @@ for op in "${ops[@]}"; do
 		src="$awx"; cr="$out/awx-full-cr.yaml"; extra=()
 		printf 'apiVersion: awx.ansible.com/v1beta1\nkind: AWX\nmetadata:\n  name: awx-demo\n  labels:\n    tier: demo\nspec:\n  service_type: nodeport\n  additional_labels:\n  - tier\n  termination_grace_period_seconds: 30\n  projects_persistence: true\n  ingress_type: ingress\n  hostname: awx.example.com\n' >"$cr" ;;
 	eda) src="$eda"; cr="$out/eda-cr.yaml"; extra=(-env ANSIBLE_VERBOSITY=0)
-		printf 'apiVersion: eda.ansible.com/v1alpha1\nkind: EDA\nmetadata:\n  name: eda-demo\nspec:\n  no_log: false\n' >"$cr" ;;
+		# README.md's "eda.yaml" (eda-demo.yml lacks the URL the CRD
+		# requires since 1.0).
+		printf 'apiVersion: eda.ansible.com/v1alpha1\nkind: EDA\nmetadata:\n  name: my-eda\nspec:\n  automation_server_url: https://awx-host\n' >"$cr" ;;
 	*) echo "unknown operator $op" >&2; exit 2 ;;
 	esac
 	for rt in ${REALOPS_RUNTIMES:-ansible-operator cfzt}; do
