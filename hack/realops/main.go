@@ -349,7 +349,7 @@ func run(o runOpts) (*Result, error) {
 	mem := &sampler{pid: cmd.Process.Pid}
 	stopSampling := mem.start()
 
-	res := &Result{Runtime: o.runtime, Operator: filepath.Base(o.src), Date: time.Now().UTC().Format(time.RFC3339), FirstSuccessful: -1, FirstFailure: -1, Stopped: -1, Log: logPath}
+	res := &Result{Runtime: o.runtime, Operator: strings.TrimSuffix(strings.TrimSuffix(filepath.Base(o.out), ".json"), "-"+o.runtime), Date: time.Now().UTC().Format(time.RFC3339), FirstSuccessful: -1, FirstFailure: -1, Stopped: -1, Log: logPath}
 	// What exists before the CR (RBAC, the namespace's defaults) is not
 	// the operator's output.
 	baseline, err := dump(ctx, dyn, disc, o.ns, kube)
@@ -389,6 +389,9 @@ func run(o runOpts) (*Result, error) {
 		}
 		sig := signature(ctx, dyn, disc, o.ns, obj)
 		if sig != lastSig {
+			if lastSig != "" {
+				fmt.Fprintf(os.Stderr, "realops: %.0fs: changed: %s\n", time.Since(created).Seconds(), sigDiff(lastSig, sig))
+			}
 			lastSig, lastChange = sig, time.Now()
 		}
 		if time.Now().After(deadline) {
@@ -658,6 +661,21 @@ func signature(ctx context.Context, dyn dynamic.Interface, disc discovery.Discov
 	return b.String()
 }
 
+// sigDiff names the parts of two signatures that differ.
+func sigDiff(a, b string) string {
+	in := map[string]bool{}
+	for _, p := range strings.Split(a, ";") {
+		in[p] = true
+	}
+	var d []string
+	for _, p := range strings.Split(b, ";") {
+		if !in[p] {
+			d = append(d, clip(p))
+		}
+	}
+	return strings.Join(d, " ")
+}
+
 func settle(ctx context.Context, dyn dynamic.Interface, disc discovery.DiscoveryInterface, ns string, crs dynamic.ResourceInterface, name string, still, bound time.Duration) {
 	end := time.Now().Add(bound)
 	last, since := "", time.Now()
@@ -749,6 +767,24 @@ func normalise(o *unstructured.Unstructured) map[string]any {
 	}
 	if o.GetKind() == "Secret" {
 		hideValues(m)
+	}
+	// What the apiserver and the controllers allocate differs from run to
+	// run: cluster IPs, node ports, the volume a claim is bound to.
+	if spec, ok := m["spec"].(map[string]any); ok {
+		switch o.GetKind() {
+		case "Service":
+			delete(spec, "clusterIP")
+			delete(spec, "clusterIPs")
+			if ports, ok := spec["ports"].([]any); ok && (spec["type"] == "NodePort" || spec["type"] == "LoadBalancer") {
+				for _, p := range ports {
+					if pm, ok := p.(map[string]any); ok {
+						delete(pm, "nodePort")
+					}
+				}
+			}
+		case "PersistentVolumeClaim":
+			delete(spec, "volumeName")
+		}
 	}
 	if o.GetKind() == "Pod" {
 		if spec, ok := m["spec"].(map[string]any); ok {
