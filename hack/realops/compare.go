@@ -28,6 +28,7 @@ func compareCmd(args []string) error {
 		// Results of older harness builds kept a generated pod's suffix.
 		objs := map[string]map[string]any{}
 		for k, v := range rs[i].Objects {
+			dropAllocated(strings.SplitN(k, "/", 2)[0], v)
 			objs[oldPodSuffix.ReplaceAllString(k, "-HASH-*")] = v
 		}
 		rs[i].Objects = objs

@@ -768,10 +768,25 @@ func normalise(o *unstructured.Unstructured) map[string]any {
 	if o.GetKind() == "Secret" {
 		hideValues(m)
 	}
-	// What the apiserver and the controllers allocate differs from run to
-	// run: cluster IPs, node ports, the volume a claim is bound to.
+	dropAllocated(o.GetKind(), m)
+	if o.GetKind() == "Pod" {
+		if spec, ok := m["spec"].(map[string]any); ok {
+			delete(spec, "nodeName")
+		}
+	}
+	if lbl, ok := md["labels"].(map[string]any); ok {
+		if _, ok := lbl["pod-template-hash"]; ok {
+			lbl["pod-template-hash"] = "HASH"
+		}
+	}
+	return m
+}
+
+// dropAllocated removes what the apiserver and the controllers allocate,
+// which differs from run to run.
+func dropAllocated(kind string, m map[string]any) {
 	if spec, ok := m["spec"].(map[string]any); ok {
-		switch o.GetKind() {
+		switch kind {
 		case "Service":
 			delete(spec, "clusterIP")
 			delete(spec, "clusterIPs")
@@ -786,17 +801,6 @@ func normalise(o *unstructured.Unstructured) map[string]any {
 			delete(spec, "volumeName")
 		}
 	}
-	if o.GetKind() == "Pod" {
-		if spec, ok := m["spec"].(map[string]any); ok {
-			delete(spec, "nodeName")
-		}
-	}
-	if lbl, ok := md["labels"].(map[string]any); ok {
-		if _, ok := lbl["pod-template-hash"]; ok {
-			lbl["pod-template-hash"] = "HASH"
-		}
-	}
-	return m
 }
 
 func hashTail(s string) string {
