@@ -632,7 +632,7 @@ func signature(ctx context.Context, dyn dynamic.Interface, disc discovery.Discov
 	conds, _, _ := unstructured.NestedSlice(cr.Object, "status", "conditions")
 	for _, c := range conds {
 		if m, ok := c.(map[string]any); ok && m["type"] != "Running" {
-			fmt.Fprintf(&b, "%v=%v:%v;", m["type"], m["status"], m["message"])
+			fmt.Fprintf(&b, "%v=%v:%v|", m["type"], m["status"], m["message"])
 		}
 	}
 	if st, ok := cr.Object["status"].(map[string]any); ok {
@@ -644,7 +644,10 @@ func signature(ctx context.Context, dyn dynamic.Interface, disc discovery.Discov
 		}
 		data, _ := json.Marshal(rest) // sorted keys
 		b.Write(data)
+		b.WriteString(";")
 	}
+	// Discovery's order varies from call to call: the objects are sorted.
+	var objs []string
 	gvrs, _ := namespaced(disc)
 	for _, gvr := range gvrs {
 		l, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
@@ -655,9 +658,11 @@ func signature(ctx context.Context, dyn dynamic.Interface, disc discovery.Discov
 			if it.GetKind() == "Pod" || it.GetKind() == "ReplicaSet" {
 				continue
 			}
-			fmt.Fprintf(&b, "%s/%s@%s;", it.GetKind(), it.GetName(), it.GetResourceVersion())
+			objs = append(objs, fmt.Sprintf("%s/%s@%s", it.GetKind(), it.GetName(), it.GetResourceVersion()))
 		}
 	}
+	sort.Strings(objs)
+	b.WriteString(strings.Join(objs, ";"))
 	return b.String()
 }
 
