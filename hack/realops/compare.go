@@ -65,6 +65,18 @@ func report(a, b *Result) string {
 	row("last task logged", func(r *Result) string { return r.LastTask })
 	row("last failed task", func(r *Result) string { return r.FailedTask })
 	row("conditions", func(r *Result) string { return conds(r) })
+	sa, sb := flatten(a.Status), flatten(b.Status)
+	var sd []string
+	for _, p := range unionKeys(sa, sb) {
+		if sa[p] != sb[p] {
+			sd = append(sd, fmt.Sprintf("%s: %s / %s", p, clip(sa[p]), clip(sb[p])))
+		}
+	}
+	if len(sd) == 0 {
+		fmt.Fprintf(&w, "| status besides conditions | same (%d fields) | same |\n", len(sa))
+	} else {
+		fmt.Fprintf(&w, "| status besides conditions | %d differences: %s | |\n", len(sd), esc(strings.Join(sd, "; ")))
+	}
 	row("objects in the namespace", func(r *Result) string { return fmt.Sprint(len(r.Objects)) })
 	row("peak private memory of the process tree", func(r *Result) string {
 		return fmt.Sprintf("%.1f MiB (%d processes)", r.Memory.PeakPrivateMiB, r.Memory.PeakProcs)
