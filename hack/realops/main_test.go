@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,4 +101,33 @@ func TestLastTasks(t *testing.T) {
 	last, failed := lastTasks(p)
 	assert.Equal(t, "r : ignored", last)
 	assert.Equal(t, "Create it", failed)
+}
+
+// TestEDAOperatorRuns runs the harness on eda-server-operator under
+// cfzt-runner when REALOPS_EDA_SRC names a checkout of it (1.0.2): the
+// README's CR becomes Successful with the objects of the measured run
+// (docs/ansible-operator.md, "Real operators"). It skips otherwise.
+func TestEDAOperatorRuns(t *testing.T) {
+	src := os.Getenv("REALOPS_EDA_SRC")
+	if src == "" || os.Getenv("CFZT_KUBE_APISERVER") == "" {
+		t.Skip("REALOPS_EDA_SRC (an eda-server-operator checkout) and CFZT_KUBE_APISERVER are needed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cfzt-runner")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/cfzt-runner")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+	cr := filepath.Join(dir, "eda.yaml")
+	require.NoError(t, os.WriteFile(cr, []byte("apiVersion: eda.ansible.com/v1alpha1\nkind: EDA\nmetadata:\n  name: my-eda\nspec:\n  automation_server_url: https://awx-host\n"), 0o644))
+	res, err := run(runOpts{src: src, runtime: "cfzt", cr: cr, out: filepath.Join(dir, "eda-cfzt.json"), cfzt: bin,
+		timeout: 3 * time.Minute, quiet: 60 * time.Second, deleteWait: time.Minute,
+		env:  multi{"ANSIBLE_DEBUG_LOGS=false", "ANSIBLE_ALLOW_BROKEN_CONDITIONALS=true"},
+		args: multi{"--reconcile-period=0s", "--metrics-bind-address=0", "--health-probe-bind-address=0"}})
+	require.NoError(t, err)
+	require.Equal(t, "Successful", res.StopReason)
+	for _, k := range []string{"Deployment/my-eda-api", "Deployment/my-eda-ui", "StatefulSet/my-eda-postgres-13", "Secret/my-eda-admin-password", "Service/my-eda-redis-svc"} {
+		require.Contains(t, res.Objects, k)
+	}
+	require.Len(t, res.Objects, 36)
+	require.Equal(t, []string{"PersistentVolumeClaim/postgres-13-my-eda-postgres-13-0"}, res.Delete.Remaining)
 }
