@@ -15,7 +15,7 @@ import (
 )
 
 // settingsDir is a test operator whose role does what awx-operator's
-// installer was seen doing in hack/realops's side-by-side runs (see its
+// installer was seen doing in tests/realops's side-by-side runs (see its
 // README).
 const settingsDir = "../../tests/operators/settings-operator"
 

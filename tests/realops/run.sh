@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs ansible/awx-operator and ansible/eda-server-operator under
 # ansible-operator v1.42.0 and under `cfzt-runner operator`, one runtime at
-# a time, each on a fresh test cluster (hack/realops), and prints the
+# a time, each on a fresh test cluster (tests/realops), and prints the
 # comparison as Markdown (issue 22).
 #
-#   hack/realops/run.sh AWX_SRC EDA_SRC OSDK_UTIL_SRC OUTDIR [awx|awx-labels|awx-full|eda ...]
+#   tests/realops/run.sh AWX_SRC EDA_SRC OSDK_UTIL_SRC OUTDIR [awx|awx-labels|awx-full|eda ...]
 #
 # AWX_SRC and EDA_SRC are checkouts of the operators (their release tags),
 # OSDK_UTIL_SRC one of operator-framework/operator-sdk-ansible-util, which
@@ -25,7 +25,7 @@ if [ ! -d "$coll" ]; then
 	mkdir -p "$coll"
 	cp -r "$util/." "$coll/"
 fi
-(cd "$root" && nice go build -o "$out/cfzt-runner" ./cmd/cfzt-runner && nice go build -o "$out/realops" ./hack/realops)
+(cd "$root" && nice go build -o "$out/cfzt-runner" ./cmd/cfzt-runner && nice go build -o "$out/realops" ./tests/realops)
 
 # The env of each operator's Dockerfile and config/manager/manager.yaml,
 # plus the ansible-core 2.19 switch its older roles need under both.

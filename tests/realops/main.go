@@ -19,7 +19,7 @@
 // with that ServiceAccount's token.
 //
 // Run it in its own network namespace: ansible-operator listens on fixed
-// ports (8888, 5050), see hack/realops/run.sh.
+// ports (8888, 5050), see tests/realops/run.sh.
 package main
 
 import (
@@ -124,10 +124,10 @@ type Deletion struct {
 }
 
 type runOpts struct {
-	src, runtime, cr, out, ns, aoDir, cfzt, collections, sa string
-	timeout, quiet, deleteWait                              time.Duration
-	env                                                     multi
-	args                                                    multi
+	src, runtime, cr, out, ns, aoDir, cfzt, collections string
+	timeout, quiet, deleteWait                          time.Duration
+	env                                                 multi
+	args                                                multi
 }
 
 type multi []string
