@@ -32,7 +32,9 @@ func compareCmd(args []string) error {
 			objs[oldPodSuffix.ReplaceAllString(k, "-HASH-*")] = v
 		}
 		rs[i].Objects = objs
-		if rs[i].Log != "" {
+		// The log also holds what happened after the dump (the CR's
+		// deletion): it is read only for results that lack the tasks.
+		if rs[i].Log != "" && rs[i].LastTask == "" {
 			if last, failed := lastTasks(rs[i].Log); last != "" {
 				rs[i].LastTask, rs[i].FailedTask = last, failed
 			}
