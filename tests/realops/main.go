@@ -655,7 +655,9 @@ func signature(ctx context.Context, dyn dynamic.Interface, disc discovery.Discov
 			continue
 		}
 		for _, it := range l.Items {
-			if it.GetKind() == "Pod" || it.GetKind() == "ReplicaSet" {
+			// The CR's own version moves with every status write of a
+			// retry; its status is above, without the Running condition.
+			if it.GetKind() == "Pod" || it.GetKind() == "ReplicaSet" || it.GetUID() == cr.GetUID() {
 				continue
 			}
 			objs = append(objs, fmt.Sprintf("%s/%s@%s", it.GetKind(), it.GetName(), it.GetResourceVersion()))
