@@ -343,6 +343,11 @@ func run(o runOpts) (*Result, error) {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	defer func() {
+		// ansible-runner starts ansible-playbook in a session of its own
+		// (a pty): the whole tree goes, not only the process group.
+		for _, pid := range tree(cmd.Process.Pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	}()
