@@ -63,16 +63,25 @@ func testDefined(_ *Ctx, in any, a *Args) (bool, error) {
 	if _, err := py.Sig("test_defined").Bind(a); err != nil {
 		return false, err
 	}
-	_, u := in.(value.Undefined)
-	return !u, nil
+	return !isAnyUndefined(in), nil
 }
 
 func testUndefined(_ *Ctx, in any, a *Args) (bool, error) {
 	if _, err := py.Sig("test_undefined").Bind(a); err != nil {
 		return false, err
 	}
-	_, u := in.(value.Undefined)
-	return u, nil
+	return isAnyUndefined(in), nil
+}
+
+// isAnyUndefined is true of Ansible's undefined values and of Jinja2's own
+// Undefined (an inline if without an else), which Jinja2's defined and
+// undefined tests both see as undefined.
+func isAnyUndefined(in any) bool {
+	switch in.(type) {
+	case value.Undefined, jinjaUndefined:
+		return true
+	}
+	return false
 }
 
 func isSequenceLike(v any) bool {

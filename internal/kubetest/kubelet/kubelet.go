@@ -76,6 +76,15 @@ type Kubelet struct {
 	pods map[string]*Pod      // namespace/name
 	cs   kubernetes.Interface // set by Adopt
 	stop context.CancelFunc   // ends ForCluster's watch
+	exec ExecFunc             // SetExec: for pods without their own OnExec
+}
+
+// SetExec sets (or, with nil, removes) the exec handler of every pod that
+// has none of its own (Pod.OnExec), including pods adopted later.
+func (k *Kubelet) SetExec(f ExecFunc) {
+	k.mu.Lock()
+	k.exec = f
+	k.mu.Unlock()
 }
 
 // Start starts the server and creates (or updates) the Node nodeName
@@ -534,6 +543,11 @@ func (p *Pod) exec(e *Exec) []byte {
 	p.mu.Lock()
 	handler := p.onExec
 	p.mu.Unlock()
+	if handler == nil {
+		p.k.mu.Lock()
+		handler = p.k.exec
+		p.k.mu.Unlock()
+	}
 	code, handled := 0, false
 	if handler != nil {
 		code, handled = handler(e)

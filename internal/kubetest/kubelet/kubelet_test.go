@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,4 +198,33 @@ func TestAdoptsPodsOfItsNode(t *testing.T) {
 		got, err := cs.CoreV1().Pods("kl").Get(ctx, "adopted", metav1.GetOptions{})
 		return err == nil && got.Status.Phase == corev1.PodRunning && len(got.Status.ContainerStatuses) == 1 && got.Status.ContainerStatuses[0].Ready
 	}, 30*time.Second, 50*time.Millisecond)
+}
+
+// SetExec answers the execs of every pod without a handler of its own,
+// pods adopted later included; a pod's OnExec still comes first, and nil
+// restores the stand-in's own commands.
+func TestSetExecDefaultHandler(t *testing.T) {
+	own := runPod(t, "setexec-own", "main")
+	own.OnExec(func(e *Exec) (int, bool) {
+		_, _ = io.WriteString(e.Stdout, "own\n")
+		return 0, true
+	})
+	kl.SetExec(func(e *Exec) (int, bool) {
+		_, _ = io.WriteString(e.Stdout, "default: "+strings.Join(e.Command, " ")+"\n")
+		return 3, true
+	})
+	t.Cleanup(func() { kl.SetExec(nil) })
+	runPod(t, "setexec-later", "main")
+	out, _, err := execIn(t, false, "setexec-later", "main", "", "awx-manage", "migrate")
+	var ce exec.CodeExitError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, 3, ce.Code)
+	require.Equal(t, "default: awx-manage migrate\n", out)
+	out, _, err = execIn(t, false, "setexec-own", "main", "", "awx-manage", "migrate")
+	require.NoError(t, err)
+	require.Equal(t, "own\n", out)
+
+	kl.SetExec(nil)
+	_, _, err = execIn(t, false, "setexec-later", "main", "", "test", "-d", "/")
+	require.NoError(t, err)
 }
