@@ -19,7 +19,7 @@ func TestNormalizeDropsWhatAFreshClusterAssigns(t *testing.T) {
 			"uid": "u", "resourceVersion": "12", "creationTimestamp": "2026-11-28T17:00:00Z",
 			"managedFields": []any{map[string]any{"manager": "m"}}, "generation": 1.0,
 			"ownerReferences": []any{map[string]any{"kind": "ReplicaSet", "name": "web-7c9f4", "uid": "o"}},
-			"labels": map[string]any{"app": "web"},
+			"labels":          map[string]any{"app": "web"},
 		},
 		"spec":   map[string]any{"nodeName": "fake-node-1", "containers": []any{map[string]any{"name": "c"}}},
 		"status": map[string]any{"podIP": "10.244.0.3"},
