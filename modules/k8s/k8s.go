@@ -143,9 +143,6 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 	if failed != nil {
 		return failed, nil
 	}
-	if p.bool("append_hash") {
-		return module.FailedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
-	}
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
 	if err != nil {
@@ -224,6 +221,12 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 	}
 	def.Set("kind", res.Kind)
 	def.Set("apiVersion", res.GroupVersion)
+	if s.p.bool("append_hash") && (res.Kind == "ConfigMap" || res.Kind == "Secret") && md != nil {
+		// kubernetes.core's retrieve names the object by its content.
+		if name, err = appendHash(def, md, name); err != nil {
+			return nil, err
+		}
+	}
 
 	existing, err := s.retrieve(res, name, namespace)
 	if err != nil {
