@@ -303,7 +303,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		if method != "delete" {
 			q = query{name: value.Str(field(instance, "metadata", "name")), namespace: strOr(field(instance, "metadata", "namespace"), ""), labelSel: selectors}
 		}
-		pred := waiterFor(res.Kind, state, s.p.dict("wait_condition"))
+		pred := waiterFor(res.Kind, state, typedCondition(s.p.dict("wait_condition")))
 		ok, obj, duration, err := s.c.wait(s.ctx, res, q, pred, s.p.int("wait_timeout"), s.p.int("wait_sleep"))
 		if err != nil {
 			return nil, module.Fail(err.Error())
