@@ -262,6 +262,7 @@ type sideResult struct {
 	Failed   string   `json:"failed,omitempty"`
 	Duration string   `json:"duration"`
 	Objects  []string `json:"-"`
+	Written  int      `json:"written"` // objects the playbook wrote
 }
 
 func (r *sideResult) pass() bool { return r != nil && r.Error == "" && r.RC == 0 }
@@ -274,6 +275,17 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 	if t.needsKubelet() {
 		opts.FakeNodes = 0
 	}
+	auditDir := filepath.Join(tmp, "audit-"+t.Name+"-"+side)
+	if err := os.MkdirAll(auditDir, 0o700); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	args, auditLog, err := auditArgs(auditDir)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	opts.ExtraArgs = args
 	c, err := kubetest.Start(opts)
 	if err != nil {
 		r.Error = "cluster: " + firstLine(err.Error())
@@ -368,6 +380,15 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		r.Failed = firstFailure(string(log))
 	}
 
+	wobjs, writes, err := written(auditLog)
+	if err != nil {
+		r.Error = "audit log: " + firstLine(err.Error())
+		return r
+	}
+	r.Written = len(wobjs)
+	_ = os.WriteFile(filepath.Join(o.out, t.Name+"."+side+".written.json"), []byte("[\n"+strings.Join(wobjs, ",\n")+"\n]\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(o.out, t.Name+"."+side+".writes.txt"), []byte(strings.Join(writes, "\n")+"\n"), 0o644)
+
 	// Let namespace deletion and pod termination that the run started
 	// finish, then dump what is left.
 	d.settle(ctx, 60*time.Second)
@@ -431,8 +452,8 @@ type result struct {
 }
 
 func (r *result) compare(out string) {
-	load := func(side string) []string {
-		b, err := os.ReadFile(filepath.Join(out, r.Target+"."+side+".objects.json"))
+	load := func(side, what string) []string {
+		b, err := os.ReadFile(filepath.Join(out, r.Target+"."+side+"."+what+".json"))
 		if err != nil {
 			return nil
 		}
@@ -450,7 +471,12 @@ func (r *result) compare(out string) {
 		r.SameObjs, r.ObjectDiff = nil, ""
 		return
 	}
-	diff := diffObjects(load("oracle"), load("cfzt"))
+	diff := diffObjects(load("oracle", "written"), load("cfzt", "written"))
+	if diff != "" {
+		diff = "last written: " + diff
+	} else if diff = diffObjects(load("oracle", "objects"), load("cfzt", "objects")); diff != "" {
+		diff = "left at the end: " + diff
+	}
 	same := diff == ""
 	r.SameObjs, r.ObjectDiff = &same, diff
 }
@@ -503,7 +529,7 @@ func writeTable(out, path string) error {
 		}
 		sameCell := ""
 		if r.SameObjs != nil {
-			sameCell = yesNo(*r.SameObjs)
+			sameCell = fmt.Sprintf("%s (%d written)", yesNo(*r.SameObjs), r.Oracle.Written)
 			if *r.SameObjs {
 				same++
 			}
@@ -524,7 +550,7 @@ func writeTable(out, path string) error {
 			first = "both fail; oracle: " + orElse(r.Oracle.Failed, fmt.Sprintf("exit %d", r.Oracle.RC)) +
 				"; cfzt-runner: " + orElse(r.Cfzt.Failed, fmt.Sprintf("exit %d", r.Cfzt.RC))
 		case r.ObjectDiff != "":
-			first = "objects: " + r.ObjectDiff
+			first = r.ObjectDiff
 		}
 		fmt.Fprintf(&b, "| %s | run | %s | %s | %s | %s |\n", r.Target, passCell(r.Oracle), passCell(r.Cfzt), sameCell, cell(first))
 	}

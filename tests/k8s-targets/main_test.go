@@ -87,3 +87,27 @@ func TestFirstFailureSkipsIgnoredErrors(t *testing.T) {
 	log := "TASK [r : one] ***\nfatal: [localhost]: FAILED! => {\"msg\": \"a\"}\n...ignoring\n\nTASK [r : two] ***\nfatal: [localhost]: FAILED! => {\"msg\": \"b\"}\n"
 	require.Equal(t, `TASK [r : two] fatal: [localhost]: FAILED! => {"msg": "b"}`, firstFailure(log))
 }
+
+func TestWrittenKeepsThePlaybooksLastWrites(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.log")
+	lines := []string{
+		// A component's write (same admin user, its own agent): left out.
+		`{"stage":"ResponseComplete","verb":"create","userAgent":"kube-controller-manager/v1.36.3","requestURI":"/api/v1/namespaces/ns/configmaps","objectRef":{"resource":"configmaps","namespace":"ns","name":"kube-root-ca.crt"},"responseStatus":{"code":201},"responseObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kube-root-ca.crt","namespace":"ns"}}}`,
+		`{"stage":"ResponseComplete","verb":"create","userAgent":"OpenAPI-Generator/22.6.0/python","requestURI":"/api/v1/namespaces/ns/configmaps","objectRef":{"resource":"configmaps","namespace":"ns","name":"a"},"responseStatus":{"code":201},"responseObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","uid":"1"},"data":{"k":"1"}}}`,
+		// A dry run and a failure change nothing.
+		`{"stage":"ResponseComplete","verb":"patch","userAgent":"OpenAPI-Generator/22.6.0/python","requestURI":"/api/v1/namespaces/ns/configmaps/a?dryRun=All","objectRef":{"resource":"configmaps","namespace":"ns","name":"a"},"responseStatus":{"code":200},"responseObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns"},"data":{"k":"dry"}}}`,
+		`{"stage":"ResponseComplete","verb":"patch","userAgent":"OpenAPI-Generator/22.6.0/python","requestURI":"/api/v1/namespaces/ns/configmaps/a","objectRef":{"resource":"configmaps","namespace":"ns","name":"a"},"responseStatus":{"code":422},"responseObject":{"kind":"Status"}}`,
+		`{"stage":"ResponseComplete","verb":"patch","userAgent":"OpenAPI-Generator/22.6.0/python","requestURI":"/api/v1/namespaces/ns/configmaps/a","objectRef":{"resource":"configmaps","namespace":"ns","name":"a"},"responseStatus":{"code":200},"responseObject":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"ns","uid":"1"},"data":{"k":"2"}}}`,
+		`{"stage":"ResponseComplete","verb":"delete","userAgent":"OpenAPI-Generator/22.6.0/python","requestURI":"/api/v1/namespaces/ns/configmaps/a","objectRef":{"resource":"configmaps","namespace":"ns","name":"a"},"responseStatus":{"code":200}}`,
+		`not json`,
+	}
+	var b []byte
+	for _, l := range lines {
+		b = append(b, l+"\n"...)
+	}
+	require.NoError(t, os.WriteFile(log, b, 0o600))
+	objs, writes, err := written(log)
+	require.NoError(t, err)
+	require.Equal(t, []string{`{"apiVersion":"v1","data":{"k":"2"},"kind":"ConfigMap","metadata":{"name":"a","namespace":"ns"}}`}, objs)
+	require.Equal(t, []string{"create /configmaps ns/a", "patch /configmaps ns/a", "delete /configmaps ns/a"}, writes)
+}
