@@ -293,12 +293,26 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 	}
 	defer c.Stop()
 	if t.needsKubelet() {
-		k, err := kubelet.ForCluster(c, "standin")
+		// The stand-in registers its Node while kube-controller-manager
+		// writes to new Nodes too: retry its conflicts.
+		var k *kubelet.Kubelet
+		for i := 0; i < 10; i++ {
+			if k, err = kubelet.ForCluster(c, "standin"); err == nil || !strings.Contains(err.Error(), "the object has been modified") {
+				break
+			}
+			time.Sleep(time.Second)
+		}
 		if err != nil {
 			r.Error = "kubelet: " + firstLine(err.Error())
 			return r
 		}
 		defer k.Close()
+		beatCtx, stopBeat := context.WithCancel(context.Background())
+		defer stopBeat()
+		if err := keepNodeAlive(beatCtx, c.AdminConfig, "standin"); err != nil {
+			r.Error = "kubelet heartbeat: " + firstLine(err.Error())
+			return r
+		}
 	}
 	d, err := newDumper(c.AdminConfig)
 	if err != nil {
