@@ -223,8 +223,13 @@ func (t *target) skipReason() string {
 			return "helm: needs the helm binary (out of scope)"
 		}
 	}
-	if t.Name == "lookup_kustomize" {
+	switch t.Name {
+	case "lookup_kustomize":
 		return "needs the kustomize or kubectl binary"
+	case "k8s_check_mode", "k8s_validate":
+		return "tests releases of the Python client (and kubernetes-validate) that it installs with pip into virtualenvs"
+	case "k8s_manifest_url":
+		return "serves its manifests from an nginx container (docker)"
 	}
 	b, err := os.ReadFile(filepath.Join(t.Dir, "runme.sh"))
 	if err != nil {
@@ -421,7 +426,11 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 func firstFailure(log string) string {
 	lines := strings.Split(log, "\n")
 	task := ""
+	played := false
 	for i, l := range lines {
+		if strings.HasPrefix(l, "PLAY [") {
+			played = true
+		}
 		if strings.HasPrefix(l, "TASK [") {
 			task = strings.TrimRight(strings.TrimSuffix(strings.TrimRight(l, "*"), " "), " ")
 			continue
@@ -432,7 +441,9 @@ func firstFailure(log string) string {
 			}
 			return shorten(task+" "+l, 300)
 		}
-		if strings.HasPrefix(l, "ERROR! ") || strings.HasPrefix(l, "[ERROR]: ") {
+		// An error before any play is a load error; once tasks run, each
+		// failure has its fatal/failed line (and may be ignored).
+		if !played && (strings.HasPrefix(l, "ERROR! ") || strings.HasPrefix(l, "[ERROR]: ")) {
 			return shorten(l, 300)
 		}
 	}

@@ -84,8 +84,9 @@ func TestSkipReasons(t *testing.T) {
 }
 
 func TestFirstFailureSkipsIgnoredErrors(t *testing.T) {
-	log := "TASK [r : one] ***\nfatal: [localhost]: FAILED! => {\"msg\": \"a\"}\n...ignoring\n\nTASK [r : two] ***\nfatal: [localhost]: FAILED! => {\"msg\": \"b\"}\n"
+	log := "PLAY [localhost] ***\nTASK [r : one] ***\n[ERROR]: Task failed: a\nfatal: [localhost]: FAILED! => {\"msg\": \"a\"}\n...ignoring\n\nTASK [r : two] ***\nfatal: [localhost]: FAILED! => {\"msg\": \"b\"}\n"
 	require.Equal(t, `TASK [r : two] fatal: [localhost]: FAILED! => {"msg": "b"}`, firstFailure(log))
+	require.Equal(t, `[ERROR]: couldn't resolve module/action 'x'`, firstFailure("[ERROR]: couldn't resolve module/action 'x'\n"))
 }
 
 func TestWrittenKeepsThePlaybooksLastWrites(t *testing.T) {
