@@ -182,9 +182,8 @@ func normKey(r resource, o map[string]any) string {
 }
 
 var (
-	timeRE     = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
-	fakeNodeRE = regexp.MustCompile(`^fake-node-\d+$`)
-	pemRE      = regexp.MustCompile(`-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?`)
+	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
+	pemRE  = regexp.MustCompile(`-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?`)
 )
 
 // builtinGroup: the status of objects of these groups is written by the
@@ -218,10 +217,14 @@ func normalize(r resource, obj map[string]any) map[string]any {
 			}
 		}
 		if ann, ok := md["annotations"].(map[string]any); ok {
-			// Written by the deployment controller at a moment that depends
-			// on timing.
-			delete(ann, "deployment.kubernetes.io/desired-replicas")
-			delete(ann, "deployment.kubernetes.io/max-replicas")
+			// Written by the deployment controller (revision, desired and
+			// max replicas), at moments that depend on timing: a
+			// playbook's write may come before or after them.
+			for k := range ann {
+				if strings.HasPrefix(k, "deployment.kubernetes.io/") {
+					delete(ann, k)
+				}
+			}
 			if len(ann) == 0 {
 				delete(md, "annotations")
 			}
@@ -243,9 +246,9 @@ func normalize(r resource, obj map[string]any) map[string]any {
 				}
 			}
 		case "Pod":
-			if n, _ := spec["nodeName"].(string); fakeNodeRE.MatchString(n) {
-				spec["nodeName"] = "fake-node-N"
-			}
+			// The scheduler binds a pod, before or after the playbook's
+			// last write of it.
+			delete(spec, "nodeName")
 		}
 	}
 	if r.kind == "ConfigMap" {
@@ -329,9 +332,16 @@ func index(objs []string) map[string]any {
 		if json.Unmarshal([]byte(s), &o) != nil {
 			continue
 		}
-		md, _ := o["metadata"].(map[string]any)
 		api, _ := o["apiVersion"].(string)
 		kind, _ := o["kind"].(string)
+		// Normalised again, so that results recorded before a rule was
+		// added compare by the rules of now.
+		group := ""
+		if i := strings.LastIndex(api, "/"); i >= 0 {
+			group = api[:i]
+		}
+		o = normalize(resource{gvr: schema.GroupVersionResource{Group: group}, kind: kind}, o)
+		md, _ := o["metadata"].(map[string]any)
 		ns, _ := md["namespace"].(string)
 		name, _ := md["name"].(string)
 		k := fmt.Sprintf("%s %s %s/%s", api, kind, ns, name)

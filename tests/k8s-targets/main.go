@@ -537,6 +537,10 @@ func writeTable(out, path string) error {
 		if err := json.Unmarshal(data, &r); err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
+		if r.Skip == "" {
+			r.compare(out)
+			saveResult(out, &r)
+		}
 		if r.Skip != "" {
 			fmt.Fprintf(&b, "| %s | skipped: %s | | | | |\n", r.Target, cell(r.Skip))
 			continue
