@@ -148,7 +148,7 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
 	if err != nil {
-		return module.FailedResult(err), nil
+		return definitionsFailed(err)
 	}
 	var results []*value.Dict
 	changed := false

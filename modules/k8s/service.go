@@ -40,7 +40,7 @@ func runService(req *module.Request) (*value.Dict, error) {
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
 	if err != nil {
-		return module.FailedResult(err), nil
+		return definitionsFailed(err)
 	}
 	own := value.DictOf(
 		"kind", "Service",
