@@ -346,13 +346,22 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		r.Error = err.Error()
 		return r
 	}
+	// `python` on PATH is the interpreter with python3-kubernetes, as
+	// in ansible-test's environments (k8s_full runs `python -c ...`).
+	pybin := filepath.Join(home, "bin")
+	if err := os.MkdirAll(pybin, 0o755); err == nil {
+		_ = os.Symlink("/usr/bin/python3", filepath.Join(pybin, "python"))
+	}
 	env := []string{
 		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
+		"PATH=" + pybin + ":/usr/local/bin:/usr/bin:/bin:" + os.Getenv("PATH"),
 		"LANG=C.UTF-8",
 		"ANSIBLE_NOCOLOR=1",
 		"ANSIBLE_ROLES_PATH=" + targetsDir,
 		"ANSIBLE_LOCAL_TEMP=" + filepath.Join(home, ".ansible", "tmp"),
+		// Both run the targets' own Python modules (library/) with the
+		// interpreter that has python3-kubernetes.
+		"ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3",
 	}
 	var argv []string
 	if side == "oracle" {
@@ -360,7 +369,6 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		env = append(env,
 			"PYTHONPATH="+site,
 			"ANSIBLE_COLLECTIONS_PATH="+coll+":"+filepath.Join(site, "ansible_collections"),
-			"ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3",
 		)
 		argv = []string{"/usr/bin/python3", filepath.Join(o.oracleDir, "root/usr/bin/ansible-playbook"), "playbook.yaml"}
 	} else {
