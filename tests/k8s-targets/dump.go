@@ -207,6 +207,12 @@ func normalize(r resource, obj map[string]any) map[string]any {
 		if gen, _ := md["generateName"].(string); gen != "" {
 			if name, _ := md["name"].(string); strings.HasPrefix(name, gen) {
 				md["name"] = gen + "<GENERATED>"
+				// A Namespace's own name label.
+				if labels, ok := md["labels"].(map[string]any); ok {
+					if v, _ := labels["kubernetes.io/metadata.name"].(string); v == name || (strings.HasPrefix(v, gen) && len(v) == len(gen)+5) {
+						labels["kubernetes.io/metadata.name"] = gen + "<GENERATED>"
+					}
+				}
 			}
 		}
 		if refs, ok := md["ownerReferences"].([]any); ok {
@@ -327,10 +333,31 @@ func diffObjects(a, b []string) string {
 
 func index(objs []string) map[string]any {
 	m := map[string]any{}
+	var parsed []map[string]any
+	gens := map[string]bool{} // generateNames of Namespaces
 	for _, s := range objs {
 		var o map[string]any
 		if json.Unmarshal([]byte(s), &o) != nil {
 			continue
+		}
+		parsed = append(parsed, o)
+		if md, _ := o["metadata"].(map[string]any); o["kind"] == "Namespace" && md != nil {
+			if g, _ := md["generateName"].(string); g != "" {
+				gens[g] = true
+			}
+		}
+	}
+	for _, o := range parsed {
+		// An object in a namespace named from generateName: its namespace
+		// is the generated name, five random characters after the prefix.
+		if md, _ := o["metadata"].(map[string]any); md != nil {
+			if ns, _ := md["namespace"].(string); ns != "" {
+				for g := range gens {
+					if strings.HasPrefix(ns, g) && len(ns) == len(g)+5 {
+						md["namespace"] = g + "<GENERATED>"
+					}
+				}
+			}
 		}
 		api, _ := o["apiVersion"].(string)
 		kind, _ := o["kind"].(string)

@@ -112,3 +112,17 @@ func TestWrittenKeepsThePlaybooksLastWrites(t *testing.T) {
 	require.Equal(t, []string{`{"apiVersion":"v1","data":{"k":"2"},"kind":"ConfigMap","metadata":{"name":"a","namespace":"ns"}}`}, objs)
 	require.Equal(t, []string{"create /configmaps ns/a", "patch /configmaps ns/a", "delete /configmaps ns/a"}, writes)
 }
+
+func TestDiffObjectsInGeneratedNamespaces(t *testing.T) {
+	a := []string{
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"test-","name":"test-<GENERATED>"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"test-ab12c"}}`,
+	}
+	b := []string{
+		`{"apiVersion":"v1","kind":"Namespace","metadata":{"generateName":"test-","name":"test-<GENERATED>"}}`,
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"test-zz9xy"}}`,
+	}
+	require.Equal(t, "", diffObjects(a, b))
+	b[1] = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"test-longer"}}`
+	require.Equal(t, "only the oracle left v1 ConfigMap test-<GENERATED>/c", diffObjects(a, b))
+}
