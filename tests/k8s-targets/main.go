@@ -318,6 +318,7 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 			r.Error = "kubelet heartbeat: " + firstLine(err.Error())
 			return r
 		}
+		seedContainerRoots(beatCtx, k.Dir)
 	}
 	d, err := newDumper(c.AdminConfig)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -98,4 +100,34 @@ func keepNodeAlive(ctx context.Context, cfg *rest.Config, node string) error {
 		}
 	}()
 	return nil
+}
+
+// seedContainerRoots gives each container root the stand-in makes under
+// dir (dir/<namespace>_<pod>/<index>) the file a container image has that
+// the targets read: /etc/resolv.conf (k8s_exec cats it), until ctx ends.
+func seedContainerRoots(ctx context.Context, dir string) {
+	seed := func() {
+		roots, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
+		for _, root := range roots {
+			f := filepath.Join(root, "etc", "resolv.conf")
+			if _, err := os.Stat(f); err == nil {
+				continue
+			}
+			if os.MkdirAll(filepath.Dir(f), 0o755) == nil {
+				_ = os.WriteFile(f, []byte("search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n"), 0o644)
+			}
+		}
+	}
+	go func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			seed()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
 }
