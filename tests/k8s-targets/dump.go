@@ -183,6 +183,7 @@ func normKey(r resource, o map[string]any) string {
 
 var (
 	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
+	uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	pemRE  = regexp.MustCompile(`-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?`)
 )
 
@@ -280,6 +281,11 @@ func replaceTimes(v any) any {
 	case string:
 		if timeRE.MatchString(x) {
 			return "<TIME>"
+		}
+		// A uid copied elsewhere: a Job's controller-uid label and
+		// selector, ...
+		if uuidRE.MatchString(x) {
+			return "<UID>"
 		}
 	}
 	return v
