@@ -20,7 +20,7 @@ apt-get $APT update >/dev/null
 for d in "$DIR"/debs/*.deb; do dpkg -x "$d" "$DIR/root"; done
 if [ "$(id -u)" = 0 ]; then
   apt-get install -y -qq python3-jinja2 python3-yaml python3-cryptography python3-packaging \
-    python3-resolvelib python3-kubernetes python3-netaddr >/dev/null 2>&1 || true
+    python3-resolvelib python3-kubernetes python3-jsonpatch python3-netaddr >/dev/null 2>&1 || true
 fi
 for tool in ansible-playbook ansible ansible-doc ansible-config; do
   cat > "$DIR/bin/$tool" <<W

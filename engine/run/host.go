@@ -83,6 +83,15 @@ func (h *taskHost) Deprecate(msg, version string, pos value.Pos) {
 	h.tr.r.warn(diag.Deprecate(msg, version, diag.At(pos)))
 }
 
+// DeprecateHelp is Deprecate with ansible-core's help text after the
+// removal version (an optional method of module.Host: a controller-side
+// action's own deprecation, which never reaches the task's result).
+func (h *taskHost) DeprecateHelp(msg, version, help string) {
+	d := diag.Deprecate(msg, version, nil)
+	d.Help = help
+	h.tr.r.warn(d)
+}
+
 func (h *taskHost) ArgPos(key string) value.Pos { return h.tr.t.ArgPos[key] }
 
 func (h *taskHost) ArgItemPos(key string, i int) value.Pos {

@@ -235,6 +235,19 @@ func splitNoProxy(s string) []string {
 	return out
 }
 
+// expandUser is os.path.expanduser for "~" and "~/...": HOME, else the
+// user's home directory.
+func expandUser(getenv func(string) (string, bool), p string) string {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p
+	}
+	home, _ := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return home + p[1:]
+}
+
 func bypassProxy(host string, noProxy []string) bool {
 	for _, p := range noProxy {
 		if p == "*" || host == p || strings.HasSuffix(host, "."+strings.TrimPrefix(p, ".")) {
@@ -262,13 +275,24 @@ func loadKubeconfig(getenv func(string) (string, bool), auth map[string]any) (*r
 		return clientcmd.NewNonInteractiveClientConfig(*raw, overrides.CurrentContext, overrides, nil).ClientConfig()
 	case string:
 		if kc != "" {
-			paths := filepath.SplitList(kc)
-			for _, p := range paths {
-				if _, err := os.Stat(p); err != nil {
-					return nil, fmt.Errorf("File does not exist: %s", p)
+			// As the Python client's KubeConfigMerger: each path of the
+			// list has its ~ expanded (K8S_AUTH_KUBECONFIG=~/... reaches
+			// the module as it is), paths that do not exist are skipped,
+			// and none existing is "No configuration found".
+			var paths []string
+			for _, p := range filepath.SplitList(kc) {
+				if p == "" {
+					continue
+				}
+				p = expandUser(getenv, p)
+				if _, err := os.Stat(p); err == nil {
+					paths = append(paths, p)
 				}
 			}
-			rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kc}
+			if len(paths) == 0 {
+				return nil, fmt.Errorf("Invalid kube-config file. No configuration found.")
+			}
+			rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: paths[0]}
 			if len(paths) > 1 {
 				rules = &clientcmd.ClientConfigLoadingRules{Precedence: paths}
 			}
@@ -277,7 +301,9 @@ func loadKubeconfig(getenv func(string) (string, bool), auth map[string]any) (*r
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{}
 	if env, ok := getenv("KUBECONFIG"); ok && env != "" {
-		rules.Precedence = filepath.SplitList(env)
+		for _, p := range filepath.SplitList(env) {
+			rules.Precedence = append(rules.Precedence, expandUser(getenv, p))
+		}
 	} else {
 		home, _ := getenv("HOME")
 		if home == "" {

@@ -155,3 +155,31 @@ func TestRESTConfigExported(t *testing.T) {
 	require.Equal(t, "/ca2", cfg.TLSClientConfig.CAFile)
 	require.Equal(t, "bob", cfg.Impersonate.UserName)
 }
+
+// K8S_AUTH_KUBECONFIG and KUBECONFIG reach the module as written, ~
+// included (kubernetes.core's k8s_full target sets
+// K8S_AUTH_KUBECONFIG=~/.kube/customconfig): as the Python client, each
+// path of the list has its ~ expanded against HOME, missing ones are
+// skipped, and none found is "No configuration found".
+func TestKubeconfigEnvTilde(t *testing.T) {
+	home := t.TempDir()
+	writeKubeconfigFor(t, home, cluster.Host, cluster.AdminToken) // home/config
+	args := "{kind: Namespace, name: default}"
+	for _, env := range []map[string]string{
+		{"HOME": home, "KUBECONFIG": "/nonexistent", "K8S_AUTH_KUBECONFIG": "~/config"},
+		{"HOME": home, "KUBECONFIG": "/nonexistent", "K8S_AUTH_KUBECONFIG": "/nonexistent/a:~/missing:~/config"},
+		{"HOME": home, "KUBECONFIG": "~/missing:~/config"},
+	} {
+		res := ok(t, call{mod: "k8s_info", args: args, env: env})
+		require.Len(t, res.Default("resources", nil), 1, env)
+	}
+	for _, env := range []map[string]string{
+		{"HOME": home, "KUBECONFIG": "/nonexistent", "K8S_AUTH_KUBECONFIG": "~/missing"},
+		{"HOME": home, "KUBECONFIG": "/nonexistent", "K8S_AUTH_KUBECONFIG": "/nonexistent/a:/nonexistent/b"},
+		// ~ is HOME's, not another user's home.
+		{"HOME": "/nonexistent", "KUBECONFIG": "/nonexistent", "K8S_AUTH_KUBECONFIG": "~/config"},
+	} {
+		_, msg := fails(t, call{mod: "k8s_info", args: args, env: env})
+		require.Equal(t, "Could not create API client: Invalid kube-config file. No configuration found.", msg, env)
+	}
+}

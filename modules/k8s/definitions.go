@@ -1,12 +1,15 @@
 package k8s
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cfzt/cfzt-runner/engine/diag"
 	"github.com/cfzt/cfzt-runner/engine/module"
+	"github.com/cfzt/cfzt-runner/engine/module/argspec"
 	"github.com/cfzt/cfzt-runner/engine/search"
 	"github.com/cfzt/cfzt-runner/engine/value"
 )
@@ -33,6 +36,10 @@ func (s *service) definitions(req *module.Request) ([]*value.Dict, error) {
 		var f *module.Failure
 		if asFailure(err, &f) {
 			return nil, f
+		}
+		var d *diag.Diagnostic
+		if errors.As(err, &d) {
+			return nil, d // the action plugin's own failure
 		}
 		return nil, failf("Failed to load resource definition: %s", err)
 	}
@@ -68,6 +75,17 @@ func (s *service) definitions(req *module.Request) ([]*value.Dict, error) {
 		return s.retrieveAll()
 	}
 	return defs, nil
+}
+
+// definitionsFailed is the task's failure when definitions fails: the
+// action plugin's own refusals stay errors (ansible-core shows them as
+// the task's error), the rest are module failures.
+func definitionsFailed(err error) (*value.Dict, error) {
+	var d *diag.Diagnostic
+	if errors.As(err, &d) {
+		return nil, d
+	}
+	return module.FailedResult(err), nil
 }
 
 func asFailure(err error, f **module.Failure) bool {
@@ -177,30 +195,95 @@ func (s *service) fromSrc(req *module.Request, src string) ([]any, error) {
 	return out, nil
 }
 
-// fromTemplate renders `template` (a path, a dict with `path`, or a list
-// of those) with the task's variables and loads the result as YAML.
+// fromTemplate renders `template` (a path, a dict with `path` and the
+// template options, or a list of those) with the task's variables and
+// loads the result as YAML, as kubernetes.core's action plugin does: the
+// options are newline_sequence, variable_start_string,
+// variable_end_string, block_start_string, block_end_string,
+// trim_blocks (default true) and lstrip_blocks (default false). Its
+// refusals are the action plugin's own (AnsibleActionFail).
 func (s *service) fromTemplate(req *module.Request, tmpl any) ([]any, error) {
-	items, ok := tmpl.([]any)
-	if !ok {
-		items = []any{tmpl}
+	var items []any
+	switch x := tmpl.(type) {
+	case string, *value.Dict:
+		items = []any{x}
+	case []any:
+		items = x
+	default:
+		return nil, module.ActionFail(fmt.Sprintf("Error while reading template file - a string or dict for template expected, but got %s instead", pyClass(tmpl)), nil)
 	}
-	var out []any
+	var opts []module.FileTemplate
+	var paths []string
 	for _, it := range items {
+		o := module.FileTemplate{TrimBlocks: true}
 		path := ""
 		switch x := it.(type) {
 		case string:
 			path = x
 		case *value.Dict:
-			path = value.Str(field(x, "path"))
+			if p, _ := x.Get("path"); value.Truthy(p) {
+				path = value.Str(p)
+			} else {
+				return nil, module.ActionFail("Please specify path for template.", nil)
+			}
+			for key, dst := range map[string]*string{
+				"newline_sequence": &o.NewlineSequence, "variable_start_string": &o.VariableStart,
+				"variable_end_string": &o.VariableEnd, "block_start_string": &o.BlockStart, "block_end_string": &o.BlockEnd,
+			} {
+				v, ok := x.Get(key)
+				if !ok || v == nil {
+					continue
+				}
+				str, isStr := v.(string)
+				if !isStr {
+					// ensure_type makes a string of it, but the raw value
+					// reaches 2.19's TemplateOverrides, which refuses it.
+					msg := fmt.Sprintf("TypeError: TemplateOverrides.%s must be <class 'str'> instead of %s", key, pyClass(v))
+					return nil, module.ActionFail(msg, errors.New(msg))
+				}
+				*dst = str
+			}
+			for key, dst := range map[string]*bool{"trim_blocks": &o.TrimBlocks, "lstrip_blocks": &o.LStripBlocks} {
+				if v, ok := x.Get(key); ok {
+					// boolean(v, strict=False): what it does not know is false.
+					b, known := argspec.LenientBoolean(v)
+					*dst = b && known
+				}
+			}
+		default:
+			return nil, module.ActionFail(fmt.Sprintf("Error while reading template file - a string or dict for template expected, but got %s instead", pyClass(it)), nil)
 		}
-		if path == "" {
-			return nil, failf("template must be a path or a dict with a path")
+		opts = append(opts, o)
+		paths = append(paths, path)
+	}
+	var out []any
+	for i, o := range opts {
+		switch o.NewlineSequence {
+		case "", "\n", `\n`:
+			o.NewlineSequence = ""
+		case `\r`, "\r":
+			o.NewlineSequence = "\r"
+		case `\r\n`, "\r\n":
+			o.NewlineSequence = "\r\n"
+		default:
+			return nil, module.ActionFail("newline_sequence needs to be one of: \n, \r or \r\n", nil)
 		}
+		path := paths[i]
 		found, tried, ok := findFile(req, "templates", path)
 		if !ok {
-			return nil, failf("%s", search.NotFoundMessage(path, tried))
+			msg := search.NotFoundMessage(path, tried)
+			return nil, module.ActionFail(msg, errors.New(msg))
 		}
-		rendered, err := req.Host.RenderFile(found, module.FileTemplate{TrimBlocks: true})
+		// 2.19's templar deprecates the action's reading of its
+		// environment attribute, which it does for every template found
+		// (shown once a run).
+		if h, ok := req.Host.(interface {
+			DeprecateHelp(msg, version, help string)
+		}); ok {
+			h.DeprecateHelp("Direct access to the `environment` attribute is deprecated.", "2.23",
+				"Consider using `copy_with_new_env` or passing `overrides` to `template`.")
+		}
+		rendered, err := req.Host.RenderFile(found, o)
 		if err != nil {
 			return nil, failf("Failed to render template %s: %s", path, err)
 		}
@@ -211,6 +294,11 @@ func (s *service) fromTemplate(req *module.Request, tmpl any) ([]any, error) {
 		out = append(out, docs...)
 	}
 	return out, nil
+}
+
+// pyClass is how Python's type() prints the type of v.
+func pyClass(v any) string {
+	return "<class '" + value.TypeName(v) + "'>"
 }
 
 // retrieveAll lists every object of kind in namespace for delete_all.

@@ -151,18 +151,23 @@ func listByKey(l []any, key string) (*value.Dict, bool) {
 
 // diffObjects compares the live object before and after an operation. The
 // objects match when nothing but metadata.generation or
-// metadata.resourceVersion differs. diff holds before/after when they differ.
+// metadata.resourceVersion differs, once the hidden fields are removed.
+// diff holds before/after (without the hidden fields) when they differ.
 func diffObjects(existing, instance *value.Dict, hidden []string) (bool, *value.Dict) {
 	left, right := recursiveDiff(existing, instance, "")
 	diff := value.NewDict(2)
 	if left == nil {
 		return true, diff
 	}
-	diff.Set("before", hideFields(left, hidden))
-	diff.Set("after", hideFields(right, hidden))
-	if onlyKeys(left, "metadata") && onlyKeys(right, "metadata") {
-		lm, _ := left.Get("metadata")
-		rm, _ := right.Get("metadata")
+	before, _ := hideFields(left, hidden).(*value.Dict)
+	after, _ := hideFields(right, hidden).(*value.Dict)
+	diff.Set("before", before)
+	diff.Set("after", after)
+	// As upstream, the test is on the diff with hidden_fields removed: a
+	// change of hidden fields only is no change.
+	if onlyKeys(before, "metadata") && onlyKeys(after, "metadata") {
+		lm, _ := before.Get("metadata")
+		rm, _ := after.Get("metadata")
 		if subsetOf(lm, "generation", "resourceVersion") && subsetOf(rm, "generation", "resourceVersion") {
 			return true, diff
 		}

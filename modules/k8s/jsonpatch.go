@@ -91,7 +91,7 @@ func jsonPatch(ctx context.Context, c *Clients, p params, check, diff bool) *val
 	result.Set("result", hideFields(obj, hidden))
 	success := true
 	if p.bool("wait") && !check {
-		pred := waiterFor(res.Kind, "present", p.dict("wait_condition"))
+		pred := waiterFor(res.Kind, "present", typedCondition(p.dict("wait_condition")))
 		ok, waited, duration, err := c.wait(ctx, res, query{name: name, namespace: namespace}, pred, p.int("wait_timeout"), p.int("wait_sleep"))
 		if err != nil {
 			return module.FailedResult(module.Fail(err.Error()))

@@ -1,6 +1,7 @@
 // Package k8s implements kubernetes.core's k8s, k8s_info,
 // k8s_cluster_info, k8s_json_patch, k8s_scale, k8s_taint, k8s_drain and
-// k8s_rollback modules and operator_sdk.util's k8s_status natively over
+// k8s_rollback (and the others in their own files: k8s_exec, k8s_log,
+// k8s_cp, k8s_service) modules and operator_sdk.util's k8s_status natively over
 // client-go, with kubernetes.core 6.1's argument names, defaults, result
 // keys and failure messages.
 package k8s
@@ -34,6 +35,7 @@ func Entries() []module.Entry {
 		{FQCN: "kubernetes.core.k8s_exec", Aliases: []string{"community.kubernetes.k8s_exec"}, Flags: noAsync, Groups: group, Module: module.Func(runExec)},
 		{FQCN: "kubernetes.core.k8s_log", Aliases: []string{"community.kubernetes.k8s_log"}, Flags: noAsync, Groups: group, Module: module.Func(runLog)},
 		{FQCN: "kubernetes.core.k8s_cp", Aliases: []string{"community.kubernetes.k8s_cp"}, Flags: noAsync, Groups: group, Module: module.Func(runCp)},
+		{FQCN: "kubernetes.core.k8s_service", Aliases: []string{"community.kubernetes.k8s_service"}, Flags: noAsync, Groups: group, Module: module.Func(runService)},
 		{FQCN: "operator_sdk.util.k8s_status", Module: module.Func(runStatus)},
 	}
 }
@@ -143,13 +145,10 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 	if failed != nil {
 		return failed, nil
 	}
-	if p.bool("append_hash") {
-		return module.FailedResult(errors.New("append_hash is not supported by cfzt-runner")), nil
-	}
 	svc := newService(req, c, p)
 	defs, err := svc.definitions(req)
 	if err != nil {
-		return module.FailedResult(err), nil
+		return definitionsFailed(err)
 	}
 	var results []*value.Dict
 	changed := false
@@ -180,6 +179,12 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 		}
 		out = value.DictOf("changed", changed, "result", value.DictOf("results", list))
 	}
+	return svc.exit(out), nil
+}
+
+// exit finishes a k8s or k8s_service result as kubernetes.core's
+// exit_json call does.
+func (svc *service) exit(out *value.Dict) *value.Dict {
 	if out.Has("warnings") {
 		// kubernetes.core passes the result's warnings to exit_json,
 		// which ansible-core 2.19 deprecates.
@@ -195,7 +200,7 @@ func runK8s(req *module.Request) (*value.Dict, error) {
 		prev, _ := out.Default("warnings", nil).([]any)
 		out.Set("warnings", append(all, prev...))
 	}
-	return out, nil
+	return out
 }
 
 // perform applies the task's state to one definition, as kubernetes.core's
@@ -224,6 +229,12 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 	}
 	def.Set("kind", res.Kind)
 	def.Set("apiVersion", res.GroupVersion)
+	if s.p.bool("append_hash") && (res.Kind == "ConfigMap" || res.Kind == "Secret") && md != nil {
+		// kubernetes.core's retrieve names the object by its content.
+		if name, err = appendHash(def, md, name); err != nil {
+			return nil, err
+		}
+	}
 
 	existing, err := s.retrieve(res, name, namespace)
 	if err != nil {
@@ -300,7 +311,7 @@ func (s *service) perform(def *value.Dict) (*value.Dict, error) {
 		if method != "delete" {
 			q = query{name: value.Str(field(instance, "metadata", "name")), namespace: strOr(field(instance, "metadata", "namespace"), ""), labelSel: selectors}
 		}
-		pred := waiterFor(res.Kind, state, s.p.dict("wait_condition"))
+		pred := waiterFor(res.Kind, state, typedCondition(s.p.dict("wait_condition")))
 		ok, obj, duration, err := s.c.wait(s.ctx, res, q, pred, s.p.int("wait_timeout"), s.p.int("wait_sleep"))
 		if err != nil {
 			return nil, module.Fail(err.Error())

@@ -15,6 +15,7 @@ func Specs() map[string]*argspec.Spec {
 		"kubernetes.core.k8s_taint":        taintSpec,
 		"kubernetes.core.k8s_drain":        drainSpec,
 		"kubernetes.core.k8s_rollback":     rollbackSpec,
+		"kubernetes.core.k8s_service":      serviceSpec,
 		"operator_sdk.util.k8s_status":     statusSpec,
 	}
 }

@@ -129,10 +129,16 @@ func conditionMet(cond *value.Dict) predicate {
 		if !truthy(field(o, "status")) || len(conds) == 0 {
 			return false
 		}
-		want := value.Str(field(cond, "type"))
+		// A wait_condition without type compares each condition's type
+		// with None, as upstream does: nothing matches, so the wait times
+		// out.
+		want := field(cond, "type")
+		if want == nil {
+			return false
+		}
 		var match any
 		for _, c := range conds {
-			if value.Str(field(c, "type")) == want {
+			if value.Str(field(c, "type")) == value.Str(want) {
 				match = c
 				break
 			}
@@ -166,13 +172,26 @@ func waiterFor(kind string, state string, cond *value.Dict) predicate {
 	if state == "absent" {
 		return absent
 	}
-	if cond != nil && truthy(field(cond, "type")) {
+	// get_waiter tests the validated dict, whose sub-options are always
+	// there: any wait_condition, even one without type, is a custom one
+	// (k8s_info passes it as it is; k8s and k8s_json_patch drop one
+	// without type first, see typedCondition).
+	if cond != nil {
 		return conditionMet(cond)
 	}
 	if p, ok := readyPredicates[kind]; ok {
 		return p
 	}
 	return exists
+}
+
+// typedCondition is wait_condition as the k8s and k8s_json_patch
+// modules give it to get_waiter: nil unless it has a type.
+func typedCondition(cond *value.Dict) *value.Dict {
+	if cond != nil && truthy(field(cond, "type")) {
+		return cond
+	}
+	return nil
 }
 
 // query selects objects of a resource.

@@ -31,7 +31,6 @@ var traits = map[string]Traits{
 	"kubernetes.core.helm_repository":  {NoAsync: true, Groups: helmGroup},
 	"kubernetes.core.helm_plugin":      {NoAsync: true},
 	"kubernetes.core.helm_plugin_info": {NoAsync: true},
-	"kubernetes.core.k8s_service":      {NoAsync: true, Groups: k8sGroup},
 }
 
 // TraitsOf returns the catalog's traits of the module fqcn.
