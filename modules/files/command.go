@@ -31,11 +31,17 @@ func runCommand(req *module.Request, line string) (commandOutput, error) {
 	for i, w := range words {
 		words[i] = argspec.ExpandPath(w)
 	}
+	return runArgv(req, words)
+}
+
+// runArgv runs words as run_command does with a list: no splitting and no
+// expansion, in the task's environment.
+func runArgv(req *module.Request, words []string) (commandOutput, error) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(req.Ctx, words[0], words[1:]...)
 	cmd.Env = req.Environ()
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):

@@ -24,6 +24,7 @@ func Entries() []module.Entry {
 		assembleEntry(),
 		getURLDef().entry(),
 		iniFileEntry(),
+		filesizeEntry(),
 		unarchiveEntry(),
 	}
 }

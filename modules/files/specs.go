@@ -18,6 +18,7 @@ func Specs() map[string]*argspec.Spec {
 		"ansible.builtin.assemble":    assembleModuleDef().spec,
 		"ansible.builtin.get_url":     getURLDef().spec,
 		"community.general.ini_file":  iniFileDef().spec,
+		"community.general.filesize":  filesizeDef().spec,
 		"ansible.builtin.unarchive":   unarchiveDef("").spec,
 	}
 }
