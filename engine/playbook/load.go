@@ -139,18 +139,12 @@ func (l *Loader) readYAML(path string) (*yaml.Node, error) {
 	if len(doc.Content) > 0 {
 		root = doc.Content[0]
 	}
+	l.duplicateKeys(path, root)
 	if bad := unhashableKey(root); bad != nil {
 		le := yamlProblem(path, src, "while constructing a mapping", "found unhashable key", bad.Line, bad.Column)
 		l.files[path] = &fileCache{err: le}
 		return nil, le
 	}
-	root, err = resolveAliases(root)
-	if err != nil {
-		le := &diag.Diagnostic{Code: diag.ExitParse, Summary: "A malformed YAML file: " + err.Error(), Origin: diag.At(value.Pos{File: path})}
-		l.files[path] = &fileCache{err: le}
-		return nil, le
-	}
-	l.duplicateKeys(path, root)
 	l.files[path] = &fileCache{node: root}
 	return root, nil
 }
@@ -670,16 +664,9 @@ func stringList(v any) []string {
 // duplicateKeys warns about keys repeated in a mapping, as ansible-core's
 // YAML loader does (the last value wins).
 func (l *Loader) duplicateKeys(file string, n *yaml.Node) {
-	l.duplicateKeysOnce(file, n, map[*yaml.Node]bool{})
-}
-
-// duplicateKeysOnce visits each node once: an aliased node is shared
-// (resolveAliases), and PyYAML constructs, and warns about, it once.
-func (l *Loader) duplicateKeysOnce(file string, n *yaml.Node, seenNodes map[*yaml.Node]bool) {
-	if n == nil || seenNodes[n] {
+	if n == nil {
 		return
 	}
-	seenNodes[n] = true
 	if n.Kind == yaml.MappingNode {
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -695,7 +682,7 @@ func (l *Loader) duplicateKeysOnce(file string, n *yaml.Node, seenNodes map[*yam
 		}
 	}
 	for _, c := range n.Content {
-		l.duplicateKeysOnce(file, c, seenNodes)
+		l.duplicateKeys(file, c)
 	}
 }
 
