@@ -116,11 +116,11 @@ func (l *Loader) checkApply(t *Task, file string, n *yaml.Node, kind module.Kind
 // applyNode finds the YAML mapping of an include's apply argument.
 func applyNode(task *yaml.Node) *yaml.Node {
 	for i := 0; i+1 < len(task.Content); i += 2 {
-		v := task.Content[i+1]
+		v := deref(task.Content[i+1])
 		if v.Kind != yaml.MappingNode {
 			continue
 		}
-		if a := mapGet(v, "apply"); a != nil && a.Kind == yaml.MappingNode {
+		if a := deref(mapGet(v, "apply")); a != nil && a.Kind == yaml.MappingNode {
 			return a
 		}
 	}

@@ -77,6 +77,12 @@ type Loader struct {
 	// are loading: a play without vars of its own sees them at load time
 	// (ansible-core's Play.load starts from them).
 	importVars *value.Dict
+	// views are the mappings with aliases or merge keys as the loader
+	// reads them (aliases.go); items counts the tasks and blocks the
+	// outermost load in progress (loadDepth deep) has built.
+	views     map[*yaml.Node]*yaml.Node
+	items     int
+	loadDepth int
 }
 
 // Renderer renders a template with variable layers, lowest first.
@@ -158,6 +164,7 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, &diag.Diagnostic{Summary: fmt.Sprintf("the playbook: %s could not be found", path), Code: diag.ExitFailure}
 	}
+	defer l.enterLoad()()
 	l.playbookDir = filepath.Dir(abs)
 	l.addPluginDir(l.playbookDir)
 	pb := &Playbook{Arg: path, Path: abs, Dir: l.playbookDir}
@@ -175,6 +182,7 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 	if root == nil || (root.Kind == yaml.ScalarNode && root.Tag == "!!null") {
 		return nil, &diag.Diagnostic{Summary: "Empty playbook, nothing to do: " + abs, Code: diag.ExitParse}
 	}
+	root = deref(root)
 	if root.Kind != yaml.SequenceNode {
 		return nil, parseErr(value.NodePos(abs, root), "A playbook must be a list of plays, got a %s instead: %s", TaggedClass(file2value(abs, root)), abs)
 	}
@@ -182,6 +190,10 @@ func (l *Loader) LoadPlaybook(path string) (*Playbook, error) {
 		return nil, &diag.Diagnostic{Summary: "A playbook must contain at least one play: " + abs, Code: diag.ExitParse}
 	}
 	for _, n := range root.Content {
+		n, err := l.mappingView(abs, n)
+		if err != nil {
+			return nil, err
+		}
 		if n.Kind != yaml.MappingNode {
 			return nil, parseErr(value.NodePos(abs, n), "playbook entries must be either valid plays or 'import_playbook' statements")
 		}
@@ -448,6 +460,7 @@ func (l *Loader) ImportedRoles() []*RoleInstance {
 func (l *Loader) SetPlay(p *Play) { l.play = p }
 
 func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
+	v = deref(v)
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
 		return nil
 	}
@@ -456,6 +469,10 @@ func (l *Loader) parseRoles(file string, v *yaml.Node, p *Play) error {
 		return parseErr(p.Pos, "A malformed role declaration was encountered: ds (%s) should be a list but was a %s", value.Str(val), TaggedClass(val))
 	}
 	for _, rn := range v.Content {
+		rn, err := l.mappingView(file, rn)
+		if err != nil {
+			return err
+		}
 		ref, err := parseRoleRef(file, rn)
 		if err != nil {
 			return err
@@ -669,9 +686,18 @@ func (l *Loader) duplicateKeys(file string, n *yaml.Node) {
 	}
 	if n.Kind == yaml.MappingNode {
 		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			if k.Kind == yaml.ScalarNode && k.Value != "<<" {
+		pairs := n.Content
+		if hasMergeKey(n) {
+			// The merged mappings' keys come first (flatten_mapping), so
+			// the mapping's own key is the duplicate; a bad merge is the
+			// loader's error where it reads the mapping.
+			if flat, err := l.flatPairs(file, n); err == nil {
+				pairs = flat
+			}
+		}
+		for i := 0; i+1 < len(pairs); i += 2 {
+			k := pairs[i]
+			if k.Kind == yaml.ScalarNode && !isMergeKey(k) {
 				if seen[k.Value] {
 					w := diag.Warn(fmt.Sprintf("Found duplicate mapping key '%s'.", k.Value), originOf(value.NodePos(file, k)))
 					w.Help = "Using last defined value only."
@@ -704,6 +730,7 @@ func FileNotFoundMessage(path string) string {
 
 // LoadTasksFile loads a task file for include_tasks/import_tasks.
 func (l *Loader) LoadTasksFile(path string, role *RoleInstance) ([]Item, error) {
+	defer l.enterLoad()()
 	root, err := l.readYAML(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -769,6 +796,7 @@ func (t *Task) GetName() string {
 // (block, rescue, always) may not.
 func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, owner value.Pos, section string) ([]Item, error) {
 	blockSection := blockSectionNames[section]
+	n = deref(n)
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" && blockSection == "" {
 		return nil, nil
 	}
@@ -781,6 +809,10 @@ func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, 
 	}
 	out := make([]Item, 0, len(n.Content))
 	for _, tn := range n.Content {
+		tn, err := l.mappingView(file, tn)
+		if err != nil {
+			return nil, err
+		}
 		if tn.Kind != yaml.MappingNode {
 			list := file2value(file, n)
 			return nil, &diag.Diagnostic{Origin: diag.Unknown(), Code: diag.ExitParse, Note: value.Repr(list), Summary: fmt.Sprintf("A malformed block was encountered while loading a block: The ds (%s) should be a dict but was a <class 'list'>", value.Repr(list))}
@@ -801,6 +833,9 @@ func (l *Loader) parseItems(file, dir string, n *yaml.Node, role *RoleInstance, 
 var blockSectionNames = map[string]string{"block": "a block", "rescue": "rescue", "always": "always"}
 
 func (l *Loader) parseItem(file, dir string, n *yaml.Node, role *RoleInstance) (Item, error) {
+	if err := l.countItem(file, n); err != nil {
+		return nil, err
+	}
 	if mapGet(n, "block") != nil {
 		return l.parseBlock(file, dir, n, role)
 	}

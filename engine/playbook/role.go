@@ -64,7 +64,11 @@ func (l *Loader) loadRoleMeta(r *Role) error {
 	if specs, ok := r.Meta.Get("argument_specs"); ok {
 		r.ArgumentSpecs, _ = specs.(*value.Dict)
 	}
-	deps := mapGet(root, "dependencies")
+	view, err := l.mappingView(path, root)
+	if err != nil {
+		return err
+	}
+	deps := deref(mapGet(view, "dependencies"))
 	if deps == nil || (deps.Kind == yaml.ScalarNode && deps.Tag == "!!null") {
 		return nil
 	}
@@ -72,6 +76,10 @@ func (l *Loader) loadRoleMeta(r *Role) error {
 		return parseErr(value.NodePos(path, root), "Expected role dependencies to be a list.")
 	}
 	for _, dn := range deps.Content {
+		dn, err := l.mappingView(path, dn)
+		if err != nil {
+			return err
+		}
 		ref, err := parseRoleRef(path, dn)
 		if err != nil {
 			return err
@@ -129,6 +137,7 @@ func dependencySearchList(r *Role) []string {
 // defaults, vars, tasks and handlers its *_from options choose, and
 // whether its variables are visible to the rest of the play.
 func (l *Loader) LoadRole(ref *RoleRef, parent *RoleInstance) (*RoleInstance, error) {
+	defer l.enterLoad()()
 	name, err := l.renderRoleName(ref.Name, ref.Pos)
 	if err != nil {
 		return nil, err
