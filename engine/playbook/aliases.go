@@ -1,7 +1,6 @@
 package playbook
 
 import (
-
 	"gopkg.in/yaml.v3"
 
 	"github.com/cfzt/cfzt-runner/engine/value"

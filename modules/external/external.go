@@ -151,6 +151,10 @@ const (
 	missingStatus = 97
 )
 
+// crashKey marks the result the bootstrap prints for a module that raised
+// an exception instead of exiting (see crashResult).
+const crashKey = "_cfzt_module_exception"
+
 // bootstrap is the Python program that starts a new-style module in place
 // of ansible-core's AnsiballZ wrapper: it checks that module_utils import
 // (ansible-core's, else cfzt-runner's compatibility package, which then
@@ -158,7 +162,9 @@ const (
 // the play's playbooks and roles under ansible.module_utils, and runs the
 // module as __main__ (a collection's module as its package's module, so
 // that relative imports work). The module reads its arguments on standard
-// input.
+// input. An exception the module raises (or its return without exiting)
+// is printed as a failed result carrying the messages of the exception and
+// its causes, as ansible-core 2.19's AnsiballZ _handle_exception does.
 const bootstrap = `import sys, runpy
 try:
     import ansible.module_utils
@@ -175,10 +181,21 @@ except ImportError:
         sys.exit(%[2]d)
 ansible.module_utils.__path__[:0] = %[3]s
 sys.argv = [%[4]s]
-if %[5]s:
-    runpy.run_module(%[5]s, run_name='__main__', alter_sys=True)
-else:
-    runpy.run_path(%[4]s, run_name='__main__')
+try:
+    if %[5]s:
+        runpy.run_module(%[5]s, run_name='__main__', alter_sys=True)
+    else:
+        runpy.run_path(%[4]s, run_name='__main__')
+    raise RuntimeError('New-style module did not handle its own exit.')
+except Exception as ex:
+    import json
+    msgs, e = [], ex
+    while e is not None and len(msgs) <= 10:
+        msgs.append(str(e).strip())
+        e = e.__cause__
+    handling = ex.__cause__ is None and ex.__context__ is not None and not ex.__suppress_context__
+    sys.stdout.write(json.dumps({'failed': True, 'exception': {%[7]s: msgs, 'handling': handling}}) + '\n')
+    sys.exit(1)
 `
 
 // newStyleArgv is the command that runs a new-style Python module through
@@ -193,7 +210,7 @@ func newStyleArgv(req *module.Request, cmd []string, file, shim string) []string
 		pkg = strings.ReplaceAll(strings.TrimSuffix(rel, filepath.Ext(rel)), "/", ".")
 	}
 	quote := func(v any) string { return value.JSON(v, value.JSONOptions{}) }
-	prog := fmt.Sprintf(bootstrap, quote(missingMarker), missingStatus, quote(utils), quote(file), quote(pkg), quote(shim))
+	prog := fmt.Sprintf(bootstrap, quote(missingMarker), missingStatus, quote(utils), quote(file), quote(pkg), quote(shim), quote(crashKey))
 	return append(append([]string(nil), cmd...), "-c", prog)
 }
 

@@ -23,6 +23,8 @@ type invocation struct {
 	argv  []string
 	stdin []byte
 	env   []string
+	// bootstrapped is a new-style module run through the bootstrap.
+	bootstrapped bool
 }
 
 // prepare copies the module into the transfer directory tmp and writes
@@ -50,6 +52,7 @@ func prepare(tmp string, req *module.Request, src []byte, style Style, args *val
 			return nil, err
 		}
 		inv.argv = newStyleArgv(req, cmd, file, shim)
+		inv.bootstrapped = true
 	}
 	var argsData string
 	switch style {
@@ -98,7 +101,43 @@ func execute(req *module.Request, inv *invocation) (*value.Dict, error) {
 		// The runner's refusal, not the module's failure.
 		return module.ActionFailed(fmt.Sprintf(moduleUtilsMissing, req.ModuleFile, inv.argv[0])), nil
 	}
-	return parseResult(req, inv.argv[0], stdout.String(), stderr.String(), rc), nil
+	res := parseResult(req, inv.argv[0], stdout.String(), stderr.String(), rc)
+	if inv.bootstrapped {
+		crashResult(res)
+	}
+	return res, nil
+}
+
+// crashResult turns the result the bootstrap prints for a module that
+// raised into the failure ansible-core 2.19 reports (AnsibleModuleCapturedError):
+// no msg, so the task reads "Module failed: " and the exception's message
+// joined with its causes' ("outer: inner"); an exception raised while
+// handling another gets the message in a section of its own. Anything
+// else under the key, which a module may print too, is left as it is.
+func crashResult(res *value.Dict) {
+	exc, _ := res.Default("exception", nil).(*value.Dict)
+	if exc == nil || res.Len() != 2 || !value.Truthy(res.Default("failed", false)) {
+		return
+	}
+	list, ok := exc.Default(crashKey, nil).([]any)
+	if !ok || len(list) == 0 {
+		return
+	}
+	msgs := make([]string, 0, len(list))
+	for _, m := range list {
+		s, ok := m.(string)
+		if !ok {
+			return
+		}
+		msgs = append(msgs, s)
+	}
+	var err error = errors.New(diag.JoinMessages(msgs))
+	if value.Truthy(exc.Default("handling", false)) {
+		err = &diag.Diagnostic{Summary: msgs[0], Detached: true, Events: []string{}}
+	}
+	res.Delete("exception")
+	res.Set("changed", false)
+	res.Set("exception", err)
 }
 
 // runOnce starts a prepared module and waits for it.
@@ -220,12 +259,12 @@ func unparsedWith(interp, stdout, stderr string, rc int, cause string) *value.Di
 			break
 		}
 	}
-	res := module.ActionFailed(msg)
+	// The keys in ansible-core's order (changed and exception come last,
+	// from the action layer).
+	res := value.DictOf("failed", true, "msg", msg, "module_stdout", stdout, "module_stderr", stderr, "rc", rc, "changed", false)
+	res.Update(module.ActionFailed(msg))
 	// Like a captured module error, the failure gets a section of its
 	// own below "Action failed." (an empty, non-nil Events list).
 	res.Set("exception", &diag.Diagnostic{Summary: msg, Help: help, Detached: true, Events: []string{}})
-	res.Set("module_stdout", stdout)
-	res.Set("module_stderr", stderr)
-	res.Set("rc", rc)
 	return res
 }
