@@ -204,10 +204,12 @@ func TestStaleKubeconfig(t *testing.T) {
 	_, msg := fails(t, call{mod: "k8s_info", args: args, env: env, shared: shared})
 	require.Equal(t, "Could not create API client: Invalid kube-config file. No configuration found.", msg)
 
-	// Rewritten with a bad token: the new content is what the task uses.
+	// Rewritten with a bad token: the new content is what the task uses
+	// (the kind is known from the discovery of the earlier connection to
+	// the server, so the refusal is the server's answer to the request).
 	writeKubeconfigFor(t, filepath.Join(home, ".kube"), cluster.Host, "not-a-token")
 	_, msg = fails(t, call{mod: "k8s_info", args: args, env: env, shared: shared})
-	require.Contains(t, msg, "the server has asked for the client to provide credentials")
+	require.Contains(t, msg, "(401)\nReason: Unauthorized")
 
 	writeKubeconfigFor(t, filepath.Join(home, ".kube"), cluster.Host, cluster.AdminToken)
 	res = ok(t, call{mod: "k8s_info", args: args, env: env, shared: shared})
@@ -224,7 +226,7 @@ func TestStaleKubeconfig(t *testing.T) {
 	require.Equal(t, st.Size(), st2.Size())
 	require.NoError(t, os.Chtimes(kc, st.ModTime(), st.ModTime()))
 	_, msg = fails(t, call{mod: "k8s_info", args: args, env: env, shared: shared})
-	require.Contains(t, msg, "the server has asked for the client to provide credentials")
+	require.Contains(t, msg, "(401)\nReason: Unauthorized")
 	writeKubeconfigFor(t, filepath.Join(home, ".kube"), cluster.Host, cluster.AdminToken)
 
 	// The lookup sees the same: a removed kubeconfig fails it.

@@ -372,6 +372,9 @@ type Clients struct {
 	// proxy is the proxy URL the connection was given, for
 	// k8s_cluster_info's `connection`.
 	proxy string
+	// shareDiscovery makes Discovery use the run's cache for its server
+	// before the clients are first handed out.
+	shareDiscovery sync.Once
 }
 
 // quietKlog stops client-go's internal logging (for example discovery
@@ -445,7 +448,17 @@ func ClientsFor(shared *module.Shared, getenv func(string) (string, bool), args 
 	if err != nil {
 		return nil, err
 	}
-	return c.(*Clients), nil
+	cl := c.(*Clients)
+	cl.shareDiscovery.Do(func() {
+		// kubernetes.core keeps discovery in a file per server (and OS
+		// user), whatever the credentials: a connection that may not read
+		// discovery itself, such as an impersonated one, finds kinds
+		// through what another connection to the server fetched, and its
+		// request is then refused by the server, not by discovery.
+		cache, _ := shared.Get("k8s.discovery/"+cl.Config.Host, func() (any, error) { return &kdisco.Cache{}, nil })
+		cl.Discovery.Cache = cache.(*kdisco.Cache)
+	})
+	return cl, nil
 }
 
 // cacheKey digests the connection parameters so that no credential is kept

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/stretchr/testify/require"
 )
@@ -77,4 +78,23 @@ subjects: [{kind: ServiceAccount, name: cfzt-operator, namespace: cfzt-system}]
 
 	res = ok(t, call{mod: "k8s", env: op, args: "{state: absent, kind: ConfigMap, name: c, namespace: " + ns + "}"})
 	require.True(t, changed(res))
+}
+
+// TestImpersonationSharesDiscovery: a connection that impersonates a user
+// its credentials may not impersonate cannot read discovery either. As
+// kubernetes.core (whose discovery cache is a file per server), it finds
+// the kind through what another connection of the run fetched, and its
+// request is refused by the server for the impersonation, where it would
+// otherwise fail as an unknown kind (k8s_user_impersonation's "Delete Pod
+// using user_02 credentials and impersonation to user_01").
+func TestImpersonationSharesDiscovery(t *testing.T) {
+	ns := namespace(t, "impersonation")
+	shared := module.NewShared()
+	ok(t, call{mod: "k8s_info", shared: shared, args: "{kind: ConfigMap, namespace: " + ns + "}"})
+	res, msg := fails(t, call{mod: "k8s_info", shared: shared, env: env(cluster.OperatorToken),
+		args: "{kind: ConfigMap, namespace: " + ns + ", impersonate_user: 'system:serviceaccount:" + ns + ":nobody'}"})
+	require.NotContains(t, msg, "Failed to find exact match")
+	require.Contains(t, msg, "(403)\nReason: Forbidden")
+	require.Contains(t, msg, "cannot impersonate")
+	noSecrets(t, res)
 }

@@ -64,7 +64,14 @@ func (r *Resource) HasSubresource(name string) bool {
 // safe for concurrent use.
 type Client struct {
 	rc rest.Interface
+	*Cache
+}
 
+// Cache holds the discovery of one server. Clients of the same server
+// with different credentials may share it, as kubernetes.core's clients
+// share their discovery cache file by host (not by credential); each
+// fetch uses the credentials of the client that needs it.
+type Cache struct {
 	mu   sync.Mutex
 	snap *Snapshot     // nil until fetched, or after Invalidate
 	busy chan struct{} // closed when the fetch in progress ends
@@ -74,7 +81,12 @@ type Client struct {
 // New returns a client that sends its requests through rc, a REST client
 // without a group version (requests use absolute paths).
 func New(rc rest.Interface) *Client {
-	return &Client{rc: rc}
+	return &Client{rc: rc, Cache: &Cache{}}
+}
+
+// NewShared is New with a cache shared with other clients of the server.
+func NewShared(rc rest.Interface, cache *Cache) *Client {
+	return &Client{rc: rc, Cache: cache}
 }
 
 // NewForConfig returns a client for cfg, sharing httpClient when not nil.
