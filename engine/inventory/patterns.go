@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -126,7 +127,7 @@ func (inv *Inventory) matchOne(p string) []string {
 		inv.implicit = true
 		if _, ok := inv.hostVars[p]; !ok {
 			inv.hosts = append(inv.hosts, p)
-			inv.hostVars[p] = value.DictOf("ansible_connection", "local")
+			inv.hostVars[p] = value.DictOf("ansible_connection", "local", "ansible_python_interpreter", LocalPython())
 		}
 		return []string{p}
 	}
@@ -226,4 +227,19 @@ func (inv *Inventory) Match(pattern any) ([]string, error) {
 		out = next
 	}
 	return out, nil
+}
+
+// LocalPython is the ansible_python_interpreter of the implicit localhost.
+// ansible-core gives it the Python running ansible-playbook
+// (sys.executable), so that its modules never go through interpreter
+// discovery; cfzt-runner has no Python of its own and gives it the
+// python3 on its PATH when it starts, else /usr/bin/python3, the same
+// interpreter its discovery would choose.
+func LocalPython() string {
+	if p, err := exec.LookPath("python3"); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	return "/usr/bin/python3"
 }

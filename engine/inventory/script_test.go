@@ -130,3 +130,17 @@ func TestLimitFile(t *testing.T) {
 	require.EqualError(t, inv.CheckLimit("@"+dir), `Limit starting with "@" must be a file, not a directory: b'`+dir+"'")
 	require.NoError(t, New().CheckLimit("nomatch"), "an empty inventory leaves the implicit localhost alone")
 }
+
+// TestImplicitLocalhostPython: the implicit localhost has
+// ansible_python_interpreter, as under ansible-core (its own Python there,
+// the python3 on PATH here).
+func TestImplicitLocalhostPython(t *testing.T) {
+	inv := New()
+	hosts, err := inv.Match("localhost")
+	require.NoError(t, err)
+	require.Equal(t, []string{"localhost"}, hosts)
+	v, ok := inv.HostVars("localhost").Get("ansible_python_interpreter")
+	require.True(t, ok)
+	require.Equal(t, LocalPython(), v)
+	require.True(t, filepath.IsAbs(LocalPython()))
+}

@@ -344,11 +344,7 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		r.Error = err.Error()
 		return r
 	}
-	kc, err := os.ReadFile(c.AdminKubeconfig)
-	if err == nil {
-		err = os.WriteFile(filepath.Join(home, ".kube", "config"), kc, 0o600)
-	}
-	if err != nil {
+	if err := writeInlineKubeconfig(c.AdminKubeconfig, filepath.Join(home, ".kube", "config")); err != nil {
 		r.Error = err.Error()
 		return r
 	}
@@ -387,6 +383,8 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		r.Error = err.Error()
 		return r
 	}
+	argv, undo := withUserHome(argv, home)
+	defer undo()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = t.Dir
 	cmd.Env = env

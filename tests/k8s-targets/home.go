@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// writeInlineKubeconfig writes the cluster's kubeconfig with its
+// certificate authority inline (certificate-authority-data), as the kind
+// clusters of kubernetes.core's CI have it: k8s_info's api-server-caching
+// removes that line to make a kubeconfig that fails TLS verification.
+func writeInlineKubeconfig(src, dst string) error {
+	cfg, err := clientcmd.LoadFromFile(src)
+	if err != nil {
+		return err
+	}
+	for _, c := range cfg.Clusters {
+		if c.CertificateAuthority == "" {
+			continue
+		}
+		data, err := os.ReadFile(c.CertificateAuthority)
+		if err != nil {
+			return err
+		}
+		c.CertificateAuthorityData, c.CertificateAuthority = data, ""
+	}
+	return clientcmd.WriteToFile(*cfg, dst)
+}
+
+// withUserHome makes the run see the private home's .kube directory at
+// the user's own home (from the password database) too. ansible-core
+// expands a leading ~ of a path on the managed host (copy's dest) to the
+// remote user's home, ~root here, not to $HOME, which the targets' other
+// paths use; in CI both are the same directory. The bind mount lives in a
+// private mount namespace (unshare, as root); elsewhere argv runs as it is.
+func withUserHome(argv []string, home string) ([]string, func()) {
+	noop := func() {}
+	u, err := user.Current()
+	unshare, lerr := exec.LookPath("unshare")
+	if err != nil || lerr != nil || os.Geteuid() != 0 || u.HomeDir == "" || u.HomeDir == home {
+		return argv, noop
+	}
+	point := filepath.Join(u.HomeDir, ".kube")
+	undo := noop
+	if _, err := os.Lstat(point); os.IsNotExist(err) {
+		if os.Mkdir(point, 0o700) != nil {
+			return argv, noop
+		}
+		undo = func() { _ = os.Remove(point) }
+	}
+	script := `mount --make-rprivate / && mount --bind "$1" "$2" && shift 2 && exec "$@"`
+	out := append([]string{unshare, "--mount", "--", "sh", "-c", script, "sh", filepath.Join(home, ".kube"), point}, argv...)
+	return out, undo
+}
