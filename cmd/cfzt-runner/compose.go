@@ -102,7 +102,7 @@ func compose(o composeOptions) (*composition, error) {
 	if fallback == nil {
 		fallback = []string{session.DefaultInventory}
 	}
-	c.Session = &session.Session{Config: c.Config, Modules: reg, Plugins: registerPlugins, PythonPlugins: pythonPlugins, Env: o.Env.Exported,
+	c.Session = &session.Session{Config: c.Config, Modules: reg, Plugins: registerPlugins, PythonPlugins: pythonPlugins(o.Env.Exported), Env: o.Env.Exported,
 		Inventory: o.Inventory, Fallback: fallback, Stdout: o.Direct}
 	if o.Mode == modeSDK {
 		// One template engine and one module state for every reconcile:

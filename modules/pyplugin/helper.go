@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -67,7 +69,7 @@ func (t *tail) String() string {
 
 // startHelper starts python with the helper script and the compatibility
 // package written to a new temporary directory, and sets it up.
-func startHelper(python string, collectionRoots []string) (*helper, error) {
+func startHelper(python string, collectionRoots []string, exported map[string]string) (*helper, error) {
 	dir, err := os.MkdirTemp("", "cfzt-pyplugin-")
 	if err != nil {
 		return nil, err
@@ -83,7 +85,7 @@ func startHelper(python string, collectionRoots []string) (*helper, error) {
 		return nil, err
 	}
 	cmd := exec.Command(python, "-u", script)
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	cmd.Env = helperEnv(os.Environ(), exported)
 	cmd.SysProcAttr = procAttr()
 	h := &helper{cmd: cmd, dir: dir, stderr: &tail{}, done: make(chan struct{})}
 	cmd.Stderr = h.stderr
@@ -286,4 +288,25 @@ func lastLines(s string, n int) string {
 		}
 	}
 	return s[i:]
+}
+
+// helperEnv is the process environment with the run's exported variables
+// over it, and PYTHONDONTWRITEBYTECODE set.
+func helperEnv(environ []string, exported map[string]string) []string {
+	out := make([]string, 0, len(environ)+len(exported)+1)
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := exported[k]; !over && k != "PYTHONDONTWRITEBYTECODE" {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(exported))
+	for k := range exported {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+exported[k])
+	}
+	return append(out, "PYTHONDONTWRITEBYTECODE=1")
 }

@@ -59,6 +59,11 @@ type Resolver struct {
 	// Getenv reads the process environment (os.LookupEnv; tests replace
 	// it), for PythonEnv.
 	Getenv func(string) (string, bool)
+	// Exported is what the run exports beyond the process environment
+	// (the operator's flags that ansible-operator would export): the
+	// helper's environment has it, as the environment of ansible-core's
+	// own process, where its plugins run, would.
+	Exported map[string]string
 
 	mu sync.Mutex
 	// serving is set while the helper waits for an answer from the
@@ -513,7 +518,7 @@ func (r *Resolver) helper() (*helper, error) {
 	if r.closed.Load() {
 		return nil, fmt.Errorf("the run is ending")
 	}
-	h, err := startHelper(r.python, r.dirs.CollectionRoots())
+	h, err := startHelper(r.python, r.dirs.CollectionRoots(), r.Exported)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the Python plugin helper with %s: %w", r.python, err)
 	}

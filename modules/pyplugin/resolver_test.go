@@ -542,3 +542,22 @@ func TestInterpreterNotFromVariables(t *testing.T) {
 	_, err = os.Stat(marker)
 	require.ErrorIs(t, err, os.ErrNotExist, "a variable chose the helper's interpreter")
 }
+
+// TestExportedEnvironment: a plugin sees what the run exports (the
+// operator's flags, which ansible-operator exports to ansible-core's own
+// process, where plugins run) over the process environment.
+func TestExportedEnvironment(t *testing.T) {
+	needPython(t)
+	t.Setenv("CFZT_TEST_FROM_PROCESS", "process")
+	t.Setenv("CFZT_TEST_OVERRIDDEN", "process")
+	e, r := engineFor(t, fixture(t, map[string]string{"filter_plugins/env.py": `
+import os
+class FilterModule:
+    def filters(self):
+        return {'getenv': lambda n: os.environ.get(n, 'UNSET')}
+`}))
+	r.Exported = map[string]string{"CFZT_TEST_OVERRIDDEN": "exported", "ANSIBLE_ROLES_PATH": "/opt/roles"}
+	got, _, err := render(t, e, "{{ ['CFZT_TEST_FROM_PROCESS', 'CFZT_TEST_OVERRIDDEN', 'ANSIBLE_ROLES_PATH'] | map('getenv') | list }}", nil)
+	require.NoError(t, err)
+	require.Equal(t, []any{"process", "exported", "/opt/roles"}, got)
+}
