@@ -122,11 +122,17 @@ func (r *Request) ProcessEnv(withTask bool) []string {
 			over[k] = v
 		}
 	}
+	return OverlayEnv(env, over)
+}
+
+// OverlayEnv is environ (KEY=VALUE entries) with over's variables
+// replacing or joining them, in key order after the rest.
+func OverlayEnv(environ []string, over map[string]string) []string {
 	if len(over) == 0 {
-		return env
+		return environ
 	}
-	out := make([]string, 0, len(env)+len(over))
-	for _, kv := range env {
+	out := make([]string, 0, len(environ)+len(over))
+	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
 		if _, replaced := over[k]; !replaced {
 			out = append(out, kv)

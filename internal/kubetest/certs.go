@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/csv"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -145,5 +146,65 @@ func writeKubeconfig(path, host, caFile, user, token string) error {
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
 	cfg.Contexts[user] = &clientcmdapi.Context{Cluster: "kubetest", AuthInfo: user, Namespace: "default"}
 	cfg.CurrentContext = user
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+// WriteKindKubeconfig writes an admin kubeconfig laid out as kind writes
+// one: the CA, a client certificate (CN kubernetes-admin, group
+// system:masters, signed by the cluster's CA) and its key, all inline
+// (*-data), and no token. kubernetes.core's integration targets read it
+// so (setup_kubeconfig copies the client certificate files the Python
+// client makes of it; k8s_info deletes the CA line to break TLS).
+func (c *Cluster) WriteKindKubeconfig(path string) error {
+	caPEM, err := os.ReadFile(filepath.Join(c.Dir, "ca.crt"))
+	if err != nil {
+		return err
+	}
+	keyPEM, err := os.ReadFile(filepath.Join(c.Dir, "ca.key"))
+	if err != nil {
+		return err
+	}
+	cb, _ := pem.Decode(caPEM)
+	kb, _ := pem.Decode(keyPEM)
+	if cb == nil || kb == nil {
+		return fmt.Errorf("kubetest: cannot read the cluster's CA")
+	}
+	caCert, err := x509.ParseCertificate(cb.Bytes)
+	if err != nil {
+		return err
+	}
+	caKey, err := x509.ParsePKCS8PrivateKey(kb.Bytes)
+	if err != nil {
+		return err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: "kubernetes-admin", Organization: []string{"system:masters"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, key.Public(), caKey)
+	if err != nil {
+		return err
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return err
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["kind-kubetest"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: caPEM}
+	cfg.AuthInfos["kind-kubetest"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		ClientKeyData:         pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}),
+	}
+	cfg.Contexts["kind-kubetest"] = &clientcmdapi.Context{Cluster: "kind-kubetest", AuthInfo: "kind-kubetest"}
+	cfg.CurrentContext = "kind-kubetest"
 	return clientcmd.WriteToFile(*cfg, path)
 }

@@ -9,12 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/cfzt/cfzt-runner/engine/module"
 	"github.com/cfzt/cfzt-runner/engine/template"
 	"github.com/cfzt/cfzt-runner/engine/value"
 	"github.com/cfzt/cfzt-runner/modules/external"
@@ -293,20 +292,10 @@ func lastLines(s string, n int) string {
 // helperEnv is the process environment with the run's exported variables
 // over it, and PYTHONDONTWRITEBYTECODE set.
 func helperEnv(environ []string, exported map[string]string) []string {
-	out := make([]string, 0, len(environ)+len(exported)+1)
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := exported[k]; !over && k != "PYTHONDONTWRITEBYTECODE" {
-			out = append(out, kv)
-		}
+	over := make(map[string]string, len(exported)+1)
+	for k, v := range exported {
+		over[k] = v
 	}
-	keys := make([]string, 0, len(exported))
-	for k := range exported {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+exported[k])
-	}
-	return append(out, "PYTHONDONTWRITEBYTECODE=1")
+	over["PYTHONDONTWRITEBYTECODE"] = "1"
+	return module.OverlayEnv(environ, over)
 }

@@ -5,31 +5,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-
-	"k8s.io/client-go/tools/clientcmd"
 )
-
-// writeInlineKubeconfig writes the cluster's kubeconfig with its
-// certificate authority inline (certificate-authority-data), as the kind
-// clusters of kubernetes.core's CI have it: k8s_info's api-server-caching
-// removes that line to make a kubeconfig that fails TLS verification.
-func writeInlineKubeconfig(src, dst string) error {
-	cfg, err := clientcmd.LoadFromFile(src)
-	if err != nil {
-		return err
-	}
-	for _, c := range cfg.Clusters {
-		if c.CertificateAuthority == "" {
-			continue
-		}
-		data, err := os.ReadFile(c.CertificateAuthority)
-		if err != nil {
-			return err
-		}
-		c.CertificateAuthorityData, c.CertificateAuthority = data, ""
-	}
-	return clientcmd.WriteToFile(*cfg, dst)
-}
 
 // withUserHome makes the run see the private home's .kube directory at
 // the user's own home (from the password database) too. ansible-core

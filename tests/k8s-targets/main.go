@@ -344,7 +344,11 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		r.Error = err.Error()
 		return r
 	}
-	if err := writeInlineKubeconfig(c.AdminKubeconfig, filepath.Join(home, ".kube", "config")); err != nil {
+	// Laid out as kind writes it (the clusters of kubernetes.core's CI):
+	// the CA and a client certificate inline. setup_kubeconfig copies the
+	// certificate files the Python client makes of it (lookup_k8s), and
+	// k8s_info deletes the CA line to make a kubeconfig that fails TLS.
+	if err := c.WriteKindKubeconfig(filepath.Join(home, ".kube", "config")); err != nil {
 		r.Error = err.Error()
 		return r
 	}

@@ -137,12 +137,15 @@ func (c *container) cat(args []string) int {
 	return code
 }
 
-// tar supports extraction from stdin: `tar [--no-same-permissions]
+// tar supports creation on stdout (tarCreate) and extraction from stdin: `tar [--no-same-permissions]
 // [--no-same-owner] -xmf - [-C DIR]` (the m: modification times are not
 // restored). Without --no-same-permissions the archive's modes are kept,
 // as GNU tar does for root; with it, the umask 022 applies. Ownership is
 // not changed.
 func (c *container) tar(args []string) int {
+	if len(args) >= 2 && (args[0] == "cf" || args[0] == "-cf") && args[1] == "-" {
+		return c.tarCreate(args[2:])
+	}
 	samePerms, dir := true, "/"
 	extract := false
 	for i := 0; i < len(args); i++ {
@@ -219,6 +222,82 @@ func (c *container) tar(args []string) int {
 			c.errf("tar: %s: unsupported entry type %q\n", h.Name, h.Typeflag)
 		}
 	}
+}
+
+// tarCreate is `tar cf - PATH...`, what kubectl cp runs to copy out of a
+// pod: an archive of each path (a directory with what is under it, in
+// name order) on stdout, member names without their leading slashes (GNU
+// tar says so on stderr), then exit 0; 2 when a path cannot be read,
+// after the others, as GNU tar ends.
+func (c *container) tarCreate(paths []string) int {
+	if len(paths) == 0 {
+		c.errf("tar: Cowardly refusing to create an empty archive\n")
+		return 2
+	}
+	tw := tar.NewWriter(c.e.Stdout)
+	code, warned := 0, false
+	for _, p := range paths {
+		if strings.HasPrefix(p, "/") && !warned {
+			c.errf("tar: Removing leading `/' from member names\n")
+			warned = true
+		}
+		root := c.host(p)
+		err := filepath.WalkDir(root, func(hp string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, hp)
+			// Relative to the working directory, /; never above it.
+			name := strings.TrimLeft(path.Join(path.Clean("/"+p), filepath.ToSlash(rel)), "/")
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			link := ""
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				if link, err = os.Readlink(hp); err != nil {
+					return err
+				}
+			}
+			h, err := tar.FileInfoHeader(fi, link)
+			if err != nil {
+				return err
+			}
+			h.Name = name
+			if fi.IsDir() {
+				h.Name += "/"
+			}
+			h.Uname, h.Gname = "", ""
+			if err := tw.WriteHeader(h); err != nil {
+				return err
+			}
+			if fi.Mode().IsRegular() {
+				f, err := os.Open(hp)
+				if err != nil {
+					return err
+				}
+				_, err = io.Copy(tw, f)
+				f.Close()
+				return err
+			}
+			return nil
+		})
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				c.errf("tar: %s: Cannot stat: No such file or directory\n", p)
+			} else {
+				c.errf("tar: %s: %v\n", p, err)
+			}
+			code = 2
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return 2
+	}
+	if code != 0 {
+		c.errf("tar: Exiting with failure status due to previous errors\n")
+	}
+	return code
 }
 
 // shell handles `sh` without a script (it reads stdin, which is empty
