@@ -7,6 +7,7 @@ package kubetest
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -92,7 +93,7 @@ func (c *Cluster) startComponents(opts Options) error {
 				return err
 			}
 		}
-		if err := c.startKWOK(bin); err != nil {
+		if err := c.startKWOK(bin, opts.MissingImages); err != nil {
 			return err
 		}
 		for i := 0; i < opts.FakeNodes; i++ {
@@ -269,6 +270,10 @@ spec:
       operator: DoesNotExist
     - key: '.status.podIP'
       operator: DoesNotExist
+    - key: '.spec.containers.[].command.[0]'
+      operator: NotIn
+      values: [/bin/false, "false"]
+#NOTMISSING#
   next:
     statusTemplate: |
       {{ $now := Now }}
@@ -340,12 +345,146 @@ spec:
     delete: true
 `
 
+// kwokFailingPods are the stages of pods that never become ready: one
+// whose container crashes (its command is /bin/false), and, when there
+// are missing images (#MISSING#), one whose image cannot be pulled. Each
+// gives the pod an IP, so that it is matched once.
+const kwokFailingPods = `---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: kubetest-pod-crash
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.podIP'
+      operator: DoesNotExist
+    - key: '.spec.containers.[].command.[0]'
+      operator: In
+      values: [/bin/false, "false"]
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - type: PodScheduled
+        status: "True"
+        lastTransitionTime: {{ $now | Quote }}
+      - type: Initialized
+        status: "True"
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: ContainersNotReady
+        lastTransitionTime: {{ $now | Quote }}
+      - type: Ready
+        status: "False"
+        reason: ContainersNotReady
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        restartCount: 1
+        started: false
+        lastState:
+          terminated:
+            exitCode: 1
+            reason: Error
+            startedAt: {{ $now | Quote }}
+            finishedAt: {{ $now | Quote }}
+        state:
+          waiting:
+            reason: CrashLoopBackOff
+            message: back-off 10s restarting failed container
+      {{ end }}
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: Running
+      startTime: {{ $now | Quote }}
+#MISSINGSTAGE#`
+
+// kwokImagePullStage is the stage of a pod whose image is missing.
+const kwokImagePullStage = `---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: kubetest-pod-image-missing
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.podIP'
+      operator: DoesNotExist
+    - key: '.spec.containers.[].command.[0]'
+      operator: NotIn
+      values: [/bin/false, "false"]
+    - key: '.spec.containers.[].image'
+      operator: In
+      values: #MISSING#
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      - type: PodScheduled
+        status: "True"
+        lastTransitionTime: {{ $now | Quote }}
+      - type: Initialized
+        status: "True"
+        lastTransitionTime: {{ $now | Quote }}
+      - type: ContainersReady
+        status: "False"
+        reason: ContainersNotReady
+        lastTransitionTime: {{ $now | Quote }}
+      - type: Ready
+        status: "False"
+        reason: ContainersNotReady
+        lastTransitionTime: {{ $now | Quote }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        restartCount: 0
+        started: false
+        state:
+          waiting:
+            reason: ImagePullBackOff
+            message: Back-off pulling image {{ .image | Quote }}
+      {{ end }}
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: Pending
+      startTime: {{ $now | Quote }}
+`
+
+// kwokConfig is kwokStages with the failing pods' stages, for these
+// missing images.
+func kwokConfig(missingImages []string) string {
+	notMissing, missingStage := "", ""
+	if len(missingImages) > 0 {
+		quoted, _ := json.Marshal(missingImages)
+		notMissing = "    - key: '.spec.containers.[].image'\n      operator: NotIn\n      values: " + string(quoted)
+		missingStage = strings.Replace(kwokImagePullStage, "#MISSING#", string(quoted), 1)
+	}
+	return strings.Replace(kwokStages, "#NOTMISSING#\n", notMissing+"\n", 1) + "\n" + strings.Replace(kwokFailingPods, "#MISSINGSTAGE#", missingStage, 1)
+}
+
 // startKWOK runs KWOK over the nodes labelled FakeNodeLabel=true, with
 // kwokStages and node leases (so that the node lifecycle controller of
 // kube-controller-manager keeps them Ready).
-func (c *Cluster) startKWOK(bin string) error {
+func (c *Cluster) startKWOK(bin string, missingImages []string) error {
 	config := filepath.Join(c.Dir, "kwok.yaml")
-	if err := os.WriteFile(config, []byte(kwokStages), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(kwokConfig(missingImages)), 0o600); err != nil {
 		return fmt.Errorf("kubetest: %w", err)
 	}
 	args := []string{

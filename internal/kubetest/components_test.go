@@ -31,7 +31,7 @@ func poll(t *testing.T, ctx context.Context, what string, cond func() (bool, err
 // TestComponents starts a cluster with kube-controller-manager,
 // kube-scheduler and two KWOK nodes and checks that each does its job.
 func TestComponents(t *testing.T) {
-	c, err := kubetest.Start(kubetest.Options{Controllers: true, Scheduler: true, FakeNodes: 2})
+	c, err := kubetest.Start(kubetest.Options{Controllers: true, Scheduler: true, FakeNodes: 2, MissingImages: []string{"registry.invalid/missing:1"}})
 	require.NoError(t, err)
 	defer c.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -113,6 +113,43 @@ func TestComponents(t *testing.T) {
 			pods, err := kube.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 			return len(rs.Items) == 0 && len(pods.Items) == 0, err
 		})
+	})
+
+	// Pods that never become ready: one whose image the nodes cannot
+	// pull, one whose container crashes. A pod beside them runs.
+	t.Run("FailingPods", func(t *testing.T) {
+		ns := createNamespace(t, ctx, kube, "failing")
+		pod := func(name, image string, command ...string) {
+			_, err := kube.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: image, Command: command}}},
+			}, metav1.CreateOptions{})
+			require.NoError(t, err)
+		}
+		pod("no-image", "registry.invalid/missing:1")
+		pod("crash", "alpine:3.8", "/bin/false")
+		pod("fine", "alpine:3.8", "sleep", "1000")
+		waiting := func(name string) *corev1.Pod {
+			var got *corev1.Pod
+			poll(t, ctx, name+" to be started", func() (bool, error) {
+				p, err := kube.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+				got = p
+				return err == nil && p.Status.PodIP != "" && len(p.Status.ContainerStatuses) == 1, err
+			})
+			return got
+		}
+		p := waiting("no-image")
+		require.Equal(t, corev1.PodPending, p.Status.Phase)
+		require.False(t, p.Status.ContainerStatuses[0].Ready)
+		require.Equal(t, "ImagePullBackOff", p.Status.ContainerStatuses[0].State.Waiting.Reason)
+		p = waiting("crash")
+		require.Equal(t, corev1.PodRunning, p.Status.Phase)
+		require.False(t, p.Status.ContainerStatuses[0].Ready)
+		require.Equal(t, "CrashLoopBackOff", p.Status.ContainerStatuses[0].State.Waiting.Reason)
+		require.Equal(t, int32(1), p.Status.ContainerStatuses[0].LastTerminationState.Terminated.ExitCode)
+		p = waiting("fine")
+		require.Equal(t, corev1.PodRunning, p.Status.Phase)
+		require.True(t, p.Status.ContainerStatuses[0].Ready)
 	})
 
 	t.Run("ServiceAccountTokenSecret", func(t *testing.T) {

@@ -90,6 +90,16 @@ type Options struct {
 	// (fake-node-0, ...) on which bound pods start and become Ready at
 	// once. More can be added with AddFakeNode.
 	FakeNodes int
+	// MissingImages are images the fake nodes cannot pull: a pod using
+	// one stays Pending with its containers waiting in ImagePullBackOff
+	// (KWOK has no registry to ask). A container whose command is
+	// /bin/false or false crashes (CrashLoopBackOff) whatever this says.
+	MissingImages []string
+	// ServiceAccountAdmission keeps kube-apiserver's ServiceAccount
+	// admission plugin, which refuses a pod whose service account does
+	// not exist (and mounts its token). It is off by default: without
+	// Controllers, no namespace has its default service account.
+	ServiceAccountAdmission bool
 	// ControllersBinary and KWOKBinary override $CFZT_KUBE_CONTROLLERS and
 	// $CFZT_KWOK, else hack/build-testbin.sh builds them.
 	ControllersBinary string
@@ -254,9 +264,11 @@ func (c *Cluster) start(bin string, port int, opts Options, freshData bool) erro
 		"--service-account-signing-key-file=" + p("sa.key"),
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=RBAC",
-		"--disable-admission-plugins=ServiceAccount",
 		"--allow-privileged=true",
 		"--endpoint-reconciler-type=none",
+	}
+	if !opts.ServiceAccountAdmission {
+		args = append(args, "--disable-admission-plugins=ServiceAccount")
 	}
 	args = append(args, opts.ExtraArgs...)
 

@@ -272,11 +272,22 @@ type sideResult struct {
 
 func (r *sideResult) pass() bool { return r != nil && r.Error == "" && r.RC == 0 }
 
+// missingImages are the images kubernetes.core 6.1's targets use as ones
+// no registry has (k8s_waiter, k8s_rollback).
+var missingImages = []string{
+	"i_made_this_up:and_this_too",
+	"nginx:1.0.23449928384992872784",
+	"quay.io/fluentd_elasticsearch/fluentd:v2734894949",
+}
+
 func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResult {
 	r := &sideResult{RC: -1}
 	start := time.Now()
 	defer func() { r.Duration = time.Since(start).Round(time.Second).String() }()
-	opts := kubetest.Options{Controllers: true, Scheduler: true, FakeNodes: 2}
+	// As on the kind clusters of kubernetes.core's CI: pods of a missing
+	// service account are refused, and the images the targets use as
+	// ones that do not exist cannot be pulled (KWOK has no registry).
+	opts := kubetest.Options{Controllers: true, Scheduler: true, FakeNodes: 2, ServiceAccountAdmission: true, MissingImages: missingImages}
 	if t.needsKubelet() {
 		opts.FakeNodes = 0
 	}
