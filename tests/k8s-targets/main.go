@@ -335,6 +335,7 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 			return r
 		}
 		seedContainerRoots(beatCtx, k.Dir)
+		k.SetExec(imageCommands)
 	}
 	d, err := newDumper(c.AdminConfig)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/cfzt/cfzt-runner/internal/kubetest/kubelet"
 )
 
 // keepNodeAlive plays the heartbeat of the kubelet stand-in's Node until
@@ -130,4 +133,15 @@ func seedContainerRoots(ctx context.Context, dir string) {
 			}
 		}
 	}()
+}
+
+// imageCommands plays what the targets' images lack: openjdk:17 has no
+// find (k8s_copy copies out of it by kubernetes.core's fallback listing).
+// It answers as a container runtime does for a command not on PATH.
+func imageCommands(e *kubelet.Exec) (int, bool) {
+	if strings.HasPrefix(e.Image, "openjdk") && len(e.Command) > 0 && (e.Command[0] == "find" || e.Command[0] == "/usr/bin/find") {
+		fmt.Fprintf(e.Stdout, "OCI runtime exec failed: exec failed: unable to start container process: exec: %q: executable file not found in $PATH: unknown\r\n", e.Command[0])
+		return 126, true
+	}
+	return 0, false
 }

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"archive/tar"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,12 @@ func run(e *Exec) int {
 		return c.cat(e.Command[1:])
 	case "tar", "/bin/tar", "/usr/bin/tar":
 		return c.tar(e.Command[1:])
+	case "mkdir", "/bin/mkdir":
+		return c.mkdir(e.Command[1:])
+	case "rm", "/bin/rm":
+		return c.rm(e.Command[1:])
+	case "sha256sum", "/usr/bin/sha256sum":
+		return c.sha256sum(e.Command[1:])
 	case "sh", "/bin/sh", "bash", "/bin/bash":
 		if code, ok := c.shell(e.Command[1:]); ok {
 			return code
@@ -222,6 +229,111 @@ func (c *container) tar(args []string) int {
 			c.errf("tar: %s: unsupported entry type %q\n", h.Name, h.Typeflag)
 		}
 	}
+}
+
+// mkdir is `mkdir [-p] DIR...`, with busybox's messages.
+func (c *container) mkdir(args []string) int {
+	parents, code := false, 0
+	for _, a := range args {
+		if a == "-p" {
+			parents = true
+			continue
+		}
+		var err error
+		if parents {
+			err = os.MkdirAll(c.host(a), 0o755)
+		} else {
+			err = os.Mkdir(c.host(a), 0o755)
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, fs.ErrExist):
+			c.errf("mkdir: can't create directory '%s': File exists\n", a)
+			code = 1
+		default:
+			c.errf("mkdir: can't create directory '%s': No such file or directory\n", a)
+			code = 1
+		}
+	}
+	return code
+}
+
+// rm is `rm [-r] [-f] PATH...` (also -rf, -fr), with GNU's messages; a
+// path is never the container's root.
+func (c *container) rm(args []string) int {
+	recursive, force, code := false, false, 0
+	var paths []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			for _, f := range a[1:] {
+				switch f {
+				case 'r', 'R':
+					recursive = true
+				case 'f':
+					force = true
+				default:
+					c.errf("rm: invalid option -- '%c'\n", f)
+					return 1
+				}
+			}
+			continue
+		}
+		paths = append(paths, a)
+	}
+	for _, a := range paths {
+		hp := c.host(a)
+		fi, err := os.Lstat(hp)
+		if err != nil {
+			if !force {
+				c.errf("rm: cannot remove '%s': No such file or directory\n", a)
+				code = 1
+			}
+			continue
+		}
+		if hp == filepath.Clean(c.root) {
+			c.errf("rm: it is dangerous to operate recursively on '/'\n")
+			code = 1
+			continue
+		}
+		if fi.IsDir() && !recursive {
+			c.errf("rm: cannot remove '%s': Is a directory\n", a)
+			code = 1
+			continue
+		}
+		if err := os.RemoveAll(hp); err != nil {
+			c.errf("rm: cannot remove '%s': %v\n", a, err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// sha256sum is `sha256sum [-b] FILE...`: "HASH  FILE", or "HASH *FILE"
+// in binary mode.
+func (c *container) sha256sum(args []string) int {
+	mark, code := " ", 0
+	for _, a := range args {
+		if a == "-b" {
+			mark = "*"
+			continue
+		}
+		f, err := os.Open(c.host(a))
+		if err != nil {
+			c.errf("sha256sum: %s: No such file or directory\n", a)
+			code = 1
+			continue
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			c.errf("sha256sum: %s: Is a directory\n", a)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(c.e.Stdout, "%x %s%s\n", h.Sum(nil), mark, a)
+	}
+	return code
 }
 
 // tarCreate is `tar cf - PATH...`, what kubectl cp runs to copy out of a

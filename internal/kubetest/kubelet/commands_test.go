@@ -66,3 +66,42 @@ func TestTarCreate(t *testing.T) {
 	code = run(&Exec{Command: []string{"tar", "cf", "-", "../../etc"}, Stdout: &out, Stderr: &errOut, Root: root})
 	require.Equal(t, 2, code)
 }
+
+// TestFileCommands: mkdir, rm and sha256sum work inside the container's
+// root, with the coreutils' messages and exit codes, and never on the
+// root itself.
+func TestFileCommands(t *testing.T) {
+	root := t.TempDir()
+	do := func(cmd ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := run(&Exec{Command: cmd, Stdout: &out, Stderr: &errOut, Root: root})
+		return code, out.String(), errOut.String()
+	}
+	code, _, _ := do("mkdir", "-p", "/a/b/c")
+	require.Equal(t, 0, code)
+	require.DirExists(t, filepath.Join(root, "a", "b", "c"))
+	code, _, msg := do("mkdir", "/a")
+	require.Equal(t, 1, code)
+	require.Equal(t, "mkdir: can't create directory '/a': File exists\n", msg)
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", "f"), []byte("hello\n"), 0o644))
+	code, out, _ := do("sha256sum", "-b", "/a/f")
+	require.Equal(t, 0, code)
+	require.Equal(t, "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03 */a/f\n", out)
+	code, _, msg = do("sha256sum", "/a/missing")
+	require.Equal(t, 1, code)
+	require.Equal(t, "sha256sum: /a/missing: No such file or directory\n", msg)
+
+	code, _, msg = do("rm", "/a")
+	require.Equal(t, 1, code)
+	require.Equal(t, "rm: cannot remove '/a': Is a directory\n", msg)
+	code, _, _ = do("rm", "-rf", "/a", "/nothing")
+	require.Equal(t, 0, code)
+	require.NoDirExists(t, filepath.Join(root, "a"))
+	code, _, msg = do("rm", "/nothing")
+	require.Equal(t, 1, code)
+	require.Equal(t, "rm: cannot remove '/nothing': No such file or directory\n", msg)
+	code, _, _ = do("rm", "-rf", "/", "../..")
+	require.Equal(t, 1, code)
+	require.DirExists(t, root, "the container's root stays")
+}

@@ -178,7 +178,9 @@ type LogLine struct {
 // Exec is one exec request as the stand-in received it.
 type Exec struct {
 	Container string
-	Command   []string
+	// Image is the container's image, for handlers that play one.
+	Image   string
+	Command []string
 	// Stdin is nil unless the request has a stdin stream. Stdout and
 	// Stderr are io.Discard unless the request asked for them.
 	Stdin          io.Reader
@@ -208,6 +210,7 @@ type Pod struct {
 	logs   map[string][]LogLine // container, "prev:"+container
 	onExec ExecFunc
 	dirs   map[string]string
+	images map[string]string // container -> image
 }
 
 // RunPod creates pod on this kubelet's Node (spec.nodeName is set), makes
@@ -228,7 +231,7 @@ func (k *Kubelet) RunPod(ctx context.Context, cs kubernetes.Interface, pod *core
 func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *corev1.Pod) (*Pod, error) {
 	pods := cs.CoreV1().Pods(created.Namespace)
 	created = created.DeepCopy()
-	p := &Pod{uid: created.UID, Namespace: created.Namespace, Name: created.Name, k: k, logs: map[string][]LogLine{}, dirs: map[string]string{}}
+	p := &Pod{uid: created.UID, Namespace: created.Namespace, Name: created.Name, k: k, logs: map[string][]LogLine{}, dirs: map[string]string{}, images: map[string]string{}}
 	// One Pod per pod object, whoever adopts it first (RunPod, the
 	// watch or a request): the others get that one.
 	k.mu.Lock()
@@ -266,6 +269,7 @@ func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *c
 			return nil, p.err
 		}
 		p.dirs[c.Name] = root
+		p.images[c.Name] = c.Image
 		if text, ok := created.Annotations[LogAnnotationPrefix+c.Name]; ok {
 			var lines []LogLine
 			for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
@@ -497,7 +501,7 @@ func (k *Kubelet) serveExec(w http.ResponseWriter, r *http.Request) {
 	if errStream == nil {
 		return
 	}
-	e := &Exec{Container: container, Command: q[corev1.ExecCommandParam], Stdout: io.Discard, Stderr: io.Discard, Root: p.dirs[container]}
+	e := &Exec{Container: container, Image: p.images[container], Command: q[corev1.ExecCommandParam], Stdout: io.Discard, Stderr: io.Discard, Root: p.dirs[container]}
 	if s := got[corev1.StreamTypeStdin]; s != nil {
 		e.Stdin = s
 	}
@@ -612,7 +616,7 @@ func (k *Kubelet) serveExecWebsocket(w http.ResponseWriter, r *http.Request, p *
 	default:
 		_, _ = streams[wsError].Write([]byte{})
 	}
-	e := &Exec{Container: container, Command: r.URL.Query()[corev1.ExecCommandParam], Stdout: io.Discard, Stderr: io.Discard, Root: p.dirs[container]}
+	e := &Exec{Container: container, Image: p.images[container], Command: r.URL.Query()[corev1.ExecCommandParam], Stdout: io.Discard, Stderr: io.Discard, Root: p.dirs[container]}
 	if wantIn {
 		e.Stdin = streams[wsStdin]
 	}
