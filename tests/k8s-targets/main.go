@@ -336,6 +336,9 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		}
 		seedContainerRoots(beatCtx, k.Dir)
 		k.SetExec(imageCommands)
+		// The targets' containers run their commands (echo, seq, shell
+		// loops): k8s_log reads what they print, and its Jobs complete.
+		k.SetRunCommands()
 	}
 	d, err := newDumper(c.AdminConfig)
 	if err != nil {

@@ -77,6 +77,10 @@ type Kubelet struct {
 	cs   kubernetes.Interface // set by Adopt
 	stop context.CancelFunc   // ends ForCluster's watch
 	exec ExecFunc             // SetExec: for pods without their own OnExec
+	// run is set by SetRunCommands; runCtx ends the processes at Close.
+	run    bool
+	runCtx context.Context
+	endRun context.CancelFunc
 }
 
 // SetExec sets (or, with nil, removes) the exec handler of every pod that
@@ -141,6 +145,11 @@ func (k *Kubelet) Close() {
 	if k.stop != nil {
 		k.stop()
 	}
+	k.mu.Lock()
+	if k.endRun != nil {
+		k.endRun()
+	}
+	k.mu.Unlock()
 	k.srv.Close()
 	_ = os.RemoveAll(k.Dir)
 }
@@ -295,6 +304,12 @@ func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *c
 			p.err = fmt.Errorf("kubelet: pod %s/%s status: %w", created.Namespace, created.Name, err)
 			return nil, p.err
 		}
+	}
+	k.mu.Lock()
+	runCtx := k.runCtx
+	k.mu.Unlock()
+	if runCtx != nil {
+		k.runContainers(runCtx, cs, p, created)
 	}
 	return p, nil
 }

@@ -228,3 +228,50 @@ func TestSetExecDefaultHandler(t *testing.T) {
 	_, _, err = execIn(t, false, "setexec-later", "main", "", "test", "-d", "/")
 	require.NoError(t, err)
 }
+
+// TestRunCommands: with SetRunCommands, a container's command runs, its
+// output is the container's log, and its end the pod's: Succeeded when
+// every command exits 0, Failed (with the exit code) otherwise.
+func TestRunCommands(t *testing.T) {
+	kl.SetRunCommands()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := func(name string, containers ...corev1.Container) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "kl"},
+			Spec: corev1.PodSpec{Containers: containers, RestartPolicy: corev1.RestartPolicyNever}}
+		_, err := kl.RunPod(ctx, cs, pod)
+		require.NoError(t, err)
+	}
+	ended := func(name string) *corev1.Pod {
+		var got *corev1.Pod
+		require.Eventually(t, func() bool {
+			p, err := cs.CoreV1().Pods("kl").Get(ctx, name, metav1.GetOptions{})
+			got = p
+			return err == nil && (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed)
+		}, 30*time.Second, 50*time.Millisecond)
+		return got
+	}
+	start("counts",
+		corev1.Container{Name: "a", Image: "busybox", Command: []string{"sh"}, Args: []string{"-c", "for i in $(seq 0 2); do echo $i; done"}},
+		corev1.Container{Name: "b", Image: "busybox", Command: []string{"echo", "7"}})
+	p := ended("counts")
+	require.Equal(t, corev1.PodSucceeded, p.Status.Phase)
+	for _, st := range p.Status.ContainerStatuses {
+		require.NotNil(t, st.State.Terminated, st.Name)
+		require.Equal(t, int32(0), st.State.Terminated.ExitCode)
+		require.Equal(t, "Completed", st.State.Terminated.Reason)
+	}
+	logs := func(pod, container string) string {
+		b, err := cs.CoreV1().Pods("kl").GetLogs(pod, &corev1.PodLogOptions{Container: container}).Do(ctx).Raw()
+		require.NoError(t, err)
+		return string(b)
+	}
+	require.Equal(t, "0\n1\n2\n", logs("counts", "a"))
+	require.Equal(t, "7\n", logs("counts", "b"))
+
+	start("fails", corev1.Container{Name: "a", Image: "busybox", Command: []string{"sh", "-c", "echo bye; exit 3"}})
+	p = ended("fails")
+	require.Equal(t, corev1.PodFailed, p.Status.Phase)
+	require.Equal(t, int32(3), p.Status.ContainerStatuses[0].State.Terminated.ExitCode)
+	require.Equal(t, "bye\n", logs("fails", "a"))
+}
