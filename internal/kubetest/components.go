@@ -93,7 +93,7 @@ func (c *Cluster) startComponents(opts Options) error {
 				return err
 			}
 		}
-		if err := c.startKWOK(bin, opts.MissingImages); err != nil {
+		if err := c.startKWOK(bin, opts); err != nil {
 			return err
 		}
 		for i := 0; i < opts.FakeNodes; i++ {
@@ -341,6 +341,7 @@ spec:
       operator: Exists
     - key: '.metadata.finalizers'
       operator: DoesNotExist
+#GRACE#
   next:
     delete: true
 `
@@ -468,23 +469,30 @@ spec:
 `
 
 // kwokConfig is kwokStages with the failing pods' stages, for these
-// missing images.
-func kwokConfig(missingImages []string) string {
+// missing images, and with deleted pods removed at the end of their grace
+// period when grace is set.
+func kwokConfig(missingImages []string, grace bool) string {
 	notMissing, missingStage := "", ""
 	if len(missingImages) > 0 {
 		quoted, _ := json.Marshal(missingImages)
 		notMissing = "    - key: '.spec.containers.[].image'\n      operator: NotIn\n      values: " + string(quoted)
 		missingStage = strings.Replace(kwokImagePullStage, "#MISSING#", string(quoted), 1)
 	}
-	return strings.Replace(kwokStages, "#NOTMISSING#\n", notMissing+"\n", 1) + "\n" + strings.Replace(kwokFailingPods, "#MISSINGSTAGE#", missingStage, 1)
+	delay := ""
+	if grace {
+		delay = "  delay:\n    durationMilliseconds: 0\n    durationFrom:\n      expressionFrom: '.metadata.deletionTimestamp'"
+	}
+	stages := strings.Replace(kwokStages, "#NOTMISSING#\n", notMissing+"\n", 1)
+	stages = strings.Replace(stages, "#GRACE#\n", delay+"\n", 1)
+	return stages + "\n" + strings.Replace(kwokFailingPods, "#MISSINGSTAGE#", missingStage, 1)
 }
 
 // startKWOK runs KWOK over the nodes labelled FakeNodeLabel=true, with
 // kwokStages and node leases (so that the node lifecycle controller of
 // kube-controller-manager keeps them Ready).
-func (c *Cluster) startKWOK(bin string, missingImages []string) error {
+func (c *Cluster) startKWOK(bin string, opts Options) error {
 	config := filepath.Join(c.Dir, "kwok.yaml")
-	if err := os.WriteFile(config, []byte(kwokConfig(missingImages)), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(kwokConfig(opts.MissingImages, opts.PodGracePeriod)), 0o600); err != nil {
 		return fmt.Errorf("kubetest: %w", err)
 	}
 	args := []string{

@@ -233,3 +233,37 @@ func createNamespace(t *testing.T, ctx context.Context, kube kubernetes.Interfac
 	require.NoError(t, err)
 	return name
 }
+
+// TestPodGracePeriod: with PodGracePeriod, a deleted pod stays, terminating,
+// until its deletionTimestamp (the end of its grace period), and is then
+// removed.
+func TestPodGracePeriod(t *testing.T) {
+	c, err := kubetest.Start(kubetest.Options{FakeNodes: 1, PodGracePeriod: true})
+	require.NoError(t, err)
+	defer c.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	kube, err := kubernetes.NewForConfig(c.AdminConfig)
+	require.NoError(t, err)
+	pods := kube.CoreV1().Pods("default")
+	_, err = pods.Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "slow"},
+		Spec:       corev1.PodSpec{NodeName: "fake-node-0", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	poll(t, ctx, "the pod to run", func() (bool, error) {
+		p, err := pods.Get(ctx, "slow", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, err
+	})
+	grace := int64(4)
+	require.NoError(t, pods.Delete(ctx, "slow", metav1.DeleteOptions{GracePeriodSeconds: &grace}))
+	p, err := pods.Get(ctx, "slow", metav1.GetOptions{})
+	require.NoError(t, err, "the pod is still there, terminating")
+	require.NotNil(t, p.DeletionTimestamp)
+	end := p.DeletionTimestamp.Time
+	poll(t, ctx, "the pod to be removed", func() (bool, error) {
+		_, err := pods.Get(ctx, "slow", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	require.False(t, time.Now().Before(end), "removed at the end of its grace period, not before")
+}

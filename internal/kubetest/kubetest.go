@@ -100,6 +100,10 @@ type Options struct {
 	// not exist (and mounts its token). It is off by default: without
 	// Controllers, no namespace has its default service account.
 	ServiceAccountAdmission bool
+	// PodGracePeriod makes the fake nodes remove a deleted pod when its
+	// grace period ends (its deletionTimestamp), as a kubelet does with
+	// containers that ignore SIGTERM, instead of at once.
+	PodGracePeriod bool
 	// ControllersBinary and KWOKBinary override $CFZT_KUBE_CONTROLLERS and
 	// $CFZT_KWOK, else hack/build-testbin.sh builds them.
 	ControllersBinary string
