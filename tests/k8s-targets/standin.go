@@ -106,12 +106,16 @@ func keepNodeAlive(ctx context.Context, cfg *rest.Config, node string) error {
 }
 
 // seedContainerRoots gives each container root the stand-in makes under
-// dir (dir/<namespace>_<pod>/<index>) the file a container image has that
-// the targets read: /etc/resolv.conf (k8s_exec cats it), until ctx ends.
+// dir (dir/<namespace>_<pod>/<index>) what a container image has that the
+// targets use: /tmp (k8s_copy works there) and /etc/resolv.conf (k8s_exec
+// cats it), until ctx ends.
 func seedContainerRoots(ctx context.Context, dir string) {
 	seed := func() {
 		roots, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
 		for _, root := range roots {
+			if _, err := os.Stat(filepath.Join(root, "tmp")); err != nil && os.Mkdir(filepath.Join(root, "tmp"), 0o755) == nil {
+				_ = os.Chmod(filepath.Join(root, "tmp"), 0o1777)
+			}
 			f := filepath.Join(root, "etc", "resolv.conf")
 			if _, err := os.Stat(f); err == nil {
 				continue
