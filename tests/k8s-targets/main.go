@@ -291,11 +291,13 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 	if t.needsKubelet() {
 		opts.FakeNodes = 0
 	}
-	if t.Name == "k8s_gc" {
-		// It looks at a Job's pod after a background deletion of the Job,
-		// which a kubelet ends at the pod's grace period (its container
-		// sleeps and ignores SIGTERM). Only here: elsewhere it would add
-		// 30 seconds to each pod deletion the targets wait for.
+	if t.Name == "k8s_gc" || t.Name == "k8s_waiter" {
+		// They look at a pod during its grace period, which a kubelet
+		// ends when the container has stopped (theirs sleep and ignore
+		// SIGTERM): k8s_gc at a Job's pod after a background deletion of
+		// the Job, k8s_waiter waits 5 seconds for a deleted pod to go.
+		// Only there: elsewhere it would add 30 seconds to each pod
+		// deletion the targets wait for.
 		opts.PodGracePeriod = true
 	}
 	auditDir := filepath.Join(tmp, "audit-"+t.Name+"-"+side)
@@ -409,8 +411,7 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 		r.Error = err.Error()
 		return r
 	}
-	argv, undo := withUserHome(argv, home)
-	defer undo()
+	argv = withUserHome(argv, home)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = t.Dir
 	cmd.Env = env
