@@ -185,6 +185,9 @@ var (
 	timeRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
 	uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 	pemRE  = regexp.MustCompile(`-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----\n?`)
+	// tokenVolumeRE is the name of the token volume the ServiceAccount
+	// admission plugin adds to a pod.
+	tokenVolumeRE = regexp.MustCompile(`^kube-api-access-[a-z0-9]{5}$`)
 )
 
 // builtinGroup: the status of objects of these groups is written by the
@@ -286,6 +289,11 @@ func replaceTimes(v any) any {
 		// selector, ...
 		if uuidRE.MatchString(x) {
 			return "<UID>"
+		}
+		// The token volume the ServiceAccount admission plugin adds to a
+		// pod, named at random (its name and its mount's).
+		if tokenVolumeRE.MatchString(x) {
+			return "kube-api-access-<GENERATED>"
 		}
 	}
 	return v

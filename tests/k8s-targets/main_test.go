@@ -21,7 +21,9 @@ func TestNormalizeDropsWhatAFreshClusterAssigns(t *testing.T) {
 			"ownerReferences": []any{map[string]any{"kind": "ReplicaSet", "name": "web-7c9f4", "uid": "o"}},
 			"labels":          map[string]any{"app": "web"},
 		},
-		"spec":   map[string]any{"nodeName": "fake-node-1", "containers": []any{map[string]any{"name": "c"}}},
+		"spec": map[string]any{"nodeName": "fake-node-1",
+			"containers": []any{map[string]any{"name": "c", "volumeMounts": []any{map[string]any{"name": "kube-api-access-dg8fs"}}}},
+			"volumes":    []any{map[string]any{"name": "kube-api-access-dg8fs"}}},
 		"status": map[string]any{"podIP": "10.244.0.3"},
 	}
 	n := normalize(pod, obj)
@@ -30,7 +32,8 @@ func TestNormalizeDropsWhatAFreshClusterAssigns(t *testing.T) {
 	require.JSONEq(t, `{"apiVersion":"v1","kind":"Pod",
 		"metadata":{"name":"web-7c9f4-<GENERATED>","generateName":"web-7c9f4-","namespace":"ns",
 			"ownerReferences":[{"kind":"ReplicaSet","name":"web-7c9f4"}],"labels":{"app":"web"}},
-		"spec":{"containers":[{"name":"c"}]}}`, string(b))
+		"spec":{"containers":[{"name":"c","volumeMounts":[{"name":"kube-api-access-<GENERATED>"}]}],
+			"volumes":[{"name":"kube-api-access-<GENERATED>"}]}}`, string(b))
 	// The input is not changed.
 	require.Equal(t, "u", obj["metadata"].(map[string]any)["uid"])
 
