@@ -343,7 +343,7 @@ func runSide(o options, t *target, side, coll, targetsDir, tmp string) *sideResu
 			r.Error = "kubelet heartbeat: " + firstLine(err.Error())
 			return r
 		}
-		seedContainerRoots(beatCtx, k.Dir)
+		k.SetRootPreparer(seedRoot)
 		k.SetExec(imageCommands)
 		// The targets' containers run their commands (echo, seq, shell
 		// loops): k8s_log reads what they print, and its Jobs complete.

@@ -105,38 +105,17 @@ func keepNodeAlive(ctx context.Context, cfg *rest.Config, node string) error {
 	return nil
 }
 
-// seedContainerRoots gives each container root the stand-in makes under
-// dir (dir/<namespace>_<pod>/<index>) what a container image has that the
-// targets use: /tmp (k8s_copy works there) and /etc/resolv.conf (k8s_exec
-// cats it), until ctx ends.
-func seedContainerRoots(ctx context.Context, dir string) {
-	seed := func() {
-		roots, _ := filepath.Glob(filepath.Join(dir, "*", "*"))
-		for _, root := range roots {
-			if _, err := os.Stat(filepath.Join(root, "tmp")); err != nil && os.Mkdir(filepath.Join(root, "tmp"), 0o755) == nil {
-				_ = os.Chmod(filepath.Join(root, "tmp"), 0o1777)
-			}
-			f := filepath.Join(root, "etc", "resolv.conf")
-			if _, err := os.Stat(f); err == nil {
-				continue
-			}
-			if os.MkdirAll(filepath.Dir(f), 0o755) == nil {
-				_ = os.WriteFile(f, []byte("search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n"), 0o644)
-			}
-		}
+// seedRoot gives a container root what an image has that the targets
+// use: /tmp (k8s_copy works there) and /etc/resolv.conf (k8s_exec cats
+// it).
+func seedRoot(root, _ string) {
+	if os.Mkdir(filepath.Join(root, "tmp"), 0o755) == nil {
+		_ = os.Chmod(filepath.Join(root, "tmp"), 0o1777)
 	}
-	go func() {
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			seed()
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	f := filepath.Join(root, "etc", "resolv.conf")
+	if os.MkdirAll(filepath.Dir(f), 0o755) == nil {
+		_ = os.WriteFile(f, []byte("search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n"), 0o644)
+	}
 }
 
 // imageCommands plays what the targets' images lack: openjdk:17 has no

@@ -77,6 +77,8 @@ type Kubelet struct {
 	cs   kubernetes.Interface // set by Adopt
 	stop context.CancelFunc   // ends ForCluster's watch
 	exec ExecFunc             // SetExec: for pods without their own OnExec
+	// prepare fills each new container root (SetRootPreparer).
+	prepare func(root, image string)
 	// run is set by SetRunCommands; runCtx ends the processes at Close.
 	run    bool
 	runCtx context.Context
@@ -88,6 +90,15 @@ type Kubelet struct {
 func (k *Kubelet) SetExec(f ExecFunc) {
 	k.mu.Lock()
 	k.exec = f
+	k.mu.Unlock()
+}
+
+// SetRootPreparer sets what fills the root directory of each container
+// adopted from now on, before the pod is reported Running (the files an
+// image would have).
+func (k *Kubelet) SetRootPreparer(f func(root, image string)) {
+	k.mu.Lock()
+	k.prepare = f
 	k.mu.Unlock()
 }
 
@@ -279,6 +290,12 @@ func (k *Kubelet) adopt(ctx context.Context, cs kubernetes.Interface, created *c
 		}
 		p.dirs[c.Name] = root
 		p.images[c.Name] = c.Image
+		k.mu.Lock()
+		prepare := k.prepare
+		k.mu.Unlock()
+		if prepare != nil {
+			prepare(root, c.Image)
+		}
 		if text, ok := created.Annotations[LogAnnotationPrefix+c.Name]; ok {
 			var lines []LogLine
 			for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
