@@ -270,9 +270,7 @@ spec:
       operator: DoesNotExist
     - key: '.status.podIP'
       operator: DoesNotExist
-    - key: '.spec.containers.[].command.[0]'
-      operator: NotIn
-      values: [/bin/false, "false"]
+#NOTCRASH#
 #NOTMISSING#
   next:
     statusTemplate: |
@@ -346,15 +344,15 @@ spec:
     delete: true
 `
 
-// kwokFailingPods are the stages of pods that never become ready: one
-// whose container crashes (its command is /bin/false), and, when there
-// are missing images (#MISSING#), one whose image cannot be pulled. Each
-// gives the pod an IP, so that it is matched once.
-const kwokFailingPods = `---
+// kwokNotReadyStage is the stage of a pod that never becomes ready:
+// scheduled and given an IP (so that it is matched once), its containers
+// not ready, each in the state #STATE# describes, the pod in #PHASE#.
+// #NAME# names it and #SELECT# adds to its selector.
+const kwokNotReadyStage = `---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: kubetest-pod-crash
+  name: #NAME#
 spec:
   resourceRef:
     apiGroup: v1
@@ -365,9 +363,7 @@ spec:
       operator: DoesNotExist
     - key: '.status.podIP'
       operator: DoesNotExist
-    - key: '.spec.containers.[].command.[0]'
-      operator: In
-      values: [/bin/false, "false"]
+#SELECT#
   next:
     statusTemplate: |
       {{ $now := Now }}
@@ -391,8 +387,22 @@ spec:
       - name: {{ .name | Quote }}
         image: {{ .image | Quote }}
         ready: false
-        restartCount: 1
         started: false
+#STATE#
+      {{ end }}
+      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
+      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
+      phase: #PHASE#
+      startTime: {{ $now | Quote }}
+`
+
+// crashCommands are the commands with which a container crashes.
+const crashCommands = `    - key: '.spec.containers.[].command.[0]'
+      operator: %s
+      values: [/bin/false, "false"]`
+
+// kwokCrashState is a container that exited 1 and waits to restart.
+const kwokCrashState = `        restartCount: 1
         lastState:
           terminated:
             exitCode: 1
@@ -402,89 +412,39 @@ spec:
         state:
           waiting:
             reason: CrashLoopBackOff
-            message: back-off 10s restarting failed container
-      {{ end }}
-      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
-      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      phase: Running
-      startTime: {{ $now | Quote }}
-#MISSINGSTAGE#`
+            message: back-off 10s restarting failed container`
 
-// kwokImagePullStage is the stage of a pod whose image is missing.
-const kwokImagePullStage = `---
-apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: kubetest-pod-image-missing
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - key: '.metadata.deletionTimestamp'
-      operator: DoesNotExist
-    - key: '.status.podIP'
-      operator: DoesNotExist
-    - key: '.spec.containers.[].command.[0]'
-      operator: NotIn
-      values: [/bin/false, "false"]
-    - key: '.spec.containers.[].image'
-      operator: In
-      values: #MISSING#
-  next:
-    statusTemplate: |
-      {{ $now := Now }}
-      conditions:
-      - type: PodScheduled
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: Initialized
-        status: "True"
-        lastTransitionTime: {{ $now | Quote }}
-      - type: ContainersReady
-        status: "False"
-        reason: ContainersNotReady
-        lastTransitionTime: {{ $now | Quote }}
-      - type: Ready
-        status: "False"
-        reason: ContainersNotReady
-        lastTransitionTime: {{ $now | Quote }}
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        restartCount: 0
-        started: false
+// kwokImagePullState is a container whose image cannot be pulled.
+const kwokImagePullState = `        restartCount: 0
         state:
           waiting:
             reason: ImagePullBackOff
-            message: Back-off pulling image {{ .image | Quote }}
-      {{ end }}
-      hostIP: {{ NodeIPWith .spec.nodeName | Quote }}
-      podIP: {{ PodIPWith .spec.nodeName ( or .spec.hostNetwork false ) ( or .metadata.uid "" ) ( or .metadata.name "" ) ( or .metadata.namespace "" ) | Quote }}
-      phase: Pending
-      startTime: {{ $now | Quote }}
-`
+            message: Back-off pulling image {{ .image | Quote }}`
+
+// notReadyStage fills kwokNotReadyStage.
+func notReadyStage(name, selector, state, phase string) string {
+	return strings.NewReplacer("#NAME#", name, "#SELECT#", selector, "#STATE#", state, "#PHASE#", phase).Replace(kwokNotReadyStage)
+}
 
 // kwokConfig is kwokStages with the failing pods' stages, for these
 // missing images, and with deleted pods removed at the end of their grace
 // period when grace is set.
 func kwokConfig(missingImages []string, grace bool) string {
-	notMissing, missingStage := "", ""
+	notMissing := ""
+	stages := notReadyStage("kubetest-pod-crash", fmt.Sprintf(crashCommands, "In"), kwokCrashState, "Running")
 	if len(missingImages) > 0 {
 		quoted, _ := json.Marshal(missingImages)
 		notMissing = "    - key: '.spec.containers.[].image'\n      operator: NotIn\n      values: " + string(quoted)
-		missingStage = strings.Replace(kwokImagePullStage, "#MISSING#", string(quoted), 1)
+		stages += notReadyStage("kubetest-pod-image-missing", fmt.Sprintf(crashCommands, "NotIn")+"\n    - key: '.spec.containers.[].image'\n      operator: In\n      values: "+string(quoted), kwokImagePullState, "Pending")
 	}
 	delay := ""
 	if grace {
 		delay = "  delay:\n    durationMilliseconds: 0\n    durationFrom:\n      expressionFrom: '.metadata.deletionTimestamp'"
 	}
-	stages := strings.Replace(kwokStages, "#NOTMISSING#\n", notMissing+"\n", 1)
-	stages = strings.Replace(stages, "#GRACE#\n", delay+"\n", 1)
-	return stages + "\n" + strings.Replace(kwokFailingPods, "#MISSINGSTAGE#", missingStage, 1)
+	base := strings.Replace(kwokStages, "#NOTCRASH#", fmt.Sprintf(crashCommands, "NotIn"), 1)
+	base = strings.Replace(base, "#NOTMISSING#\n", notMissing+"\n", 1)
+	base = strings.Replace(base, "#GRACE#\n", delay+"\n", 1)
+	return base + "\n" + stages
 }
 
 // startKWOK runs KWOK over the nodes labelled FakeNodeLabel=true, with
