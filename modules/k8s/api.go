@@ -182,7 +182,7 @@ func (e *apiError) Error() string {
 		return py.BytesRepr(e.body)
 	}
 	if e.err != nil {
-		return e.err.Error()
+		return pyTransportError(e.err)
 	}
 	return fmt.Sprintf("(%d)\nReason: %s", e.code, http.StatusText(e.code))
 }
