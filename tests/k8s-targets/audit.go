@@ -15,8 +15,9 @@ import (
 // Most targets delete their namespaces at the end, so what is left after
 // a run says little. The apiserver's audit log says more: every object the
 // playbook wrote, as the apiserver answered the last write. auditPolicy
-// records the writes of the admin user (the targets' kubeconfig) with
-// their response bodies. The components use the admin kubeconfig too, so
+// records the writes of the admin users (kubernetes-admin of the targets'
+// kind-style kubeconfig, admin of the cluster's own) with their response
+// bodies. The components use the admin kubeconfig too, so
 // written keeps only the requests of the two runners, known by their
 // User-Agent: the Python client's (OpenAPI-Generator/VERSION/python) and
 // cfzt-runner's.
@@ -25,7 +26,7 @@ kind: Policy
 omitStages: [RequestReceived, ResponseStarted, Panic]
 rules:
   - level: RequestResponse
-    users: [admin]
+    users: [admin, kubernetes-admin]
     verbs: [create, update, patch, delete, deletecollection]
   - level: None
 `
