@@ -29,6 +29,7 @@ var rules = []struct {
 	{regexp.MustCompile(`(resourceVersion=)\d+`), "${1}<RV>"},
 	{regexp.MustCompile(`((?:\\*["'])manager(?:\\*["']): (?:\\*["']))[A-Za-z0-9_.-]+`), "${1}<MANAGER>"},
 	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:<PORT>"},
+	{regexp.MustCompile(`host='127\.0\.0\.1', port=\d+`), "host='127.0.0.1', port=<PORT>"},
 	{regexp.MustCompile(`/tmp/kubetest-\d+`), "<KUBETEST_DIR>"},
 }
 
