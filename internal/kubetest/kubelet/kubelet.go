@@ -79,8 +79,7 @@ type Kubelet struct {
 	exec ExecFunc             // SetExec: for pods without their own OnExec
 	// prepare fills each new container root (SetRootPreparer).
 	prepare func(root, image string)
-	// run is set by SetRunCommands; runCtx ends the processes at Close.
-	run    bool
+	// runCtx is set by SetRunCommands; endRun ends the processes at Close.
 	runCtx context.Context
 	endRun context.CancelFunc
 }
