@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/cfzt/cfzt-runner/internal/kubetest"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 )
 
 // compatDir is a test operator whose role needs ansible-core 2.19's
@@ -57,17 +54,7 @@ func runCompat(t *testing.T, rt sdkRuntime, allow bool) {
 	} else {
 		t.Setenv("ANSIBLE_ALLOW_BROKEN_CONDITIONALS", "false")
 	}
-	cluster, err := kubetest.Start(kubetest.Options{})
-	require.NoError(t, err)
-	t.Cleanup(cluster.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	crd, err := os.ReadFile(filepath.Join(dir, "config", "crd", "compat.example.com_routes.yaml"))
-	require.NoError(t, err)
-	require.NoError(t, cluster.ApplyYAML(ctx, string(crd)))
-	require.NoError(t, cluster.ApplyYAML(ctx, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: compat\n"))
-	dyn, err := dynamic.NewForConfig(cluster.AdminConfig)
-	require.NoError(t, err)
+	cluster, ctx, dyn := startSDKTestCluster(t, dir, "compat.example.com_routes.yaml", "compat")
 	routes := dyn.Resource(schema.GroupVersionResource{Group: "compat.example.com", Version: "v1alpha1", Resource: "routes"}).Namespace("compat")
 	cms := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("compat")
 	logs := rt.start(t, dir, cluster.AdminKubeconfig, "compat")

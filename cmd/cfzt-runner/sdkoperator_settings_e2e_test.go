@@ -38,20 +38,29 @@ func TestSettingsOperator(t *testing.T) {
 	}
 }
 
-func runSettings(t *testing.T, rt sdkRuntime) {
-	dir, err := filepath.Abs(settingsDir) // the in-process operator changes directory
-	require.NoError(t, err)
+// startSDKTestCluster starts a fresh kube-apiserver for a test operator
+// in dir, installs its CRD (config/crd/crdFile) and makes namespace; it
+// returns the cluster, a context for the test and a dynamic client.
+func startSDKTestCluster(t *testing.T, dir, crdFile, namespace string) (*kubetest.Cluster, context.Context, dynamic.Interface) {
+	t.Helper()
 	cluster, err := kubetest.Start(kubetest.Options{})
 	require.NoError(t, err)
 	t.Cleanup(cluster.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	crd, err := os.ReadFile(filepath.Join(dir, "config", "crd", "settings.example.com_settings.yaml"))
+	crd, err := os.ReadFile(filepath.Join(dir, "config", "crd", crdFile))
 	require.NoError(t, err)
 	require.NoError(t, cluster.ApplyYAML(ctx, string(crd)))
-	require.NoError(t, cluster.ApplyYAML(ctx, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: settings\n"))
+	require.NoError(t, cluster.ApplyYAML(ctx, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: "+namespace+"\n"))
 	dyn, err := dynamic.NewForConfig(cluster.AdminConfig)
 	require.NoError(t, err)
+	return cluster, ctx, dyn
+}
+
+func runSettings(t *testing.T, rt sdkRuntime) {
+	dir, err := filepath.Abs(settingsDir) // the in-process operator changes directory
+	require.NoError(t, err)
+	cluster, ctx, dyn := startSDKTestCluster(t, dir, "settings.example.com_settings.yaml", "settings")
 	crs := dyn.Resource(schema.GroupVersionResource{Group: "settings.example.com", Version: "v1alpha1", Resource: "settings"}).Namespace("settings")
 	cms := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("settings")
 	logs := rt.start(t, dir, cluster.AdminKubeconfig, "settings")
