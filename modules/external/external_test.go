@@ -266,3 +266,30 @@ func TestPythonInterpreter(t *testing.T) {
 		})
 	}
 }
+
+// TestCrashResultOnlyItsOwnShape: a module's output is untrusted. Only the
+// exact result the bootstrap prints for a raised exception (failed, and an
+// exception holding a list of strings under crashKey) becomes the
+// "Module failed: ..." error; anything else carrying the key, however
+// shaped, is left as the module returned it and does not panic.
+func TestCrashResultOnlyItsOwnShape(t *testing.T) {
+	own := value.DictOf("failed", true, "exception", value.DictOf(crashKey, []any{"outer", "inner"}, "handling", false))
+	crashResult(own)
+	err, ok := own.Default("exception", nil).(error)
+	require.True(t, ok)
+	require.Equal(t, "outer: inner", err.Error())
+	require.False(t, own.Has("msg"))
+
+	for name, res := range map[string]*value.Dict{
+		"not failed":        value.DictOf("failed", false, "exception", value.DictOf(crashKey, []any{"x"})),
+		"more keys":         value.DictOf("failed", true, "msg", "mine", "exception", value.DictOf(crashKey, []any{"x"})),
+		"not a list":        value.DictOf("failed", true, "exception", value.DictOf(crashKey, "x")),
+		"not strings":       value.DictOf("failed", true, "exception", value.DictOf(crashKey, []any{1, value.DictOf()})),
+		"empty list":        value.DictOf("failed", true, "exception", value.DictOf(crashKey, []any{})),
+		"exception as text": value.DictOf("failed", true, "exception", "Traceback ..."),
+	} {
+		before := value.JSON(res, value.JSONOptions{})
+		crashResult(res)
+		require.Equal(t, before, value.JSON(res, value.JSONOptions{}), name)
+	}
+}
