@@ -40,12 +40,12 @@ func TestSSLVerifyReasons(t *testing.T) {
 	require.Contains(t, msg, "Max retries exceeded with url: /api?x=1 (Caused by SSLError")
 	require.Contains(t, msg, "certificate verify failed: ")
 
-	u, _ := url.Parse(srv.URL)
-	pool := srv.Client()
-	_, err = pool.Get("https://localhost:" + u.Port() + "/")
-	if err != nil {
-		require.Contains(t, pyTransportError(err), "certificate verify failed: Hostname mismatch, certificate is not valid for 'localhost'.")
-	}
+	// Trusting the server's CA but asking for another name.
+	tr := srv.Client().Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig.ServerName = "wrong.invalid"
+	_, err = (&http.Client{Transport: tr}).Get(srv.URL + "/")
+	require.Error(t, err)
+	require.Contains(t, pyTransportError(err), "certificate verify failed: Hostname mismatch, certificate is not valid for 'wrong.invalid'.")
 
 	_, err = http.Get("http://127.0.0.1:1/")
 	require.Error(t, err)
